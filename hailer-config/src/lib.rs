@@ -1,0 +1,1 @@
+//! hailer.toml: schema, discovery, precedence and validation.

@@ -1,0 +1,71 @@
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// What `GET /v1/daemon` answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DaemonInfo {
+    /// hailerd's version.
+    pub version: String,
+    pub pid: u32,
+    pub port: u16,
+    pub started_at: i64,
+    pub uptime_secs: u64,
+    /// Live sessions.
+    pub sessions: usize,
+    /// Clients connected to an event stream right now.
+    pub clients: usize,
+    /// Seconds without sessions or clients before the daemon exits on its own; 0 means never.
+    pub idle_exit_secs: u64,
+}
+
+/// The file hailerd writes (mode 0600) so clients can find it.
+///
+/// `Debug` is written by hand so the token never reaches a log line.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RuntimeFile {
+    pub pid: u32,
+    pub port: u16,
+    pub token: String,
+    pub version: String,
+    pub started_at: i64,
+}
+
+impl std::fmt::Debug for RuntimeFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeFile")
+            .field("pid", &self.pid)
+            .field("port", &self.port)
+            .field("token", &"<redacted>")
+            .field("version", &self.version)
+            .field("started_at", &self.started_at)
+            .finish()
+    }
+}
+
+/// What `POST /v1/daemon/shutdown` answers before the daemon stops.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ShutdownResponse {
+    pub stopping: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runtime_file_debug_hides_the_token() {
+        let file = RuntimeFile {
+            pid: 1,
+            port: 2,
+            token: "very-secret".to_owned(),
+            version: "0".to_owned(),
+            started_at: 0,
+        };
+        let shown = format!("{file:?}");
+        assert!(!shown.contains("very-secret"), "{shown}");
+        assert!(shown.contains("<redacted>"));
+    }
+}

@@ -1,0 +1,22 @@
+//! Wire types of hailerd's HTTP and WebSocket API.
+//!
+//! This crate holds data only: serde types, no I/O and no business logic, so the daemon, the
+//! `hailer` client and the tests agree on one definition. JSON field names are camelCase and
+//! timestamps are `*_at` seconds since the Unix epoch.
+
+mod daemon;
+mod error;
+mod events;
+
+pub use daemon::{DaemonInfo, RuntimeFile, ShutdownResponse};
+pub use error::{ErrorBody, ErrorCode};
+pub use events::{DaemonEvent, EventEnvelope};
+
+/// The API version prefix every route lives under.
+pub const API_PREFIX: &str = "/v1";
+
+/// The WebSocket subprotocol hailerd speaks on its event streams.
+pub const WS_PROTOCOL: &str = "hailer.v1";
+
+/// Prefix of the subprotocol that carries the token for clients that cannot set headers.
+pub const WS_TOKEN_PROTOCOL_PREFIX: &str = "hailer.token.";
