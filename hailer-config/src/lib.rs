@@ -1,1 +1,3 @@
 //! hailer.toml: schema, discovery, precedence and validation.
+
+pub mod home;
