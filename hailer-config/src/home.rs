@@ -24,7 +24,9 @@ pub struct HailerHome {
 /// Why the home directories could not be worked out.
 #[derive(Debug, thiserror::Error)]
 pub enum HomeError {
-    #[error("cannot find your home folder to place Hailer's files; set {HAILER_HOME_VAR} to a folder")]
+    #[error(
+        "cannot find your home folder to place Hailer's files; set {HAILER_HOME_VAR} to a folder"
+    )]
     NoHome,
 }
 

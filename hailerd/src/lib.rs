@@ -1,1 +1,27 @@
-//! hailerd
+//! hailerd, Hailer's daemon.
+//!
+//! It listens on 127.0.0.1 only, wants its per-run token on every API call, and owns everything
+//! long-lived: sessions, agent turns, kernels, notebook copies and owner locks. [`serve`] is the
+//! entry point for embedding and tests; [`run`] is what the binary does around it (the singleton
+//! lock, the runtime file, logging and signals).
+
+mod api;
+mod clock;
+mod events;
+mod logging;
+pub mod redact;
+mod run;
+pub mod runtime_file;
+mod serve;
+pub mod singleton;
+mod state;
+mod token;
+
+pub use api::openapi::document_json as openapi_json;
+pub use run::{RunArgs, run};
+pub use serve::serve;
+pub use state::DaemonConfig;
+pub use token::AccessToken;
+
+/// This daemon's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,141 @@
+//! `hailer daemon start|stop|status|logs`.
+
+use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use hailer_config::home::HailerHome;
+use hailer_protocol::{DaemonInfo, ShutdownResponse};
+use serde::Serialize;
+
+use crate::daemon_client::{self, Connected};
+
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long `stop` waits for the daemon to go.
+const STOP_TIMEOUT: Duration = Duration::from_secs(10);
+
+pub async fn start(home: &HailerHome) -> anyhow::Result<()> {
+    let connected = daemon_client::find_or_start(home).await?;
+    println!(
+        "hailerd is running (pid {}, port {}).",
+        connected.info.pid, connected.info.port
+    );
+    Ok(())
+}
+
+pub async fn stop(home: &HailerHome) -> anyhow::Result<()> {
+    let Some(connected) = daemon_client::find(home).await else {
+        println!("hailerd is not running.");
+        return Ok(());
+    };
+    connected
+        .endpoint
+        .post(
+            "/v1/daemon/shutdown",
+            &serde_json::json!({}),
+            REQUEST_TIMEOUT,
+        )
+        .await?
+        .json::<ShutdownResponse>()?;
+    let deadline = Instant::now() + STOP_TIMEOUT;
+    while connected.runtime_path.exists() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    println!("hailerd stopped (pid {}).", connected.info.pid);
+    Ok(())
+}
+
+/// What `hailer daemon status --json` prints.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StatusJson<'a> {
+    #[serde(flatten)]
+    info: &'a DaemonInfo,
+    runtime_file: &'a Path,
+    log_dir: PathBuf,
+}
+
+/// Shows the running daemon, starting one if none answers.
+pub async fn status(home: &HailerHome, json: bool) -> anyhow::Result<()> {
+    let Connected {
+        info, runtime_path, ..
+    } = daemon_client::find_or_start(home).await?;
+    if json {
+        let status = StatusJson {
+            info: &info,
+            runtime_file: &runtime_path,
+            log_dir: home.log_dir(),
+        };
+        println!("{}", serde_json::to_string_pretty(&status)?);
+        return Ok(());
+    }
+    println!("hailerd {}", info.version);
+    println!("  pid:          {}", info.pid);
+    println!("  listening:    127.0.0.1:{}", info.port);
+    println!("  uptime:       {}", human_duration(info.uptime_secs));
+    println!("  sessions:     {}", info.sessions);
+    println!("  clients:      {}", info.clients);
+    println!("  runtime file: {}", runtime_path.display());
+    println!("  logs:         {}", home.log_dir().display());
+    Ok(())
+}
+
+/// Prints the last `lines` lines of the newest log file, then follows it if asked.
+pub async fn logs(home: &HailerHome, lines: usize, follow: bool) -> anyhow::Result<()> {
+    let dir = home.log_dir();
+    let Some(newest) = newest_log(&dir)? else {
+        println!("No hailerd log yet in {}.", dir.display());
+        return Ok(());
+    };
+    let file = std::fs::File::open(&newest)
+        .with_context(|| format!("cannot open {}", newest.display()))?;
+    let all: Vec<String> = BufReader::new(&file)
+        .lines()
+        .map_while(Result::ok)
+        .collect();
+    let mut out = std::io::stdout().lock();
+    for line in &all[all.len().saturating_sub(lines)..] {
+        writeln!(out, "{line}")?;
+    }
+    drop(out);
+    if follow {
+        let mut reader = BufReader::new(file);
+        reader.seek(SeekFrom::End(0))?;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if reader.read_line(&mut line)? == 0 {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                continue;
+            }
+            print!("{line}");
+        }
+    }
+    Ok(())
+}
+
+fn newest_log(dir: &Path) -> anyhow::Result<Option<PathBuf>> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(None);
+    };
+    let mut logs: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("hailerd.") && name.ends_with(".log")
+        })
+        .filter_map(|entry| Some((entry.metadata().ok()?.modified().ok()?, entry.path())))
+        .collect();
+    logs.sort();
+    Ok(logs.pop().map(|(_, path)| path))
+}
+
+fn human_duration(secs: u64) -> String {
+    match secs {
+        0..60 => format!("{secs} s"),
+        60..3600 => format!("{} min {} s", secs / 60, secs % 60),
+        _ => format!("{} h {} min", secs / 3600, (secs % 3600) / 60),
+    }
+}

@@ -1,0 +1,3 @@
+//! One module per `hailer` subcommand.
+
+pub mod daemon;

@@ -1,0 +1,104 @@
+//! A small HTTP/1.1 client for talking to hailerd on loopback.
+//!
+//! The daemon is always on 127.0.0.1 without TLS, so this uses hyper's connection API directly:
+//! no connection pool, no TLS set-up, nothing that slows a short command down.
+
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::Request;
+use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST};
+use hyper_util::rt::TokioIo;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio::net::TcpStream;
+
+/// Where the daemon listens and the token it wants.
+#[derive(Clone)]
+pub struct Endpoint {
+    pub port: u16,
+    pub token: String,
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("port", &self.port)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A reply: its status and body.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub body: Bytes,
+}
+
+impl Reply {
+    /// The body as `T` when the status is a success; otherwise the daemon's error message.
+    pub fn json<T: DeserializeOwned>(self) -> anyhow::Result<T> {
+        if !(200..300).contains(&self.status) {
+            let message = serde_json::from_slice::<hailer_protocol::ErrorBody>(&self.body)
+                .map(|body| body.message)
+                .unwrap_or_else(|_| String::from_utf8_lossy(&self.body).into_owned());
+            bail!("hailerd answered {}: {message}", self.status);
+        }
+        serde_json::from_slice(&self.body).context("hailerd sent a reply this client cannot read")
+    }
+}
+
+impl Endpoint {
+    pub async fn get(&self, path: &str, timeout: Duration) -> anyhow::Result<Reply> {
+        self.send("GET", path, None, timeout).await
+    }
+
+    pub async fn post<B: Serialize>(
+        &self,
+        path: &str,
+        body: &B,
+        timeout: Duration,
+    ) -> anyhow::Result<Reply> {
+        let body = serde_json::to_vec(body)?;
+        self.send("POST", path, Some(body), timeout).await
+    }
+
+    async fn send(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<Vec<u8>>,
+        timeout: Duration,
+    ) -> anyhow::Result<Reply> {
+        tokio::time::timeout(timeout, self.exchange(method, path, body))
+            .await
+            .with_context(|| format!("hailerd did not answer {path} within {timeout:?}"))?
+    }
+
+    async fn exchange(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<Vec<u8>>,
+    ) -> anyhow::Result<Reply> {
+        let stream = TcpStream::connect(("127.0.0.1", self.port)).await?;
+        stream.set_nodelay(true)?;
+        let (mut sender, connection) =
+            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+        let driver = tokio::spawn(connection);
+        let request = Request::builder()
+            .method(method)
+            .uri(path)
+            .header(HOST, format!("127.0.0.1:{}", self.port))
+            .header(AUTHORIZATION, format!("Bearer {}", self.token))
+            .header(CONTENT_TYPE, "application/json")
+            .body(Full::new(Bytes::from(body.unwrap_or_default())))?;
+        let response = sender.send_request(request).await?;
+        let status = response.status().as_u16();
+        let body = response.into_body().collect().await?.to_bytes();
+        driver.abort();
+        Ok(Reply { status, body })
+    }
+}

@@ -1,0 +1,157 @@
+//! The daemon's front door: Host, Origin and token checks.
+//!
+//! * `Host` must name this daemon by a loopback name and its port, on every route, so a page that
+//!   rebinds its own DNS name to 127.0.0.1 cannot talk to us.
+//! * A WebSocket upgrade or a state-changing request that carries an `Origin` must come from our
+//!   own origin, so another site open in the browser cannot drive the daemon. No CORS, ever.
+//! * Everything under `/v1/` needs the per-run token: `Authorization: Bearer <token>`, or for a
+//!   browser WebSocket the `hailer.token.<token>` subprotocol (browsers cannot set headers there).
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, Method, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use hailer_protocol::WS_TOKEN_PROTOCOL_PREFIX;
+
+use super::error::ApiError;
+use crate::state::Daemon;
+
+/// Host and Origin checks, for every route.
+pub async fn check_host_and_origin(
+    State(daemon): State<Daemon>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let headers = request.headers();
+    let Some(host) = allowed_host(headers, daemon.port) else {
+        tracing::warn!(host = ?headers.get(header::HOST), "refused a request for another host");
+        return ApiError::ForbiddenHost.into_response();
+    };
+    if needs_origin_check(request.method(), headers) {
+        if let Some(origin) = headers.get(header::ORIGIN) {
+            let own = format!("http://{host}");
+            if origin.as_bytes() != own.as_bytes() {
+                tracing::warn!(?origin, "refused a request from another origin");
+                return ApiError::ForbiddenOrigin.into_response();
+            }
+        }
+    }
+    next.run(request).await
+}
+
+/// The token check, for `/v1/`.
+pub async fn require_token(State(daemon): State<Daemon>, request: Request, next: Next) -> Response {
+    let presented = bearer_token(request.headers()).or_else(|| {
+        is_websocket_upgrade(request.headers())
+            .then(|| protocol_token(request.headers()))
+            .flatten()
+    });
+    match presented {
+        Some(token) if daemon.config.token.matches(token) => {
+            daemon.touch().await;
+            next.run(request).await
+        }
+        _ => ApiError::Unauthorized.into_response(),
+    }
+}
+
+/// The `Host` value if it is one of ours, else `None`.
+fn allowed_host(headers: &HeaderMap, port: u16) -> Option<&str> {
+    let host = headers.get(header::HOST)?.to_str().ok()?;
+    let (name, host_port) = host.rsplit_once(':')?;
+    let matches_port = host_port.parse::<u16>().ok() == Some(port) && !host_port.starts_with('0');
+    let loopback_name = matches!(name, "127.0.0.1" | "localhost" | "[::1]");
+    (matches_port && loopback_name).then_some(host)
+}
+
+fn needs_origin_check(method: &Method, headers: &HeaderMap) -> bool {
+    is_websocket_upgrade(headers) || !matches!(*method, Method::GET | Method::HEAD)
+}
+
+fn is_websocket_upgrade(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::UPGRADE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.eq_ignore_ascii_case("websocket"))
+}
+
+/// `Authorization: Bearer <token>`, parsed strictly.
+fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let token = value.strip_prefix("Bearer ")?;
+    (!token.is_empty() && !token.contains(char::is_whitespace)).then_some(token)
+}
+
+/// The token a browser puts in `Sec-WebSocket-Protocol` as `hailer.token.<token>`.
+fn protocol_token(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(header::SEC_WEBSOCKET_PROTOCOL)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .map(str::trim)
+        .find_map(|protocol| protocol.strip_prefix(WS_TOKEN_PROTOCOL_PREFIX))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn with_host(host: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, HeaderValue::from_str(host).unwrap());
+        headers
+    }
+
+    #[test]
+    fn only_loopback_names_with_our_port_pass() {
+        for good in ["127.0.0.1:4000", "localhost:4000", "[::1]:4000"] {
+            assert_eq!(allowed_host(&with_host(good), 4000), Some(good));
+        }
+        for bad in [
+            "evil.example:4000",
+            "127.0.0.1:4001",
+            "127.0.0.1",
+            "localhost",
+            "127.0.0.1:04000",
+            "127.0.0.2:4000",
+            "0.0.0.0:4000",
+            "localhost.evil.example:4000",
+            "127.0.0.1:4000:4000",
+            "LOCALHOST:4000x",
+            "",
+        ] {
+            assert_eq!(allowed_host(&with_host(bad), 4000), None, "{bad}");
+        }
+        assert_eq!(allowed_host(&HeaderMap::new(), 4000), None);
+    }
+
+    #[test]
+    fn bearer_is_parsed_strictly() {
+        let cases = [
+            ("Bearer abc", Some("abc")),
+            ("bearer abc", None),
+            ("Bearer ", None),
+            ("Bearer a b", None),
+            ("Basic abc", None),
+            ("Bearerabc", None),
+        ];
+        for (value, expected) in cases {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::AUTHORIZATION, HeaderValue::from_str(value).unwrap());
+            assert_eq!(bearer_token(&headers), expected, "{value}");
+        }
+    }
+
+    #[test]
+    fn token_subprotocol_is_found_among_others() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::SEC_WEBSOCKET_PROTOCOL,
+            HeaderValue::from_static("hailer.v1, hailer.token.abc"),
+        );
+        assert_eq!(protocol_token(&headers), Some("abc"));
+    }
+}

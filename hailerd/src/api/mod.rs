@@ -1,0 +1,35 @@
+//! hailerd's HTTP and WebSocket API: the router and its guards.
+
+mod daemon_routes;
+mod error;
+mod events_ws;
+mod guard;
+pub mod openapi;
+
+use axum::Router;
+use axum::middleware::from_fn_with_state;
+use axum::routing::{get, post};
+
+pub use error::ApiError;
+
+use crate::state::Daemon;
+
+/// The whole application: `/v1/` behind the token, and every route behind the Host and Origin
+/// checks.
+pub fn router(daemon: Daemon) -> Router {
+    let v1 = Router::new()
+        .route("/daemon", get(daemon_routes::info))
+        .route("/daemon/shutdown", post(daemon_routes::shutdown))
+        .route("/events", get(events_ws::subscribe))
+        .route("/openapi.json", get(openapi::document))
+        .fallback(|| async { ApiError::NotFound("no such API route".to_owned()) })
+        .layer(from_fn_with_state(daemon.clone(), guard::require_token));
+    Router::new()
+        .nest(hailer_protocol::API_PREFIX, v1)
+        .fallback(|| async { ApiError::NotFound("not found".to_owned()) })
+        .layer(from_fn_with_state(
+            daemon.clone(),
+            guard::check_host_and_origin,
+        ))
+        .with_state(daemon)
+}

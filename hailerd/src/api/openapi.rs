@@ -1,0 +1,60 @@
+//! The OpenAPI document, generated from the handlers' annotations.
+
+use axum::Json;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "hailerd",
+        description = "Hailer's local daemon. Every route needs the per-run token from the runtime file."
+    ),
+    paths(
+        super::daemon_routes::info,
+        super::daemon_routes::shutdown,
+        super::events_ws::subscribe,
+        document,
+    ),
+    components(schemas(
+        hailer_protocol::DaemonInfo,
+        hailer_protocol::ShutdownResponse,
+        hailer_protocol::ErrorBody,
+        hailer_protocol::ErrorCode,
+        hailer_protocol::EventEnvelope,
+        hailer_protocol::DaemonEvent,
+    )),
+    modifiers(&BearerAuth)
+)]
+pub struct ApiDoc;
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+    }
+}
+
+/// The document itself, as JSON text with a stable layout.
+pub fn document_json() -> String {
+    ApiDoc::openapi()
+        .to_pretty_json()
+        .unwrap_or_else(|error| format!("{{\"error\":\"{error}\"}}"))
+}
+
+/// This API's OpenAPI 3.1 document.
+#[utoipa::path(
+    get,
+    path = "/v1/openapi.json",
+    tag = "meta",
+    responses((status = 200, description = "The OpenAPI document")),
+    security(("bearer" = []))
+)]
+pub async fn document() -> Json<utoipa::openapi::OpenApi> {
+    Json(ApiDoc::openapi())
+}

@@ -1,0 +1,113 @@
+//! What `hailerd` does around [`crate::serve`]: become the one daemon, log, listen, advertise
+//! itself in the runtime file, and clean up on the way out.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use hailer_config::home::HailerHome;
+use hailer_protocol::RuntimeFile;
+use tokio::net::TcpListener;
+
+use crate::redact::Redactor;
+use crate::singleton::{self, Acquired};
+use crate::state::DaemonConfig;
+use crate::token::AccessToken;
+use crate::{VERSION, runtime_file};
+
+/// Command-line settings of `hailerd`.
+#[derive(Debug, Clone, clap::Parser)]
+#[command(
+    name = "hailerd",
+    version,
+    about = "Hailer's local daemon (started for you by `hailer`)"
+)]
+pub struct RunArgs {
+    /// Port on 127.0.0.1; 0 lets the system choose a free one.
+    #[arg(long, env = "HAILER_DAEMON_PORT", default_value_t = 0)]
+    pub port: u16,
+    /// Exit after this many seconds with no sessions and no clients; 0 never exits on its own.
+    #[arg(long, env = "HAILER_DAEMON_IDLE_EXIT_SECS", default_value_t = 1800)]
+    pub idle_exit_secs: u64,
+    /// Seconds between heartbeats on event streams.
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..))]
+    pub heartbeat_secs: u64,
+}
+
+/// Runs the daemon until it is asked to stop. A second daemon exits at once with success.
+pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let home = HailerHome::from_env()?;
+    runtime_file::ensure_private_dir(&home.runtime_dir)
+        .with_context(|| format!("cannot create {}", home.runtime_dir.display()))?;
+
+    let lock = match singleton::try_acquire(&home.daemon_lock())? {
+        Acquired::Lock(lock) => lock,
+        Acquired::HeldByAnother => {
+            match runtime_file::read(&home.runtime_file()) {
+                Ok(Some(file)) => println!(
+                    "hailerd is already running (pid {}, port {}).",
+                    file.pid, file.port
+                ),
+                _ => println!("hailerd is already running."),
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
+
+    let redactor = Redactor::with_env(std::env::vars());
+    let token = AccessToken::generate();
+    redactor.add_secret(token.expose());
+    let _log_guard = crate::logging::init(&home.log_dir(), redactor.clone())?;
+
+    let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, args.port)))
+        .await
+        .with_context(|| format!("cannot listen on 127.0.0.1:{}", args.port))?;
+    let port = listener.local_addr()?.port();
+    let pid = std::process::id();
+    let runtime_path = home.runtime_file();
+    runtime_file::write(
+        &runtime_path,
+        &RuntimeFile {
+            pid,
+            port,
+            token: token.expose().to_owned(),
+            version: VERSION.to_owned(),
+            started_at: crate::clock::unix_now(),
+        },
+    )
+    .with_context(|| format!("cannot write {}", runtime_path.display()))?;
+    tracing::info!(pid, port, version = VERSION, "hailerd started");
+
+    let config = DaemonConfig {
+        token,
+        idle_exit: (args.idle_exit_secs > 0).then(|| Duration::from_secs(args.idle_exit_secs)),
+        heartbeat: Duration::from_secs(args.heartbeat_secs),
+        redactor,
+    };
+    let served = crate::serve(listener, config, stop_signal()).await;
+
+    if let Err(error) = runtime_file::remove_if_ours(&runtime_path, pid) {
+        tracing::warn!(%error, "could not remove the runtime file");
+    }
+    drop(lock);
+    tracing::info!("hailerd stopped");
+    served.context("the server failed")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Resolves on SIGTERM or SIGINT.
+async fn stop_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        tracing::error!("cannot listen for signals; stop hailerd through the API");
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => tracing::info!("SIGTERM"),
+        _ = int.recv() => tracing::info!("SIGINT"),
+    }
+}

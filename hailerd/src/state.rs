@@ -1,0 +1,117 @@
+//! What every request handler shares: the daemon's identity, its token, its event bus and the
+//! counters that drive the idle exit.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio::sync::Mutex;
+use tokio_util::sync::CancellationToken;
+
+use crate::events::EventBus;
+use crate::redact::Redactor;
+use crate::token::AccessToken;
+
+/// Settings of one daemon run.
+#[derive(Debug, Clone)]
+pub struct DaemonConfig {
+    pub token: AccessToken,
+    /// Exit after this long with no sessions and no clients; `None` means never.
+    pub idle_exit: Option<Duration>,
+    /// How often event streams get a heartbeat.
+    pub heartbeat: Duration,
+    pub redactor: Redactor,
+}
+
+/// A cheap handle on the daemon's shared state.
+pub type Daemon = Arc<DaemonState>;
+
+#[derive(Debug)]
+pub struct DaemonState {
+    pub config: DaemonConfig,
+    pub port: u16,
+    pub pid: u32,
+    pub started_at: i64,
+    pub started: Instant,
+    pub events: EventBus,
+    pub shutdown: CancellationToken,
+    clients: AtomicUsize,
+    sessions: AtomicUsize,
+    last_busy: Mutex<Instant>,
+}
+
+impl DaemonState {
+    pub fn new(config: DaemonConfig, port: u16) -> Self {
+        Self {
+            config,
+            port,
+            pid: std::process::id(),
+            started_at: crate::clock::unix_now(),
+            started: Instant::now(),
+            events: EventBus::new(),
+            shutdown: CancellationToken::new(),
+            clients: AtomicUsize::new(0),
+            sessions: AtomicUsize::new(0),
+            last_busy: Mutex::new(Instant::now()),
+        }
+    }
+
+    pub fn uptime(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    pub fn clients(&self) -> usize {
+        self.clients.load(Ordering::Relaxed)
+    }
+
+    pub fn sessions(&self) -> usize {
+        self.sessions.load(Ordering::Relaxed)
+    }
+
+    /// Counts a connected event-stream client until the returned guard drops.
+    pub fn client_connected(self: &Arc<Self>) -> ClientGuard {
+        self.clients.fetch_add(1, Ordering::Relaxed);
+        ClientGuard {
+            daemon: Arc::clone(self),
+        }
+    }
+
+    /// Records activity, postponing the idle exit.
+    pub async fn touch(&self) {
+        *self.last_busy.lock().await = Instant::now();
+    }
+
+    /// How long the daemon has had nothing to do; zero while anything is connected.
+    pub async fn idle_for(&self) -> Duration {
+        if self.clients() > 0 || self.sessions() > 0 {
+            self.touch().await;
+            return Duration::ZERO;
+        }
+        self.last_busy.lock().await.elapsed()
+    }
+
+    /// Asks the daemon to stop: clients are told, then the server drains.
+    pub fn request_shutdown(&self, reason: &str) {
+        if self.shutdown.is_cancelled() {
+            return;
+        }
+        tracing::info!(reason, "shutting down");
+        self.events
+            .publish(hailer_protocol::DaemonEvent::ShuttingDown {
+                reason: reason.to_owned(),
+            });
+        self.shutdown.cancel();
+    }
+}
+
+/// Decrements the client count when an event stream ends.
+#[derive(Debug)]
+pub struct ClientGuard {
+    daemon: Daemon,
+}
+
+impl Drop for ClientGuard {
+    fn drop(&mut self) {
+        self.daemon.clients.fetch_sub(1, Ordering::Relaxed);
+    }
+}
