@@ -51,11 +51,11 @@ async fn watch(daemon: Daemon, shutdown: impl Future<Output = ()>) {
                 });
             }
             _ = idle_check.tick() => {
-                if let Some(limit) = daemon.config.idle_exit {
-                    if daemon.idle_for().await >= limit {
-                        daemon.request_shutdown("idle: no sessions and no clients");
-                        return;
-                    }
+                if let Some(limit) = daemon.config.idle_exit
+                    && daemon.idle_for().await >= limit
+                {
+                    daemon.request_shutdown("idle: no sessions and no clients");
+                    return;
                 }
             }
             () = daemon.shutdown.cancelled() => return,
