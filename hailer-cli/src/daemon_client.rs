@@ -84,14 +84,15 @@ pub async fn start(home: &HailerHome) -> anyhow::Result<Connected> {
             std::thread::spawn(move || child.wait());
             return Ok(connected);
         }
-        if let Some(status) = child.try_wait()? {
-            if !status.success() {
-                bail!(
-                    "hailerd stopped at start ({status}); see {}",
-                    console_log.display()
-                );
-            }
-            // It found another daemon that is still starting up: keep waiting for that one.
+        // A child that exits with success found another daemon that is still starting up:
+        // keep waiting for that one.
+        if let Some(status) = child.try_wait()?
+            && !status.success()
+        {
+            bail!(
+                "hailerd stopped at start ({status}); see {}",
+                console_log.display()
+            );
         }
         if Instant::now() >= deadline {
             bail!(
