@@ -1,1 +1,7 @@
-//! Helpers for the end-to-end tests: spawning hailerd and hailer in a hermetic home.
+//! Helpers for the end-to-end tests: the built binaries, a hermetic Hailer home, and a hailerd
+//! started in it.
+
+pub mod bins;
+pub mod daemon;
+
+pub use daemon::TestDaemon;

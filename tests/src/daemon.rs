@@ -1,0 +1,152 @@
+//! A hailerd started for one test, in a Hailer home of its own.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use hailer_protocol::RuntimeFile;
+
+/// How long a daemon may take to write its runtime file.
+const START_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// A running hailerd; killed when dropped.
+pub struct TestDaemon {
+    pub home: tempfile::TempDir,
+    pub child: Child,
+    pub runtime: RuntimeFile,
+}
+
+impl std::fmt::Debug for TestDaemon {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestDaemon")
+            .field("pid", &self.runtime.pid)
+            .field("port", &self.runtime.port)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TestDaemon {
+    /// Starts hailerd with `args` in a fresh home and waits for its runtime file.
+    pub fn start(args: &[&str]) -> anyhow::Result<Self> {
+        let home = tempfile::tempdir()?;
+        let child = spawn(home.path(), args)?;
+        let pid = child.id();
+        let runtime = wait_for_runtime_file(home.path(), pid)?;
+        Ok(Self {
+            home,
+            child,
+            runtime,
+        })
+    }
+
+    pub fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.runtime.port)
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url())
+    }
+
+    pub fn token(&self) -> &str {
+        &self.runtime.token
+    }
+
+    pub fn runtime_file_path(&self) -> PathBuf {
+        runtime_path(self.home.path())
+    }
+
+    pub fn log_dir(&self) -> PathBuf {
+        self.home.path().join("state").join("logs")
+    }
+
+    /// Everything the daemon has logged so far.
+    pub fn log_text(&self) -> String {
+        let mut text = String::new();
+        if let Ok(entries) = std::fs::read_dir(self.log_dir()) {
+            for entry in entries.flatten() {
+                text.push_str(&std::fs::read_to_string(entry.path()).unwrap_or_default());
+            }
+        }
+        text
+    }
+
+    /// Waits for the daemon to exit by itself.
+    pub fn wait_exit(&mut self, timeout: Duration) -> anyhow::Result<ExitStatus> {
+        wait_child(&mut self.child, timeout)
+    }
+
+    /// Sends SIGTERM.
+    pub fn terminate(&self) -> anyhow::Result<()> {
+        signal(self.runtime.pid, nix::sys::signal::Signal::SIGTERM)
+    }
+}
+
+impl Drop for TestDaemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A client for loopback that ignores any proxy settings of the environment.
+pub fn http_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap_or_default()
+}
+
+/// Starts hailerd in `home` without waiting.
+pub fn spawn(home: &Path, args: &[&str]) -> anyhow::Result<Child> {
+    Command::new(crate::bins::path("hailerd"))
+        .args(args)
+        .env("HAILER_HOME", home)
+        .env_remove("HAILER_DAEMON_PORT")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("cannot start hailerd")
+}
+
+pub fn runtime_path(home: &Path) -> PathBuf {
+    home.join("run").join("hailerd.json")
+}
+
+/// Waits until the runtime file in `home` names `pid`.
+pub fn wait_for_runtime_file(home: &Path, pid: u32) -> anyhow::Result<RuntimeFile> {
+    let deadline = Instant::now() + START_TIMEOUT;
+    loop {
+        if let Ok(bytes) = std::fs::read(runtime_path(home))
+            && let Ok(file) = serde_json::from_slice::<RuntimeFile>(&bytes)
+            && file.pid == pid
+        {
+            return Ok(file);
+        }
+        if Instant::now() > deadline {
+            bail!("hailerd (pid {pid}) wrote no runtime file within {START_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+pub fn wait_child(child: &mut Child, timeout: Duration) -> anyhow::Result<ExitStatus> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(status);
+        }
+        if Instant::now() > deadline {
+            bail!("process {} still running after {timeout:?}", child.id());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+pub fn signal(pid: u32, signal: nix::sys::signal::Signal) -> anyhow::Result<()> {
+    let pid = i32::try_from(pid).context("pid out of range")?;
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal)?;
+    Ok(())
+}
