@@ -115,7 +115,7 @@ mod tests {
             ("Authorization: Bearer abc.def", "Authorization: [redacted]"),
             (
                 "\"authorization\": \"Basic xyz\"",
-                "\"authorization\": \"[redacted]",
+                "\"authorization\": \"[redacted]\"",
             ),
             ("sent bearer 0123456789abcdef", "sent bearer [redacted]"),
             ("key sk-proj-ABCdef123456 used", "key sk-[redacted] used"),
