@@ -8,12 +8,12 @@ use std::path::PathBuf;
 /// The path of a binary of this workspace; panics with the command to build it when missing.
 pub fn path(name: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap_or_default();
-    // target/<profile>/deps/<test-exe>: the binaries sit in target/<profile>.
-    let profile_dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .map(PathBuf::from)
-        .unwrap_or_default();
+    // Tests run from target/<profile>/deps/, tools from target/<profile>/: the binaries sit in
+    // target/<profile>.
+    let mut profile_dir = exe.parent().map(PathBuf::from).unwrap_or_default();
+    if profile_dir.ends_with("deps") {
+        profile_dir.pop();
+    }
     let candidate = profile_dir.join(name);
     assert!(
         candidate.is_file(),

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs every test of the project after installing what the tests need.
+# Safe to run again: every prerequisite step reuses what an earlier run left in .cache/.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "Prerequisites"
+bash scripts/test-prereqs.sh
+# shellcheck source=/dev/null
+source .cache/test-env.sh
+if ! cargo nextest --version >/dev/null 2>&1; then
+    cargo install --locked cargo-nextest
+fi
+
+step "Formatting and lints"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "Build"
+cargo build --workspace --bins --locked
+
+step "Rust tests"
+cargo nextest run --workspace --locked --no-fail-fast
+
+step "Python tests of the in-kernel package"
+"$HAILER_TEST_PYTHON" -m pytest -q kernel-image/tests
