@@ -7,10 +7,16 @@
 mod daemon;
 mod error;
 mod events;
+mod sessions;
 
 pub use daemon::{DaemonInfo, RuntimeFile, ShutdownResponse};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::{DaemonEvent, EventEnvelope};
+pub use sessions::{
+    CreateNotebookParams, ExecParams, ExecResponse, ExecValue, KernelStatus, NotebookChange,
+    NotebookEntry, NotebookList, NotebookRef, NotebookTemplate, NoticeLevel, SessionEnvelope,
+    SessionEvent, SessionInfo, SessionList, StartSessionParams, StartSessionResponse,
+};
 
 /// The API version prefix every route lives under.
 pub const API_PREFIX: &str = "/v1";

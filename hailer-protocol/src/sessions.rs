@@ -1,0 +1,239 @@
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// `POST /v1/sessions`: start the workspace's session, or attach to the live one.
+///
+/// The client sends what the daemon cannot know: its working folder, its flags, and the values of
+/// its `HAILER_*` variables and of the provider's key variables. `Debug` hides `env`'s values.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StartSessionParams {
+    /// The client's working folder; the workspace is found from it.
+    pub cwd: String,
+    /// `--workspace`.
+    #[serde(default)]
+    pub workspace: Option<String>,
+    /// `--config`.
+    #[serde(default)]
+    pub config: Option<String>,
+    /// `--kernel` (docker or unsafe-local).
+    #[serde(default)]
+    pub kernel: Option<String>,
+    /// `--model`, as `name` or `provider:name`.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Start a new conversation instead of resuming the stored one.
+    #[serde(default)]
+    pub new_thread: bool,
+    /// Who is attaching: `terminal`, `browser` or `api`.
+    #[serde(default)]
+    pub client: String,
+    /// The client's environment variables that count for this workspace.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+impl std::fmt::Debug for StartSessionParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StartSessionParams")
+            .field("cwd", &self.cwd)
+            .field("workspace", &self.workspace)
+            .field("config", &self.config)
+            .field("kernel", &self.kernel)
+            .field("model", &self.model)
+            .field("new_thread", &self.new_thread)
+            .field("client", &self.client)
+            .field("env", &self.env.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// The state of a session's kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum KernelStatus {
+    Starting,
+    Idle,
+    Running,
+    Restarting,
+    Stopped,
+    Failed,
+}
+
+/// A live session as the API describes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInfo {
+    pub id: String,
+    pub workspace: String,
+    /// `docker` or `unsafe-local`.
+    pub runtime: String,
+    /// The one-line description of the kernel users see (`Kernel:` line).
+    pub kernel_line: String,
+    pub kernel: KernelStatus,
+    /// Why the kernel failed, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_error: Option<String>,
+    /// The active notebook, relative to the notebooks folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_notebook: Option<String>,
+    pub notebooks_dir: String,
+    pub started_at: i64,
+    pub clients: usize,
+    /// Warnings from the configuration, shown once to each attaching client.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+}
+
+/// `POST /v1/sessions` answers with the session and whether it already existed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StartSessionResponse {
+    pub session: SessionInfo,
+    pub attached: bool,
+}
+
+/// `GET /v1/sessions`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionList {
+    pub sessions: Vec<SessionInfo>,
+}
+
+/// `POST /v1/sessions/{id}/exec`: run code in the active (or named) notebook's kernel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecParams {
+    pub code: String,
+    #[serde(default)]
+    pub notebook: Option<String>,
+    /// Seconds the run may take; the daemon's default when absent.
+    #[serde(default)]
+    pub timeout_secs: Option<u64>,
+}
+
+/// The value of the code's last expression.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecValue {
+    pub mimetype: String,
+    /// Plain text when the value has a text form; otherwise empty (rich outputs are named by
+    /// their mimetype).
+    pub text: String,
+}
+
+/// What a run printed and returned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecResponse {
+    pub stdout: String,
+    pub stderr: String,
+    pub success: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<ExecValue>,
+    /// The kernel was replaced since the previous run: earlier state is gone.
+    pub fresh_kernel: bool,
+    pub notebook: String,
+}
+
+/// One notebook of the session's notebooks folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NotebookEntry {
+    /// Relative to the notebooks folder, with `/` separators.
+    pub name: String,
+    pub modified_at: i64,
+    pub size: u64,
+    pub active: bool,
+    /// A kernel session is open for it.
+    pub open: bool,
+}
+
+/// `GET /v1/sessions/{id}/notebooks`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NotebookList {
+    pub notebooks: Vec<NotebookEntry>,
+    pub active: Option<String>,
+    pub recent: Vec<String>,
+}
+
+/// Which template a new notebook starts from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum NotebookTemplate {
+    #[default]
+    Starter,
+    Empty,
+}
+
+/// `POST /v1/sessions/{id}/notebooks`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateNotebookParams {
+    pub name: String,
+    #[serde(default)]
+    pub template: NotebookTemplate,
+}
+
+/// `POST /v1/sessions/{id}/notebooks/open` and `.../close`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NotebookRef {
+    /// A name, a file name or a path inside the notebooks folder; empty means the active one.
+    #[serde(default)]
+    pub notebook: String,
+}
+
+/// What a notebook operation did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NotebookChange {
+    pub notebook: String,
+    pub active: Option<String>,
+    /// A link for a person to open the notebook in marimo (it carries the kernel's token).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
+    pub message: String,
+}
+
+/// One message on a session's event stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionEnvelope {
+    pub seq: u64,
+    pub at: i64,
+    pub event: SessionEvent,
+}
+
+/// Events of one session, in order, to every attached client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum SessionEvent {
+    /// Sent first: the session as it is now.
+    Attached { session: SessionInfo },
+    /// The kernel changed state.
+    Kernel {
+        status: KernelStatus,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    /// The active notebook changed.
+    NotebookSwitched { notebook: String },
+    /// Something the user should read (a warning, a notice).
+    Notice { level: NoticeLevel, message: String },
+    /// The client fell behind; it should fetch the session again.
+    Lagged { missed: u64 },
+    /// The session ended; the stream closes next.
+    Stopped { reason: String },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum NoticeLevel {
+    Info,
+    Warning,
+    Error,
+}
