@@ -16,7 +16,7 @@ pub(crate) fn read_daemon(section: &Section<'_, '_>, report: &mut Report) -> Dae
 }
 
 pub(crate) fn read_checks(section: &Section<'_, '_>, report: &mut Report) -> ChecksSettings {
-    let mut switch = |key: &str| section.boolean(key, report).is_none_or(|at| at.value);
+    let mut switch = |key: &str| section.boolean(key, true, report).is_none_or(|at| at.value);
     let settings = ChecksSettings {
         lint: switch("lint"),
         typecheck: switch("typecheck"),

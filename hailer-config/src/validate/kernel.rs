@@ -52,7 +52,7 @@ pub(crate) fn parse_runtime(
         Err((
             format!("{subject} is not a kernel runtime"),
             format!(
-                "Use \"docker\" (isolated, the default) or \"unsafe-local\" (runs as you, not isolated): {choose_docker}, or {choose_unsafe}."
+                "Use \"docker\" (isolated, the default) or \"unsafe-local\" (runs as you, not isolated); for the isolated kernel, {choose_docker}."
             ),
         ))
     }
@@ -160,7 +160,7 @@ pub(crate) fn read(
     });
 
     let network = section
-        .boolean("network", report)
+        .boolean("network", false, report)
         .is_some_and(|at| at.value);
     let python = section
         .text("python", "\".venv/bin/python\"", report)

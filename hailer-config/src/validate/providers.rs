@@ -91,10 +91,10 @@ fn read_one(id: &str, section: &Section<'_, '_>, report: &mut Report) -> Provide
     if let Some(at) = section.choice::<WireApi>("wire_api", "a wire API", report) {
         provider.wire_api = at.value;
     }
-    if let Some(at) = section.boolean("stream", report) {
+    if let Some(at) = section.boolean("stream", true, report) {
         provider.stream = at.value;
     }
-    if let Some(at) = section.boolean("stream_options", report) {
+    if let Some(at) = section.boolean("stream_options", true, report) {
         provider.stream_options = at.value;
     }
     if let Some(at) = section.string("name", "\"Acme LLM\"", report) {

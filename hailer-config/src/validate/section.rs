@@ -137,12 +137,19 @@ impl<'d, 's> Section<'d, 's> {
         }
     }
 
-    pub fn boolean(&self, key: &str, report: &mut Report) -> Option<At<bool>> {
+    /// `example` is the value the fix suggests, usually the default.
+    pub fn boolean(&self, key: &str, example: bool, report: &mut Report) -> Option<At<bool>> {
         let (value, span) = self.get(key)?;
         match value {
             DeValue::Boolean(flag) => Some(At { value: *flag, span }),
             other => {
-                report.push(self.wrong_type(key, "true or false", "true", other, &span));
+                report.push(self.wrong_type(
+                    key,
+                    "true or false",
+                    if example { "true" } else { "false" },
+                    other,
+                    &span,
+                ));
                 None
             }
         }
@@ -259,8 +266,15 @@ impl<'d, 's> Section<'d, 's> {
             )
         } else if keys::looks_secret(key) {
             (
-                format!("{label} looks like a secret and is ignored: Hailer never reads keys or tokens from its configuration file"),
-                "Delete the line, keep the key in the environment variable named by env_key, or store it with `hailer login <provider>`.".to_owned(),
+                format!(
+                    "{label} looks like a secret and is ignored: Hailer never reads keys or tokens from its configuration file"
+                ),
+                format!(
+                    "Delete the line, keep the key in the environment variable named by env_key, or store it with `hailer login {}`.",
+                    self.name
+                        .strip_prefix("model_providers.")
+                        .unwrap_or("<provider>")
+                ),
             )
         } else if let Some(home) =
             keys::home_section(key).filter(|home| Some(*home) != self.section().map(section_root))
@@ -277,6 +291,10 @@ impl<'d, 's> Section<'d, 's> {
         } else {
             let hint = match closest(key, known) {
                 Some(near) => format!("Did you mean {near}? Otherwise delete the line."),
+                None if known.is_empty() => {
+                    "Delete the line; settings go below a section line such as [hailer] or [model]."
+                        .to_owned()
+                }
                 None => format!(
                     "Delete the line; the known keys here are {}.",
                     known.join(", ")
