@@ -29,7 +29,7 @@ fn given<'a>(
                 flag: flag_name.to_owned(),
             },
             provenance: Provenance::Flag,
-            subject: format!("{flag_name} {value}"),
+            subject: format!("{flag_name} {}", shown(value)),
         });
     }
     env.get(variable).map(|value| Given {
@@ -38,8 +38,17 @@ fn given<'a>(
             variable: variable.to_owned(),
         },
         provenance: Provenance::Environment,
-        subject: format!("{variable}={value}"),
+        subject: format!("{variable}={}", shown(value)),
     })
+}
+
+/// A value as messages show it: quoted when it is empty or has spaces.
+fn shown(value: &str) -> String {
+    if value.is_empty() || value.chars().any(char::is_whitespace) {
+        format!("{value:?}")
+    } else {
+        value.to_owned()
+    }
 }
 
 impl Given<'_> {
@@ -233,7 +242,7 @@ fn warn_retired_variables(env: &ClientEnv, report: &mut Report) {
                 },
                 format!("{variable} is no longer read and is ignored"),
                 format!(
-                    "Unset {variable}; notebooks and folders are set in hailer.toml under [hailer]."
+                    "Unset {variable}: Hailer starts its own kernel and reads notebooks and folders from hailer.toml."
                 ),
             ));
         }
