@@ -110,7 +110,12 @@ const CASES: &[Case] = &[
     secret("env header value not a variable", b"[model_providers.openai]\nenv_http_headers = { \"X-Org\" = \"org 123 secret\" }\n", Fatal, "must name an environment variable", "org 123 secret"),
     case("header value not a string", b"[model_providers.openai]\nhttp_headers = { \"X-Team\" = 5 }\n", Fatal, "\"X-Team\" must be a string, but it is a whole number"),
     case("provider id with a colon", b"[model_providers.\"a:b\"]\nbase_url = \"https://a.example\"\nenv_key = \"K\"\n", Fatal, "is not a usable provider id"),
-    case("provider is not a table", b"[model_providers]\nacme = \"https://a.example\"\n", Fatal, "[model_providers] acme must be a table"),
+    secret("provider is not a table", b"[model_providers]\nacme = \"sk-pasted-key-42\"\n", Fatal, "[model_providers] acme must be a table of settings, but it is a string", "sk-pasted-key-42"),
+    secret("plain key in a provider", b"[model_providers.openai]\nkey = \"k-1234567\"\n", Warning, "[model_providers.openai] key looks like a secret", "k-1234567"),
+    secret("token in a provider", b"[model_providers.openai]\ntoken = \"t-1234567\"\n", Warning, "[model_providers.openai] token looks like a secret", "t-1234567"),
+    secret("secret in a provider", b"[model_providers.openai]\nsecret = \"s-1234567\"\n", Warning, "[model_providers.openai] secret looks like a secret", "s-1234567"),
+    secret("secret query parameter", b"[model_providers.openai]\nquery_params = { key = \"AIza-777\" }\n", Warning, "\"key\" looks like a credential and is ignored", "AIza-777"),
+    case("array of kernel tables", b"[[kernel]]\nruntime = \"docker\"\n", Fatal, "kernel must be a section ([kernel] on a line of its own), but it is a list"),
     // Domains.
     case("domain star", b"[web]\nallowed_domains = [\"*\"]\n", Fatal, "entry \"*\" would allow every site on the internet"),
     case("domain double star", b"[web]\nallowed_domains = [\"**\"]\n", Fatal, "entry \"**\" would allow every site"),

@@ -5,6 +5,9 @@ use std::path::{Path, PathBuf};
 
 use hailer_config::{Exposed, MountReason, Relation, check_data_dir_mount};
 
+/// Mounted, or refused for exposing something.
+type Outcome = Result<(), (Exposed, Relation)>;
+
 /// A machine in a temporary folder: a home with credential folders and a workspace inside it.
 struct Machine {
     _dir: tempfile::TempDir,
@@ -44,7 +47,7 @@ impl Machine {
         link
     }
 
-    fn check(&self, data: &Path) -> Result<(), (Exposed, Relation)> {
+    fn check(&self, data: &Path) -> Outcome {
         let ws = self.path("home/u/projects/ws");
         let hailer_dirs = [
             ws.join(".config/hailer/context"),
@@ -70,7 +73,7 @@ impl Machine {
 fn table_of_data_folders() {
     let m = Machine::new();
     let ws = "home/u/projects/ws";
-    let cases: Vec<(String, Result<(), (Exposed, Relation)>)> = vec![
+    let cases: Vec<(String, Outcome)> = vec![
         (format!("{ws}/data"), Ok(())),
         (format!("{ws}/data/2024"), Ok(())),
         (format!("{ws}/data/not-yet-created"), Ok(())),

@@ -18,6 +18,21 @@ pub(crate) fn read(
     let mut providers = BTreeMap::new();
     providers.insert(OPENAI_PROVIDER.to_owned(), ProviderSettings::openai());
     for (id, span) in section.keys_in_order() {
+        if let Some((value, value_span)) = section.get(id)
+            && !matches!(value, DeValue::Table(_))
+        {
+            // Not quoted: a string here is as likely to be a pasted key as a URL.
+            report.push(section.fatal_unquoted(
+                id,
+                &value_span,
+                format!(
+                    "[model_providers] {id} must be a table of settings, but it is {}",
+                    type_name(value)
+                ),
+                format!("Write [model_providers.{id}] on its own line, with base_url and env_key below it."),
+            ));
+            continue;
+        }
         let Some(table) = section.table(
             id,
             "{ base_url = \"https://…\", env_key = \"ACME_API_KEY\" }",
@@ -154,7 +169,11 @@ fn string_map(
                 name,
                 &name_span,
                 format!("{label} looks like a credential and is ignored (its value is not shown): Hailer never reads secrets from its configuration file"),
-                "Move it to env_http_headers, which maps the header to an environment variable holding the value.".to_owned(),
+                if kind == MapKind::QueryParams {
+                    "Delete it; if the endpoint also accepts the key in a header, name that header in env_http_headers with the variable that holds the key.".to_owned()
+                } else {
+                    "Move it to env_http_headers, which maps the header to an environment variable holding the value.".to_owned()
+                },
             ));
             continue;
         }
