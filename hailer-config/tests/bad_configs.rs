@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::Sandbox;
+use common::Scratch;
 use hailer_config::{Problem, Report, Severity, check};
 
 use Severity::{Fatal, Warning};
@@ -144,8 +144,8 @@ const CASES: &[Case] = &[
 ];
 
 fn report_for(toml: &[u8]) -> Report {
-    let sandbox = Sandbox::with_config(toml);
-    check(&sandbox.inputs())
+    let scratch = Scratch::with_config(toml);
+    check(&scratch.inputs())
 }
 
 fn config_problems(report: &Report) -> Vec<&Problem> {
@@ -209,8 +209,8 @@ fn every_bad_configuration_gets_its_message() {
 #[test]
 fn each_fatal_case_stops_load_with_the_same_message() {
     for case in CASES.iter().filter(|case| case.severity == Fatal) {
-        let sandbox = Sandbox::with_config(case.toml);
-        let error = hailer_config::load(&sandbox.inputs()).expect_err(case.name);
+        let scratch = Scratch::with_config(case.toml);
+        let error = hailer_config::load(&scratch.inputs()).expect_err(case.name);
         assert!(
             error.to_string().contains(case.fragment),
             "{}: {error}",
@@ -222,8 +222,8 @@ fn each_fatal_case_stops_load_with_the_same_message() {
 #[test]
 fn warnings_alone_still_load() {
     for case in CASES.iter().filter(|case| case.severity == Warning) {
-        let sandbox = Sandbox::with_config(case.toml);
-        let loaded = hailer_config::load(&sandbox.inputs())
+        let scratch = Scratch::with_config(case.toml);
+        let loaded = hailer_config::load(&scratch.inputs())
             .unwrap_or_else(|error| panic!("{}: {error}", case.name));
         assert!(
             loaded
@@ -238,10 +238,10 @@ fn warnings_alone_still_load() {
 
 #[test]
 fn misplaced_runtime_leaves_docker_in_charge() {
-    let sandbox = Sandbox::with_config(
+    let scratch = Scratch::with_config(
         b"[hailer]\nruntime = \"unsafe-local\"\n[model]\nruntime = \"unsafe-local\"\n",
     );
-    let loaded = hailer_config::load(&sandbox.inputs()).unwrap();
+    let loaded = hailer_config::load(&scratch.inputs()).unwrap();
     assert_eq!(loaded.config.kernel.runtime, hailer_config::Runtime::Docker);
     assert_eq!(loaded.warnings.len(), 2, "{:#?}", loaded.warnings);
 }
@@ -262,6 +262,10 @@ fn values_as_written_are_recorded_for_known_keys_only() {
         .find(|p| p.key.as_deref() == Some("secret_thing"))
         .unwrap();
     assert_eq!(unknown.value, None);
+    // Problems travel over the API unchanged.
+    let json = serde_json::to_string(&report).unwrap();
+    assert_eq!(serde_json::from_str::<Report>(&json).unwrap(), report);
+    assert!(json.contains("\"severity\":\"fatal\""), "{json}");
 }
 
 #[test]

@@ -5,17 +5,17 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::Sandbox;
+use common::Scratch;
 use hailer_config::{
     ClientEnv, Origin, Overrides, WorkspaceSource, find_config_file, find_workspace, load,
 };
 
 #[test]
 fn the_nearest_marked_ancestor_is_the_workspace() {
-    let sandbox = Sandbox::new();
-    let deep = sandbox.mkdir("a/b/c");
+    let scratch = Scratch::new();
+    let deep = scratch.mkdir("a/b/c");
     let found = find_workspace(&deep, &Overrides::default(), &ClientEnv::new()).unwrap();
-    assert_eq!(found.root, sandbox.workspace());
+    assert_eq!(found.root, scratch.workspace());
     assert_eq!(
         found.found_by,
         WorkspaceSource::Marker {
@@ -24,9 +24,9 @@ fn the_nearest_marked_ancestor_is_the_workspace() {
     );
 
     // A nearer folder with its own hailer.toml wins.
-    sandbox.write("a/hailer.toml", b"");
+    scratch.write("a/hailer.toml", b"");
     let found = find_workspace(&deep, &Overrides::default(), &ClientEnv::new()).unwrap();
-    assert_eq!(found.root, sandbox.workspace().join("a"));
+    assert_eq!(found.root, scratch.workspace().join("a"));
     assert_eq!(
         found.found_by,
         WorkspaceSource::Marker {
@@ -35,17 +35,17 @@ fn the_nearest_marked_ancestor_is_the_workspace() {
     );
 
     // So does one with .config/hailer/hailer.toml.
-    sandbox.write("a/b/.config/hailer/hailer.toml", b"");
+    scratch.write("a/b/.config/hailer/hailer.toml", b"");
     let found = find_workspace(&deep, &Overrides::default(), &ClientEnv::new()).unwrap();
-    assert_eq!(found.root, sandbox.workspace().join("a/b"));
+    assert_eq!(found.root, scratch.workspace().join("a/b"));
 }
 
 #[test]
 fn a_folder_named_like_a_marker_does_not_count() {
-    let sandbox = Sandbox::new();
-    let inner = sandbox.mkdir("x/hailer.toml");
+    let scratch = Scratch::new();
+    let inner = scratch.mkdir("x/hailer.toml");
     let found = find_workspace(&inner, &Overrides::default(), &ClientEnv::new()).unwrap();
-    assert_eq!(found.root, sandbox.workspace());
+    assert_eq!(found.root, scratch.workspace());
 }
 
 #[test]
@@ -64,11 +64,11 @@ fn without_a_marker_the_current_folder_is_the_workspace() {
 
 #[test]
 fn flag_beats_variable_beats_marker() {
-    let sandbox = Sandbox::new();
-    let by_env = sandbox.mkdir("env-ws");
-    let by_flag = sandbox.mkdir("flag-ws");
+    let scratch = Scratch::new();
+    let by_env = scratch.mkdir("env-ws");
+    let by_flag = scratch.mkdir("flag-ws");
     let env = ClientEnv::from_pairs([("HAILER_WORKSPACE", "env-ws")]);
-    let cwd = sandbox.workspace();
+    let cwd = scratch.workspace();
 
     let found = find_workspace(&cwd, &Overrides::default(), &env).unwrap();
     assert_eq!(
@@ -89,9 +89,9 @@ fn flag_beats_variable_beats_marker() {
 
 #[test]
 fn a_missing_workspace_folder_is_a_problem_naming_its_source() {
-    let sandbox = Sandbox::new();
+    let scratch = Scratch::new();
     let env = ClientEnv::from_pairs([("HAILER_WORKSPACE", "nowhere")]);
-    let problem = find_workspace(&sandbox.workspace(), &Overrides::default(), &env).unwrap_err();
+    let problem = find_workspace(&scratch.workspace(), &Overrides::default(), &env).unwrap_err();
     assert_eq!(
         problem.origin,
         Origin::Environment {
@@ -101,7 +101,7 @@ fn a_missing_workspace_folder_is_a_problem_naming_its_source() {
     assert!(problem.message.contains("does not exist"), "{problem}");
     assert!(problem.hint.contains("unset it"), "{problem}");
 
-    let mut inputs = sandbox.inputs();
+    let mut inputs = scratch.inputs();
     inputs.overrides.workspace = Some("nowhere".into());
     let error = load(&inputs).unwrap_err();
     assert!(
@@ -114,27 +114,27 @@ fn a_missing_workspace_folder_is_a_problem_naming_its_source() {
 
 #[test]
 fn config_file_order() {
-    let sandbox = Sandbox::new();
-    let ws = sandbox.workspace();
+    let scratch = Scratch::new();
+    let ws = scratch.workspace();
     let none = Overrides::default();
     let no_env = ClientEnv::new();
     assert_eq!(find_config_file(&ws, &ws, &none, &no_env).unwrap(), None);
 
-    let nested = sandbox.write(".config/hailer/hailer.toml", b"");
+    let nested = scratch.write(".config/hailer/hailer.toml", b"");
     assert_eq!(
         find_config_file(&ws, &ws, &none, &no_env).unwrap(),
         Some(nested)
     );
 
-    let top = sandbox.write("hailer.toml", b"");
+    let top = scratch.write("hailer.toml", b"");
     assert_eq!(
         find_config_file(&ws, &ws, &none, &no_env).unwrap(),
         Some(top)
     );
 
     // HAILER_CONFIG is relative to the workspace, even when the client runs elsewhere.
-    let custom = sandbox.write("conf/team.toml", b"");
-    let elsewhere = sandbox.mkdir("sub");
+    let custom = scratch.write("conf/team.toml", b"");
+    let elsewhere = scratch.mkdir("sub");
     let env = ClientEnv::from_pairs([("HAILER_CONFIG", "conf/team.toml")]);
     assert_eq!(
         find_config_file(&ws, &elsewhere, &none, &env).unwrap(),
@@ -142,7 +142,7 @@ fn config_file_order() {
     );
 
     // --config is relative to the current folder and wins over the variable.
-    let mine = sandbox.write("sub/mine.toml", b"");
+    let mine = scratch.write("sub/mine.toml", b"");
     let flag = Overrides {
         config: Some("mine.toml".into()),
         ..Overrides::default()
@@ -155,8 +155,8 @@ fn config_file_order() {
 
 #[test]
 fn a_named_config_file_must_exist() {
-    let sandbox = Sandbox::new();
-    let ws = sandbox.workspace();
+    let scratch = Scratch::new();
+    let ws = scratch.workspace();
     let env = ClientEnv::from_pairs([("HAILER_CONFIG", "missing.toml")]);
     let problem = find_config_file(&ws, &ws, &Overrides::default(), &env).unwrap_err();
     assert!(
@@ -180,9 +180,9 @@ fn a_named_config_file_must_exist() {
 
 #[test]
 fn messages_name_the_file_that_was_read() {
-    let sandbox = Sandbox::new();
-    sandbox.write(".config/hailer/hailer.toml", b"[kernel]\n\ncpus = 0\n");
-    let error = load(&sandbox.inputs()).unwrap_err();
+    let scratch = Scratch::new();
+    scratch.write(".config/hailer/hailer.toml", b"[kernel]\n\ncpus = 0\n");
+    let error = load(&scratch.inputs()).unwrap_err();
     assert!(
         error
             .to_string()
@@ -193,7 +193,7 @@ fn messages_name_the_file_that_was_read() {
         let outside = tempfile::tempdir().unwrap();
         let file = outside.path().join("shared.toml");
         std::fs::write(&file, b"[model]\nname = 5\n").unwrap();
-        let mut inputs = sandbox.inputs();
+        let mut inputs = scratch.inputs();
         inputs.overrides.config = Some(file.clone());
         (load(&inputs).unwrap_err().to_string(), file)
     };
@@ -208,21 +208,21 @@ fn messages_name_the_file_that_was_read() {
 
 #[test]
 fn paths_resolve_against_the_workspace_not_the_current_folder() {
-    let sandbox = Sandbox::with_config(b"[hailer]\ndata_dir = \"inputs\"\n");
-    let deep = sandbox.mkdir("notebooks/drafts");
-    let loaded = load(&sandbox.inputs_in(&deep)).unwrap();
-    assert_eq!(loaded.workspace.root, sandbox.workspace());
+    let scratch = Scratch::with_config(b"[hailer]\ndata_dir = \"inputs\"\n");
+    let deep = scratch.mkdir("notebooks/drafts");
+    let loaded = load(&scratch.inputs_in(&deep)).unwrap();
+    assert_eq!(loaded.workspace.root, scratch.workspace());
     assert_eq!(
         loaded.config.hailer.data_dir,
-        sandbox.workspace().join("inputs")
+        scratch.workspace().join("inputs")
     );
 }
 
 #[test]
 fn an_unreadable_config_file_is_a_problem_not_a_panic() {
-    let sandbox = Sandbox::new();
+    let scratch = Scratch::new();
     let huge = vec![b'#'; hailer_config::MAX_CONFIG_BYTES + 10];
-    sandbox.write("hailer.toml", &huge);
-    let error = load(&sandbox.inputs()).unwrap_err();
+    scratch.write("hailer.toml", &huge);
+    let error = load(&scratch.inputs()).unwrap_err();
     assert!(error.to_string().contains("more than the"), "{error}");
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::Sandbox;
+use common::Scratch;
 use hailer_config::{
     ClientEnv, LoadInputs, LogLevel, Origin, Overrides, Provenance, Runtime, load,
     parse_kernel_flag,
@@ -69,7 +69,7 @@ fn effective(inputs: &LoadInputs) -> (Vec<String>, Vec<Provenance>) {
 
 #[test]
 fn defaults_then_file_then_environment_then_flags() {
-    let bare = Sandbox::new();
+    let bare = Scratch::new();
     assert_eq!(
         effective(&bare.inputs()),
         (
@@ -84,8 +84,8 @@ fn defaults_then_file_then_environment_then_flags() {
         )
     );
 
-    let sandbox = Sandbox::with_config(FILE);
-    let mut inputs = sandbox.inputs();
+    let scratch = Scratch::with_config(FILE);
+    let mut inputs = scratch.inputs();
     assert_eq!(
         effective(&inputs),
         (
@@ -133,8 +133,8 @@ fn defaults_then_file_then_environment_then_flags() {
 
 #[test]
 fn empty_variables_count_as_unset() {
-    let sandbox = Sandbox::with_config(FILE);
-    let mut inputs = sandbox.inputs();
+    let scratch = Scratch::with_config(FILE);
+    let mut inputs = scratch.inputs();
     inputs.env = ClientEnv::from_pairs([("HAILER_MODEL", ""), ("HAILER_KERNEL", "")]);
     let loaded = load(&inputs).unwrap();
     assert_eq!(loaded.config.model.name, "file-model");
@@ -143,8 +143,8 @@ fn empty_variables_count_as_unset() {
 
 #[test]
 fn local_is_refused_from_every_source_with_the_fix_for_that_source() {
-    let sandbox = Sandbox::new();
-    let mut inputs = sandbox.inputs();
+    let scratch = Scratch::new();
+    let mut inputs = scratch.inputs();
     inputs.env = ClientEnv::from_pairs([("HAILER_KERNEL", "local")]);
     let error = load(&inputs).unwrap_err();
     let problem = &error.fatal[0];
@@ -202,8 +202,8 @@ fn local_is_refused_from_every_source_with_the_fix_for_that_source() {
 
 #[test]
 fn a_flag_does_not_hide_a_broken_file() {
-    let sandbox = Sandbox::with_config(b"[kernel]\nruntime = \"local\"\n");
-    let mut inputs = sandbox.inputs();
+    let scratch = Scratch::with_config(b"[kernel]\nruntime = \"local\"\n");
+    let mut inputs = scratch.inputs();
     inputs.overrides.kernel = Some("docker".into());
     let error = load(&inputs).unwrap_err();
     assert!(
@@ -216,8 +216,8 @@ fn a_flag_does_not_hide_a_broken_file() {
 
 #[test]
 fn bad_override_values_name_their_source() {
-    let sandbox = Sandbox::new();
-    let mut inputs = sandbox.inputs();
+    let scratch = Scratch::new();
+    let mut inputs = scratch.inputs();
     inputs.env = ClientEnv::from_pairs([
         ("HAILER_LOG_LEVEL", "chatty"),
         ("HAILER_MODEL_PROVIDER", "nope"),
@@ -239,8 +239,8 @@ fn bad_override_values_name_their_source() {
 
 #[test]
 fn an_undeclared_provider_in_the_file_is_fine_when_the_environment_chooses_another() {
-    let sandbox = Sandbox::with_config(b"[model]\nprovider = \"gone\"\n");
-    let mut inputs = sandbox.inputs();
+    let scratch = Scratch::with_config(b"[model]\nprovider = \"gone\"\n");
+    let mut inputs = scratch.inputs();
     assert!(load(&inputs).is_err());
     inputs.env = ClientEnv::from_pairs([("HAILER_MODEL_PROVIDER", "openai")]);
     let loaded = load(&inputs).unwrap();
@@ -249,8 +249,8 @@ fn an_undeclared_provider_in_the_file_is_fine_when_the_environment_chooses_anoth
 
 #[test]
 fn retired_variables_are_named_in_a_warning() {
-    let sandbox = Sandbox::new();
-    let mut inputs = sandbox.inputs();
+    let scratch = Scratch::new();
+    let mut inputs = scratch.inputs();
     inputs.env = ClientEnv::from_pairs([("HAILER_MARIMO_URL", "http://127.0.0.1:2718")]);
     let loaded = load(&inputs).unwrap();
     assert_eq!(loaded.warnings.len(), 1);

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::Sandbox;
+use common::Scratch;
 use hailer_config::keys::SCHEMA;
 use hailer_config::{ClientEnv, DomainRule, MemoryLimit, check, load};
 use proptest::prelude::*;
@@ -107,8 +107,8 @@ proptest! {
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
-        let sandbox = Sandbox::with_config(&bytes);
-        let report = check(&sandbox.inputs());
+        let scratch = Scratch::with_config(&bytes);
+        let report = check(&scratch.inputs());
         // Every problem says where and how to fix it.
         for problem in report.all() {
             prop_assert!(!problem.message.is_empty() && !problem.hint.is_empty());
@@ -117,8 +117,8 @@ proptest! {
 
     #[test]
     fn schema_shaped_documents_never_panic(doc in any_document(), kernel in "[a-z-]{0,14}") {
-        let sandbox = Sandbox::with_config(doc.as_bytes());
-        let mut inputs = sandbox.inputs();
+        let scratch = Scratch::with_config(doc.as_bytes());
+        let mut inputs = scratch.inputs();
         inputs.env = ClientEnv::from_pairs([("HAILER_KERNEL", kernel)]);
         let report = check(&inputs);
         let loaded = load(&inputs);

@@ -5,7 +5,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::Sandbox;
+use common::Scratch;
 use hailer_config::{
     CredentialsStore, LogLevel, Provenance, ReasoningEffort, Runtime, WireApi, check, defaults,
     hailer_toml, init, load,
@@ -15,16 +15,16 @@ use pretty_assertions::assert_eq;
 #[test]
 fn the_template_from_init_loads_with_zero_problems() {
     for runtime in [Runtime::Docker, Runtime::UnsafeLocal] {
-        let sandbox = Sandbox::new();
-        init(&sandbox.workspace(), false, Some(runtime)).unwrap();
-        let report = check(&sandbox.inputs());
+        let scratch = Scratch::new();
+        init(&scratch.workspace(), false, Some(runtime)).unwrap();
+        let report = check(&scratch.inputs());
         assert!(report.is_clean(), "{runtime}: {report:#?}");
-        let loaded = load(&sandbox.inputs()).unwrap();
+        let loaded = load(&scratch.inputs()).unwrap();
         assert_eq!(loaded.config.kernel.runtime, runtime);
         assert_eq!(loaded.sources.runtime, Provenance::File);
         assert_eq!(
             loaded.config_path,
-            Some(sandbox.workspace().join("hailer.toml"))
+            Some(scratch.workspace().join("hailer.toml"))
         );
     }
 }
@@ -52,8 +52,8 @@ fn every_commented_example_in_the_template_is_valid_once_uncommented() {
         uncommented.contains("\n[model_providers.acme]"),
         "{uncommented}"
     );
-    let sandbox = Sandbox::with_config(uncommented.as_bytes());
-    let loaded = load(&sandbox.inputs()).unwrap_or_else(|error| panic!("{error}\n{uncommented}"));
+    let scratch = Scratch::with_config(uncommented.as_bytes());
+    let loaded = load(&scratch.inputs()).unwrap_or_else(|error| panic!("{error}\n{uncommented}"));
     assert!(loaded.warnings.is_empty(), "{:#?}", loaded.warnings);
     let acme = &loaded.config.model_providers["acme"];
     assert_eq!(acme.env_key, "ACME_API_KEY");
@@ -62,9 +62,9 @@ fn every_commented_example_in_the_template_is_valid_once_uncommented() {
 
 #[test]
 fn no_file_means_every_default() {
-    let sandbox = Sandbox::new();
-    let loaded = load(&sandbox.inputs()).unwrap();
-    let ws = sandbox.workspace();
+    let scratch = Scratch::new();
+    let loaded = load(&scratch.inputs()).unwrap();
+    let ws = scratch.workspace();
     let config = &loaded.config;
     assert_eq!(loaded.config_path, None);
     assert!(loaded.warnings.is_empty());
@@ -99,7 +99,7 @@ fn no_file_means_every_default() {
 
 #[test]
 fn a_full_file_is_read_into_typed_settings() {
-    let sandbox = Sandbox::with_config(
+    let scratch = Scratch::with_config(
         br#"
 [hailer]
 notebook = "work/nb/sales.py"
@@ -146,13 +146,13 @@ session_linger_secs = 0
 typecheck = false
 "#,
     );
-    let loaded = load(&sandbox.inputs()).unwrap();
+    let loaded = load(&scratch.inputs()).unwrap();
     assert!(loaded.warnings.is_empty(), "{:#?}", loaded.warnings);
-    let ws = sandbox.workspace();
+    let ws = scratch.workspace();
     let c = &loaded.config;
     assert_eq!(c.hailer.notebook, ws.join("work/nb/sales.py"));
     assert_eq!(c.hailer.notebooks_dir, ws.join("work"));
-    assert_eq!(c.hailer.data_dir, sandbox.home().join("datasets/sales"));
+    assert_eq!(c.hailer.data_dir, scratch.home().join("datasets/sales"));
     assert_eq!(c.hailer.context_dir, ws.join("ctx"));
     assert_eq!(c.hailer.skills_dir, ws.join(".config/hailer/skills"));
     assert_eq!(c.hailer.max_context_bytes, 4096);
@@ -193,26 +193,26 @@ typecheck = false
 
 #[test]
 fn notebooks_dir_alone_moves_the_default_notebook() {
-    let sandbox = Sandbox::with_config(b"[hailer]\nnotebooks_dir = \"books\"\n");
-    let loaded = load(&sandbox.inputs()).unwrap();
+    let scratch = Scratch::with_config(b"[hailer]\nnotebooks_dir = \"books\"\n");
+    let loaded = load(&scratch.inputs()).unwrap();
     assert_eq!(
         loaded.config.hailer.notebook,
-        sandbox.workspace().join("books/analysis.py")
+        scratch.workspace().join("books/analysis.py")
     );
 }
 
 #[test]
 fn a_bare_python_command_is_kept_for_a_path_lookup() {
-    let sandbox =
-        Sandbox::with_config(b"[kernel]\nruntime = \"unsafe-local\"\npython = \"python3\"\n");
-    let loaded = load(&sandbox.inputs()).unwrap();
+    let scratch =
+        Scratch::with_config(b"[kernel]\nruntime = \"unsafe-local\"\npython = \"python3\"\n");
+    let loaded = load(&scratch.inputs()).unwrap();
     assert_eq!(loaded.config.kernel.python, Some(PathBuf::from("python3")));
 }
 
 #[test]
 fn checks_on_disk_report_missing_notebook_and_data() {
-    let sandbox = Sandbox::new();
-    let report = check(&sandbox.inputs());
+    let scratch = Scratch::new();
+    let report = check(&scratch.inputs());
     let notebook = report
         .fatal
         .iter()
@@ -233,17 +233,17 @@ fn checks_on_disk_report_missing_notebook_and_data() {
             .any(|p| p.message.contains("data folder does not exist"))
     );
     // The same file-level configuration still loads: these checks run before a session starts.
-    let loaded = load(&sandbox.inputs()).unwrap();
+    let loaded = load(&scratch.inputs()).unwrap();
     assert_eq!(loaded.preflight().fatal.len(), 1);
 }
 
 #[test]
 fn unsafe_local_with_a_missing_python_fails_preflight() {
-    let sandbox = Sandbox::with_config(
+    let scratch = Scratch::with_config(
         b"[kernel]\nruntime = \"unsafe-local\"\npython = \"venv/bin/python\"\n",
     );
-    init(&sandbox.workspace(), false, None).unwrap();
-    let report = check(&sandbox.inputs());
+    init(&scratch.workspace(), false, None).unwrap();
+    let report = check(&scratch.inputs());
     assert_eq!(report.fatal.len(), 1, "{report:#?}");
     assert!(
         report.fatal[0]
@@ -254,9 +254,9 @@ fn unsafe_local_with_a_missing_python_fails_preflight() {
 
 #[test]
 fn docker_refuses_a_data_folder_that_exposes_home() {
-    let sandbox = Sandbox::with_config(b"[hailer]\ndata_dir = \"~\"\n");
-    init(&sandbox.workspace(), false, None).unwrap();
-    let report = check(&sandbox.inputs());
+    let scratch = Scratch::with_config(b"[hailer]\ndata_dir = \"~\"\n");
+    init(&scratch.workspace(), false, None).unwrap();
+    let report = check(&scratch.inputs());
     assert!(
         report
             .fatal
@@ -265,8 +265,8 @@ fn docker_refuses_a_data_folder_that_exposes_home() {
         "{report:#?}"
     );
     // unsafe-local mounts nothing, so the rule does not apply there.
-    let sandbox =
-        Sandbox::with_config(b"[hailer]\ndata_dir = \"~\"\n[kernel]\nruntime = \"unsafe-local\"\n");
-    init(&sandbox.workspace(), false, None).unwrap();
-    assert!(check(&sandbox.inputs()).is_ok());
+    let scratch =
+        Scratch::with_config(b"[hailer]\ndata_dir = \"~\"\n[kernel]\nruntime = \"unsafe-local\"\n");
+    init(&scratch.workspace(), false, None).unwrap();
+    assert!(check(&scratch.inputs()).is_ok());
 }

@@ -7,11 +7,11 @@ use hailer_config::{ClientEnv, LoadInputs, Overrides};
 use tempfile::TempDir;
 
 /// A temporary folder holding a workspace (with a `pyproject.toml` marker) and a home folder.
-pub struct Sandbox {
+pub struct Scratch {
     pub dir: TempDir,
 }
 
-impl Sandbox {
+impl Scratch {
     pub fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("home")).unwrap();
@@ -26,9 +26,9 @@ impl Sandbox {
 
     /// A workspace whose hailer.toml holds these bytes.
     pub fn with_config(bytes: &[u8]) -> Self {
-        let sandbox = Self::new();
-        sandbox.write("hailer.toml", bytes);
-        sandbox
+        let scratch = Self::new();
+        scratch.write("hailer.toml", bytes);
+        scratch
     }
 
     pub fn workspace(&self) -> PathBuf {
