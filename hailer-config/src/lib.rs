@@ -1,3 +1,57 @@
 //! hailer.toml: schema, discovery, precedence and validation.
+//!
+//! Everything about a workspace's configuration, shared by the daemon and the thin client:
+//!
+//! * [`load`] finds the workspace and its `hailer.toml`, applies the client's `HAILER_*`
+//!   variables and flags (flag > environment > file > default) and returns a typed [`Config`],
+//!   or every fatal problem at once;
+//! * [`check`] collects every problem, including those that look at the disk (for `doctor`);
+//! * [`check_data_dir_mount`] holds the rules for the folder a docker kernel may mount;
+//! * [`AllowedDomains`] decides which hosts the page-fetching tool may reach;
+//! * [`init()`] scaffolds a workspace.
+//!
+//! The loader never reads the process environment: the daemon's environment is not the user's.
 
+mod discovery;
+mod document;
+mod domains;
+mod env;
+mod error;
 pub mod home;
+mod init;
+mod inputs;
+pub mod keys;
+mod load;
+mod mount_rules;
+mod paths;
+mod problem;
+mod schema;
+mod validate;
+
+pub use discovery::{
+    CONFIG_FILE, NESTED_CONFIG_FILE, WORKSPACE_MARKERS, Workspace, WorkspaceSource,
+    find_config_file, find_workspace,
+};
+pub use document::MAX_CONFIG_BYTES;
+pub use domains::{AllowedDomains, DomainError, DomainRule};
+pub use env::{
+    CONFIG_VARIABLES, ClientEnv, HAILER_CONFIG, HAILER_KERNEL, HAILER_KERNEL_IMAGE,
+    HAILER_LOG_LEVEL, HAILER_MODEL, HAILER_MODEL_PROVIDER, HAILER_WORKSPACE, RETIRED_VARIABLES,
+};
+pub use error::{ConfigError, Error, Result};
+pub use init::{
+    InitAction, InitEntry, InitReport, RuntimeMismatch, STARTER_NOTEBOOK, hailer_toml, init,
+};
+pub use inputs::{LoadInputs, Overrides, Provenance, Sources};
+pub use load::{Loaded, check, load};
+pub use mount_rules::{
+    CREDENTIAL_DIRS, Exposed, MountReason, MountRefusal, Relation, STATE_DIR, check_data_dir_mount,
+};
+pub use problem::{Area, Origin, Problem, Report, Severity};
+pub use schema::{
+    ChecksSettings, Choice, Config, CredentialsStore, DOCKER_MINIMUM_BYTES, DaemonSettings,
+    HailerSettings, KernelSettings, LogLevel, MemoryError, MemoryLimit, ModelSettings,
+    OPENAI_BASE_URL, OPENAI_ENV_KEY, OPENAI_PROVIDER, ProviderSettings, ReasoningEffort, Runtime,
+    WebSettings, WireApi, defaults,
+};
+pub use validate::kernel::parse_kernel_flag;

@@ -1,0 +1,365 @@
+//! `[web].allowed_domains`: which hosts the page-fetching tool may reach.
+//!
+//! * `example.com` matches that host only;
+//! * `*.example.com` matches its subdomains, not `example.com` itself;
+//! * `**.example.com` matches `example.com` and its subdomains.
+//!
+//! IP addresses and `localhost` can only be listed as they are (no wildcards), so a private or
+//! loopback address is reachable only when it is written out literally. Matching is lexical:
+//! no name is ever resolved.
+
+use std::fmt;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+use serde::{Deserialize, Serialize};
+
+/// Longest host name DNS allows.
+const MAX_HOST_LEN: usize = 253;
+/// Longest label DNS allows.
+const MAX_LABEL_LEN: usize = 63;
+
+/// One entry of the allow list.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum DomainRule {
+    /// One host name, exactly.
+    Exact(String),
+    /// One IP address, exactly.
+    Address(IpAddr),
+    /// Every subdomain of the name (`*.name`), not the name itself.
+    Subdomains(String),
+    /// The name and every subdomain (`**.name`).
+    ApexAndSubdomains(String),
+}
+
+/// Why an allow-list entry was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DomainError {
+    #[error("is empty")]
+    Empty,
+    #[error("would allow every site on the internet")]
+    Everything,
+    #[error("is a URL, not a host name")]
+    Url,
+    #[error("has a port, a path or a space in it")]
+    NotAHost,
+    #[error("uses a wildcard other than a leading `*.` or `**.`")]
+    MisplacedWildcard,
+    #[error(
+        "puts a wildcard in front of an IP address or localhost, which can only be listed as is"
+    )]
+    WildcardOnAddress,
+    #[error("puts a wildcard in front of a whole top-level domain")]
+    WildcardOnTopLevel,
+    #[error("is not a valid host name")]
+    Malformed,
+}
+
+impl DomainError {
+    /// How to write the entry instead.
+    pub fn hint(&self) -> &'static str {
+        match self {
+            DomainError::Everything | DomainError::WildcardOnTopLevel => {
+                "List the sites the agent may read, such as \"docs.python.org\" or \"**.example.com\"."
+            }
+            DomainError::Url | DomainError::NotAHost => {
+                "Write the host name alone, such as \"docs.python.org\" for https://docs.python.org/3/."
+            }
+            DomainError::WildcardOnAddress => {
+                "Write the address itself, such as \"127.0.0.1\" or \"localhost\"."
+            }
+            DomainError::Empty | DomainError::MisplacedWildcard | DomainError::Malformed => {
+                "Write a host name (\"example.com\"), its subdomains (\"*.example.com\") or both (\"**.example.com\"); use the ASCII (punycode) form of international names."
+            }
+        }
+    }
+}
+
+impl DomainRule {
+    /// Parses one entry; surrounding spaces are ignored and names are compared in lower case.
+    pub fn parse(text: &str) -> Result<Self, DomainError> {
+        let entry = text.trim().to_ascii_lowercase();
+        if entry.is_empty() {
+            return Err(DomainError::Empty);
+        }
+        if matches!(entry.as_str(), "*" | "**" | "*." | "**." | ".") {
+            return Err(DomainError::Everything);
+        }
+        if entry.contains("://") {
+            return Err(DomainError::Url);
+        }
+        if let Some(address) = parse_address(&entry) {
+            return Ok(DomainRule::Address(address));
+        }
+        if entry.contains(['/', ':', '?', '#', '@']) || entry.chars().any(char::is_whitespace) {
+            return Err(DomainError::NotAHost);
+        }
+        let (wildcard, name) = if let Some(name) = entry.strip_prefix("**.") {
+            (Some(true), name)
+        } else if let Some(name) = entry.strip_prefix("*.") {
+            (Some(false), name)
+        } else {
+            (None, entry.as_str())
+        };
+        if name.contains('*') {
+            return Err(DomainError::MisplacedWildcard);
+        }
+        let name = name.to_owned();
+        if wildcard.is_some() && (is_address_like(&name) || is_localhost(&name)) {
+            return Err(DomainError::WildcardOnAddress);
+        }
+        if !is_host_name(&name) {
+            return Err(DomainError::Malformed);
+        }
+        if is_address_like(&name) {
+            // Looks numeric but is not a real dotted IPv4 address, such as "1.2.3".
+            return Err(DomainError::Malformed);
+        }
+        match wildcard {
+            Some(_) if !name.contains('.') => Err(DomainError::WildcardOnTopLevel),
+            Some(true) => Ok(DomainRule::ApexAndSubdomains(name)),
+            Some(false) => Ok(DomainRule::Subdomains(name)),
+            None => Ok(DomainRule::Exact(name)),
+        }
+    }
+
+    /// Whether this rule lets the fetch tool reach `host` (a URL's host, in any case, with or
+    /// without IPv6 brackets or a trailing dot).
+    pub fn matches(&self, host: &str) -> bool {
+        match Host::parse(host) {
+            Some(host) => self.matches_host(&host),
+            None => false,
+        }
+    }
+
+    fn matches_host(&self, host: &Host) -> bool {
+        match (self, host) {
+            (DomainRule::Address(rule), Host::Address(address)) => rule == address,
+            (DomainRule::Exact(rule), Host::Name(name)) => rule == name,
+            // Wildcards never reach localhost names: they must be listed as they are.
+            (_, Host::Name(name)) if is_localhost(name) => false,
+            (DomainRule::Subdomains(rule), Host::Name(name)) => is_subdomain(name, rule),
+            (DomainRule::ApexAndSubdomains(rule), Host::Name(name)) => {
+                name == rule || is_subdomain(name, rule)
+            }
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for DomainRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DomainRule::Exact(name) => write!(f, "{name}"),
+            DomainRule::Address(IpAddr::V6(address)) => write!(f, "[{address}]"),
+            DomainRule::Address(address) => write!(f, "{address}"),
+            DomainRule::Subdomains(name) => write!(f, "*.{name}"),
+            DomainRule::ApexAndSubdomains(name) => write!(f, "**.{name}"),
+        }
+    }
+}
+
+/// The whole allow list. Empty refuses every host.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "Vec<String>", into = "Vec<String>")]
+pub struct AllowedDomains {
+    rules: Vec<DomainRule>,
+}
+
+impl AllowedDomains {
+    pub fn new(rules: Vec<DomainRule>) -> Self {
+        Self { rules }
+    }
+
+    /// Whether any rule lets the fetch tool reach `host`.
+    pub fn matches(&self, host: &str) -> bool {
+        match Host::parse(host) {
+            Some(host) => self.rules.iter().any(|rule| rule.matches_host(&host)),
+            None => false,
+        }
+    }
+
+    pub fn rules(&self) -> &[DomainRule] {
+        &self.rules
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+}
+
+impl TryFrom<Vec<String>> for AllowedDomains {
+    type Error = String;
+
+    fn try_from(entries: Vec<String>) -> Result<Self, Self::Error> {
+        entries
+            .iter()
+            .map(|entry| DomainRule::parse(entry).map_err(|error| format!("\"{entry}\" {error}")))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Self::new)
+    }
+}
+
+impl From<AllowedDomains> for Vec<String> {
+    fn from(domains: AllowedDomains) -> Self {
+        domains.rules.iter().map(ToString::to_string).collect()
+    }
+}
+
+/// A URL's host, normalised for comparison.
+enum Host {
+    Address(IpAddr),
+    Name(String),
+}
+
+impl Host {
+    fn parse(host: &str) -> Option<Self> {
+        let host = host.trim().to_ascii_lowercase();
+        if let Some(address) = parse_address(&host) {
+            return Some(Host::Address(address));
+        }
+        let name = host.strip_suffix('.').unwrap_or(&host);
+        // Numeric names a URL parser may read as an address ("2130706433", "0x7f.1") never
+        // match a name rule.
+        if name.is_empty() || is_address_like(name) || !is_host_name(name) {
+            return None;
+        }
+        Some(Host::Name(name.to_owned()))
+    }
+}
+
+fn parse_address(text: &str) -> Option<IpAddr> {
+    if let Ok(v4) = text.parse::<Ipv4Addr>() {
+        return Some(IpAddr::V4(v4));
+    }
+    let inner = text
+        .strip_prefix('[')
+        .and_then(|rest| rest.strip_suffix(']'))
+        .unwrap_or(text);
+    inner.parse::<Ipv6Addr>().ok().map(IpAddr::V6)
+}
+
+/// Whether the last label is numeric (or hexadecimal), as in an IPv4 address.
+fn is_address_like(name: &str) -> bool {
+    let last = name.rsplit('.').next().unwrap_or(name);
+    let digits = last.strip_prefix("0x").unwrap_or(last);
+    !last.is_empty()
+        && (last.bytes().all(|b| b.is_ascii_digit())
+            || (last.starts_with("0x") && digits.bytes().all(|b| b.is_ascii_hexdigit())))
+}
+
+fn is_localhost(name: &str) -> bool {
+    name == "localhost" || name.ends_with(".localhost")
+}
+
+fn is_subdomain(name: &str, parent: &str) -> bool {
+    name.len() > parent.len() + 1
+        && name.ends_with(parent)
+        && name.as_bytes()[name.len() - parent.len() - 1] == b'.'
+}
+
+/// Letters, digits, `-` and `_` in dot-separated labels of 1–63 characters, not starting or
+/// ending with `-`, at most 253 characters in all.
+fn is_host_name(name: &str) -> bool {
+    name.len() <= MAX_HOST_LEN
+        && name.split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= MAX_LABEL_LEN
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn rules(entries: &[&str]) -> AllowedDomains {
+        AllowedDomains::new(
+            entries
+                .iter()
+                .map(|e| DomainRule::parse(e).unwrap())
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn wildcards_follow_the_documented_meaning() {
+        let list = rules(&["example.com", "*.sub.org", "**.docs.net"]);
+        let cases = [
+            ("example.com", true),
+            ("EXAMPLE.com.", true),
+            ("www.example.com", false),
+            ("sub.org", false),
+            ("a.sub.org", true),
+            ("a.b.sub.org", true),
+            ("evilsub.org", false),
+            ("docs.net", true),
+            ("x.docs.net", true),
+            ("xdocs.net", false),
+            ("", false),
+            ("exa mple.com", false),
+        ];
+        for (host, expected) in cases {
+            assert_eq!(list.matches(host), expected, "{host}");
+        }
+    }
+
+    #[test]
+    fn addresses_and_localhost_match_only_when_listed_literally() {
+        let wide = rules(&["**.example.com"]);
+        for host in [
+            "127.0.0.1",
+            "10.0.0.8",
+            "[::1]",
+            "localhost",
+            "2130706433",
+            "0x7f.1",
+        ] {
+            assert!(!wide.matches(host), "{host}");
+        }
+        let literal = rules(&["127.0.0.1", "localhost", "[::1]", "192.168.1.10"]);
+        for host in ["127.0.0.1", "localhost", "[::1]", "::1", "192.168.1.10"] {
+            assert!(literal.matches(host), "{host}");
+        }
+        assert!(!literal.matches("127.0.0.2"));
+        assert!(!literal.matches("api.localhost"));
+    }
+
+    #[test]
+    fn refuses_malformed_entries() {
+        let cases = [
+            ("", DomainError::Empty),
+            ("*", DomainError::Everything),
+            ("**", DomainError::Everything),
+            ("https://example.com", DomainError::Url),
+            ("example.com/path", DomainError::NotAHost),
+            ("example.com:8080", DomainError::NotAHost),
+            ("a.*.example.com", DomainError::MisplacedWildcard),
+            ("*example.com", DomainError::MisplacedWildcard),
+            ("*.10.0.0.1", DomainError::WildcardOnAddress),
+            ("**.localhost", DomainError::WildcardOnAddress),
+            ("*.com", DomainError::WildcardOnTopLevel),
+            ("exa_mple..com", DomainError::Malformed),
+            ("-bad.com", DomainError::Malformed),
+            ("bücher.de", DomainError::Malformed),
+            ("1.2.3", DomainError::Malformed),
+        ];
+        for (entry, expected) in cases {
+            assert_eq!(DomainRule::parse(entry), Err(expected.clone()), "{entry}");
+        }
+    }
+
+    #[test]
+    fn serialises_as_the_written_list() {
+        let list = rules(&["Example.com", "*.a.org", "**.b.org", "::1"]);
+        let json = serde_json::to_string(&list).unwrap();
+        assert_eq!(json, r#"["example.com","*.a.org","**.b.org","[::1]"]"#);
+        let back: AllowedDomains = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, list);
+        assert!(serde_json::from_str::<AllowedDomains>(r#"["*"]"#).is_err());
+    }
+}

@@ -1,0 +1,80 @@
+//! What the loader is given: the user's flags, the client's environment, its current folder.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::env::ClientEnv;
+
+/// Command-line flags that override the file and the environment. `None` = flag not given.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Overrides {
+    /// `--workspace` (relative to the current folder).
+    pub workspace: Option<PathBuf>,
+    /// `--config` (relative to the current folder; must exist).
+    pub config: Option<PathBuf>,
+    /// `--model`.
+    pub model: Option<String>,
+    /// `--provider`.
+    pub provider: Option<String>,
+    /// `--kernel` (`docker` or `unsafe-local`).
+    pub kernel: Option<String>,
+    /// `--kernel-image`.
+    pub kernel_image: Option<String>,
+    /// `--log-level` (`--verbose` is `DEBUG`).
+    pub log_level: Option<String>,
+}
+
+/// Everything the loader reads besides files. The daemon fills it from the client's request,
+/// never from its own process.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadInputs {
+    /// The client's current folder (absolute).
+    pub cwd: PathBuf,
+    /// The user's home folder, for `~/` in paths and the data-folder rules.
+    pub home: Option<PathBuf>,
+    pub overrides: Overrides,
+    pub env: ClientEnv,
+}
+
+impl LoadInputs {
+    /// Inputs with no flags and no environment, for a given folder.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        Self {
+            cwd: cwd.into(),
+            home: None,
+            overrides: Overrides::default(),
+            env: ClientEnv::new(),
+        }
+    }
+
+    /// The client's side: its current folder, home folder and `HAILER_*` variables.
+    pub fn from_process(overrides: Overrides) -> std::io::Result<Self> {
+        Ok(Self {
+            cwd: std::env::current_dir()?,
+            home: std::env::home_dir(),
+            overrides,
+            env: ClientEnv::from_process(),
+        })
+    }
+}
+
+/// Where an effective setting came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Provenance {
+    Flag,
+    Environment,
+    File,
+    Default,
+}
+
+/// Where each setting that flags and variables can override came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sources {
+    pub model: Provenance,
+    pub provider: Provenance,
+    pub runtime: Provenance,
+    pub image: Provenance,
+    pub log_level: Provenance,
+}

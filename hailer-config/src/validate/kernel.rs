@@ -1,0 +1,190 @@
+//! `[kernel]`: runtime, image and container limits; and the runtime word from any source.
+
+use super::section::Section;
+use super::values::Place;
+use crate::keys::KERNEL_KEYS;
+use crate::paths;
+use crate::problem::{Origin, Problem, Report};
+use crate::schema::{Choice, KernelSettings, MemoryError, MemoryLimit, Runtime, defaults};
+
+/// Where a runtime word was written, for the wording of the fix.
+#[derive(Clone, Copy)]
+pub(crate) enum RuntimeSource {
+    File,
+    Environment,
+    Flag,
+}
+
+/// Parses a runtime word; `local` (the old name of unsafe-local) and unknown words are refused
+/// with a message about `subject` (how the value was written) and a fix for its source.
+pub(crate) fn parse_runtime(
+    text: &str,
+    subject: &str,
+    source: RuntimeSource,
+) -> Result<Runtime, (String, String)> {
+    if let Some(runtime) = Runtime::parse(text) {
+        return Ok(runtime);
+    }
+    let (choose_unsafe, choose_docker) = match source {
+        RuntimeSource::File => (
+            "write runtime = \"unsafe-local\"",
+            "write runtime = \"docker\"",
+        ),
+        RuntimeSource::Environment => (
+            "set HAILER_KERNEL=unsafe-local",
+            "set HAILER_KERNEL=docker or unset HAILER_KERNEL",
+        ),
+        RuntimeSource::Flag => (
+            "pass --kernel unsafe-local",
+            "pass --kernel docker or leave the flag out",
+        ),
+    };
+    if text.trim().eq_ignore_ascii_case("local") {
+        Err((
+            format!(
+                "{subject} uses the old name of the runtime that runs notebook code as you, with your files and network; that runtime is now called \"unsafe-local\" because it is not isolated"
+            ),
+            format!(
+                "To keep running notebook code unisolated, {choose_unsafe}, but only if you accept that; otherwise {choose_docker} for the isolated kernel."
+            ),
+        ))
+    } else {
+        Err((
+            format!("{subject} is not a kernel runtime"),
+            format!(
+                "Use \"docker\" (isolated, the default) or \"unsafe-local\" (runs as you, not isolated); for the isolated kernel, {choose_docker}."
+            ),
+        ))
+    }
+}
+
+/// Checks a `--kernel` value before anything else runs (the client exits with a usage error).
+pub fn parse_kernel_flag(value: &str) -> Result<Runtime, Box<Problem>> {
+    parse_runtime(value, &format!("--kernel {value}"), RuntimeSource::Flag).map_err(
+        |(message, hint)| {
+            Box::new(
+                Problem::fatal(
+                    Origin::Flag {
+                        flag: "--kernel".to_owned(),
+                    },
+                    message,
+                    hint,
+                )
+                .at(Some("kernel"), Some("runtime"))
+                .with_value(value),
+            )
+        },
+    )
+}
+
+pub(crate) struct KernelRead {
+    pub settings: KernelSettings,
+    pub runtime_from_file: bool,
+    pub image_from_file: bool,
+}
+
+pub(crate) fn read(
+    section: &Section<'_, '_>,
+    place: &Place<'_>,
+    report: &mut Report,
+) -> KernelRead {
+    let runtime = section
+        .string("runtime", "\"docker\"", report)
+        .and_then(|at| {
+            let subject = format!(
+                "{} = {}",
+                section.label("runtime"),
+                section.doc.written(&at.span)
+            );
+            match parse_runtime(at.value, &subject, RuntimeSource::File) {
+                Ok(runtime) => Some(runtime),
+                Err((message, hint)) => {
+                    report.push(section.fatal("runtime", &at.span, message, hint));
+                    None
+                }
+            }
+        });
+
+    let image = section.string("image", "\"hailer-kernel:company\"", report).and_then(|at| {
+        let name = at.value.trim();
+        if name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            report.push(section.fatal(
+                "image",
+                &at.span,
+                format!("{} = {} is not an image name", section.label("image"), section.doc.written(&at.span)),
+                "Write an image reference without spaces, such as image = \"hailer-kernel:company\", or \"\" for the default image.".to_owned(),
+            ));
+            return None;
+        }
+        (!name.is_empty()).then(|| name.to_owned())
+    });
+
+    let memory = section.string("memory", "\"4g\"", report).and_then(|at| match MemoryLimit::parse(at.value) {
+        Ok(limit) => Some(limit),
+        Err(error) => {
+            let why = match error {
+                MemoryError::Malformed => "is not a memory size",
+                MemoryError::Zero => "must be greater than 0",
+                MemoryError::TooLarge => "is too large",
+                MemoryError::BelowDockerMinimum => "is below the 6m Docker accepts",
+            };
+            report.push(section.fatal(
+                "memory",
+                &at.span,
+                format!("{} = {} {why}", section.label("memory"), section.doc.written(&at.span)),
+                "Write a number with an optional unit b, k, m or g, such as memory = \"4g\" or \"512m\".".to_owned(),
+            ));
+            None
+        }
+    });
+
+    let cpus = section.number("cpus", "2", report).and_then(|at| {
+        if at.value > 0.0 {
+            Some(at.value)
+        } else {
+            report.push(
+                section.fatal(
+                    "cpus",
+                    &at.span,
+                    format!(
+                        "{} = {} must be greater than 0",
+                        section.label("cpus"),
+                        section.doc.written(&at.span)
+                    ),
+                    "Write how many CPUs the kernel may use, such as cpus = 2 or cpus = 1.5."
+                        .to_owned(),
+                ),
+            );
+            None
+        }
+    });
+
+    let network = section
+        .boolean("network", false, report)
+        .is_some_and(|at| at.value);
+    let python = section
+        .text("python", "\".venv/bin/python\"", report)
+        .map(|at| {
+            let written = at.value.trim();
+            if written.contains(['/', '\\']) || written.starts_with('~') {
+                paths::resolve_setting(place.workspace, place.home, written)
+            } else {
+                // A bare command name such as "python3" is looked up on PATH when the kernel starts.
+                std::path::PathBuf::from(written)
+            }
+        });
+
+    section.warn_unknown_keys(KERNEL_KEYS, report);
+    KernelRead {
+        runtime_from_file: runtime.is_some(),
+        image_from_file: image.is_some(),
+        settings: KernelSettings {
+            runtime: runtime.unwrap_or(Runtime::Docker),
+            image,
+            memory: memory.unwrap_or_else(MemoryLimit::default_limit),
+            cpus: cpus.unwrap_or(defaults::CPUS),
+            network,
+            python,
+        },
+    }
+}

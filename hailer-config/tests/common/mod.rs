@@ -1,0 +1,68 @@
+//! Helpers shared by the integration tests: temporary workspaces and inputs.
+#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use hailer_config::{ClientEnv, LoadInputs, Overrides};
+use tempfile::TempDir;
+
+/// A temporary folder holding a workspace (with a `pyproject.toml` marker) and a home folder.
+pub struct Scratch {
+    pub dir: TempDir,
+}
+
+impl Scratch {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        std::fs::create_dir_all(dir.path().join("ws")).unwrap();
+        std::fs::write(
+            dir.path().join("ws/pyproject.toml"),
+            "[project]\nname = \"t\"\n",
+        )
+        .unwrap();
+        Self { dir }
+    }
+
+    /// A workspace whose hailer.toml holds these bytes.
+    pub fn with_config(bytes: &[u8]) -> Self {
+        let scratch = Self::new();
+        scratch.write("hailer.toml", bytes);
+        scratch
+    }
+
+    pub fn workspace(&self) -> PathBuf {
+        self.dir.path().join("ws").canonicalize().unwrap()
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home").canonicalize().unwrap()
+    }
+
+    pub fn write(&self, relative: &str, bytes: &[u8]) -> PathBuf {
+        let path = self.workspace().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    pub fn mkdir(&self, relative: &str) -> PathBuf {
+        let path = self.workspace().join(relative);
+        std::fs::create_dir_all(&path).unwrap();
+        path
+    }
+
+    /// Inputs as a client started in the workspace would send them.
+    pub fn inputs(&self) -> LoadInputs {
+        self.inputs_in(&self.workspace())
+    }
+
+    pub fn inputs_in(&self, cwd: &Path) -> LoadInputs {
+        LoadInputs {
+            cwd: cwd.to_path_buf(),
+            home: Some(self.home()),
+            overrides: Overrides::default(),
+            env: ClientEnv::new(),
+        }
+    }
+}
