@@ -9,17 +9,38 @@ use clap::{Parser, Subcommand};
     about = "Chat with your own data files; the analysis runs in a local notebook kernel.",
     after_help = "Examples:\n  \
         hailer init                      set up a workspace in this folder\n  \
+        hailer config check              list what is wrong with hailer.toml\n  \
         hailer daemon status             show the background daemon (starts it if needed)\n  \
         hailer daemon logs -f            follow the daemon's log\n  \
         hailer completions bash > ~/.local/share/bash-completion/completions/hailer"
 )]
 pub struct Cli {
+    /// The workspace folder (default: found from the current folder).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub workspace: Option<std::path::PathBuf>,
+    /// The configuration file (default: hailer.toml in the workspace).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Set up a workspace here: hailer.toml, notebooks/, data/, .config/hailer/, .hailer/.
+    Init {
+        /// Rewrite hailer.toml (only that file) even if it exists.
+        #[arg(long)]
+        force: bool,
+        /// The kernel runtime to write: docker (isolated, the default) or unsafe-local.
+        #[arg(long, value_name = "RUNTIME")]
+        kernel: Option<String>,
+    },
+    /// Inspect the workspace's configuration.
+    Config {
+        #[command(subcommand)]
+        action: ConfigAction,
+    },
     /// Manage the background daemon, hailerd.
     Daemon {
         #[command(subcommand)]
@@ -52,5 +73,15 @@ pub enum DaemonAction {
         /// Keep printing new lines as they are written.
         #[arg(short, long)]
         follow: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigAction {
+    /// List every problem of the configuration; exits 1 when one is fatal.
+    Check {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
     },
 }

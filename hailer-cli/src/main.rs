@@ -3,6 +3,7 @@
 mod cli;
 mod commands;
 mod daemon_client;
+mod docker_probe;
 mod http;
 
 use std::process::ExitCode;
@@ -10,7 +11,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser};
 use hailer_config::home::HailerHome;
 
-use cli::{Cli, Command, DaemonAction};
+use cli::{Cli, Command, ConfigAction, DaemonAction};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -35,6 +36,34 @@ fn main() -> ExitCode {
 
 async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Init { force, kernel } => {
+            let kernel = match kernel.as_deref().map(hailer_config::parse_kernel_flag) {
+                None => None,
+                Some(Ok(runtime)) => Some(runtime),
+                Some(Err(problem)) => {
+                    eprintln!("hailer: {}", problem.message);
+                    if !problem.hint.is_empty() {
+                        eprintln!("  {}", problem.hint);
+                    }
+                    return Ok(ExitCode::from(2));
+                }
+            };
+            let workspace = match cli.workspace {
+                Some(dir) => dir,
+                None => std::env::current_dir()?,
+            };
+            commands::init::run(&workspace, force, kernel).await?;
+        }
+        Command::Config {
+            action: ConfigAction::Check { json },
+        } => {
+            let overrides = hailer_config::Overrides {
+                workspace: cli.workspace,
+                config: cli.config,
+                ..Default::default()
+            };
+            return commands::config::check(overrides, json);
+        }
         Command::Daemon { action } => {
             let home = HailerHome::from_env()?;
             match action {

@@ -1,3 +1,5 @@
 //! One module per `hailer` subcommand.
 
+pub mod config;
 pub mod daemon;
+pub mod init;
