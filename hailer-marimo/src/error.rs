@@ -1,0 +1,168 @@
+//! The one error type of this crate.
+//!
+//! Every message says what went wrong and, where there is something to do, what to do about it.
+//! None of them carries the server's access token.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Results of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong while preparing, starting or driving a marimo server.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file system or process operation failed.
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// No usable Python interpreter was found.
+    #[error(
+        "no Python 3.11 or newer was found (tried: {tried}). Install Python 3.11+ or name one \
+         explicitly (for example with HAILER_PYTHON)"
+    )]
+    PythonNotFound { tried: String },
+
+    /// The interpreter that was named explicitly cannot be used.
+    #[error("the Python at {path} cannot be used: {reason}")]
+    PythonUnusable { path: PathBuf, reason: String },
+
+    /// The folder meant for the managed virtual environment holds something else.
+    #[error(
+        "{path} is not empty and is not a virtual environment this program created; \
+         remove it or choose another folder for the kernel environment"
+    )]
+    VenvFolderTaken { path: PathBuf },
+
+    /// `python -m venv` or `pip install` failed.
+    #[error("{step} failed ({status}). Its last lines:\n{tail}")]
+    InstallFailed {
+        step: &'static str,
+        status: String,
+        tail: String,
+    },
+
+    /// The marimo server process ended before it answered.
+    #[error("marimo exited before it was ready ({status}). Its log ends with:\n{log_tail}")]
+    ServerExited { status: String, log_tail: String },
+
+    /// The marimo server did not become ready in time.
+    #[error(
+        "marimo did not answer on {url} within {} s. Its log ends with:\n{log_tail}",
+        .waited.as_secs()
+    )]
+    ServerNotReady {
+        url: String,
+        waited: Duration,
+        log_tail: String,
+    },
+
+    /// A server answers on the port but does not accept this start's token.
+    #[error(
+        "the server on {url} is not the marimo this program started (it does not check our token); \
+         stop whatever else listens on that port or choose another port"
+    )]
+    ForeignServer { url: String },
+
+    /// The HTTP request itself failed (connection refused, reset, ...).
+    #[error("could not reach marimo for {what}: {reason}")]
+    Transport { what: String, reason: String },
+
+    /// marimo answered with an error status.
+    #[error("marimo refused {what} (HTTP {status}): {detail}")]
+    Status {
+        what: String,
+        status: u16,
+        detail: String,
+    },
+
+    /// marimo answered something this client cannot read.
+    #[error("marimo gave an unreadable answer to {what}: {detail}")]
+    BadReply { what: String, detail: String },
+
+    /// A reply, or one line of it, was larger than allowed.
+    #[error("marimo's answer to {what} is larger than {limit} bytes, so it was cut off")]
+    ReplyTooLarge { what: String, limit: usize },
+
+    /// A call did not finish before its deadline.
+    #[error("{what} did not finish within {:.1} s", .waited.as_secs_f64())]
+    Timeout { what: String, waited: Duration },
+
+    /// The notebook file does not exist (marimo then answers an empty stream).
+    #[error("marimo could not open {path}: the notebook file does not exist")]
+    NotebookMissing { path: PathBuf },
+
+    /// Opening a kernel session failed before the kernel was ready.
+    #[error("marimo could not start a kernel for {path}: {reason}")]
+    SessionOpenFailed { path: PathBuf, reason: String },
+
+    /// An execute stream ended without its final event.
+    #[error(
+        "the kernel's reply ended before the run finished; the kernel may have stopped. \
+         Run the code again"
+    )]
+    StreamCut,
+
+    /// The kernel died or stopped answering; a fresh session replaces it.
+    #[error(
+        "the kernel for {path} {reason}, so it was restarted on a fresh session: variables \
+         from earlier runs are gone until the notebook's cells run again. Run the code again"
+    )]
+    KernelRestarted { path: PathBuf, reason: String },
+
+    /// A caller passed something this client cannot send.
+    #[error("{0}")]
+    InvalidInput(String),
+
+    /// Code handed to the kernel contains a NUL character, which Python source cannot hold.
+    #[error("the code contains a NUL character, which Python source cannot contain; remove it")]
+    NulInCode,
+
+    /// A code-mode operation on the notebook's cells failed.
+    #[error("marimo could not change the notebook's cells: {detail}")]
+    CodeMode { detail: String },
+}
+
+impl Error {
+    /// An [`Error::Io`] with a sentence of context.
+    pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        Self::Io {
+            context: context.into(),
+            source,
+        }
+    }
+
+    /// A [`Error::Transport`] from a reqwest error, never echoing URLs with credentials.
+    pub(crate) fn transport(what: impl Into<String>, err: &reqwest::Error) -> Self {
+        let reason = if err.is_connect() {
+            "the connection was refused (is the server still running?)".to_owned()
+        } else if err.is_timeout() {
+            "the request timed out".to_owned()
+        } else {
+            describe_without_url(err)
+        };
+        Self::Transport {
+            what: what.into(),
+            reason,
+        }
+    }
+}
+
+/// reqwest's message plus its causes, with the URL replaced (kept short, and never a secret).
+fn describe_without_url(err: &reqwest::Error) -> String {
+    let mut text = err.to_string();
+    if let Some(url) = err.url() {
+        text = text.replace(url.as_str(), "<url>");
+    }
+    let mut source = std::error::Error::source(err);
+    while let Some(inner) = source {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        source = inner.source();
+    }
+    text
+}

@@ -1,0 +1,27 @@
+//! Start and drive a real marimo server (pinned at 0.24.2) without a browser.
+//!
+//! * [`env_scrub`]: the environment a kernel gets, secrets withheld.
+//! * [`python_env`]: finding a Python and preparing the managed virtual environment.
+//! * [`launch`]: starting an unsafe-local marimo server that only answers to our token.
+//! * [`client`]: headless sessions, execute with deadlines and recovery, cells, files.
+//! * [`code_mode`]: the Python snippets behind durable cells.
+//! * [`sse`]: the bounded event-stream parser the client uses.
+
+pub mod access_token;
+pub mod client;
+pub mod code_mode;
+pub mod env_scrub;
+mod error;
+pub mod launch;
+pub mod python_env;
+pub mod sse;
+
+pub use client::{
+    CellChange, ClientOptions, ExecChunk, ExecOutcome, ExecOutput, KernelState, MarimoClient,
+    SessionHandle, StreamKind,
+};
+pub use code_mode::{CellEdit, CellInfo, NewCell};
+pub use env_scrub::{ScrubbedEnv, scrub_environment};
+pub use error::{Error, Result};
+pub use launch::{LaunchOptions, MarimoServer, launch};
+pub use python_env::{ManagedVenv, Python, VenvRequest, ensure_venv, find_python};

@@ -1,0 +1,199 @@
+//! Finding a Python interpreter new enough for marimo.
+
+use std::ffi::OsStr;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::process::Command;
+
+use crate::error::{Error, Result};
+
+/// The oldest Python accepted.
+pub const MIN_VERSION: PythonVersion = PythonVersion {
+    major: 3,
+    minor: 11,
+    patch: 0,
+};
+
+/// Names looked up on `PATH`, best first.
+const CANDIDATE_NAMES: [&str; 4] = ["python3.13", "python3.12", "python3.11", "python3"];
+
+/// How long a version probe may take (a cold interpreter on a slow disk).
+const PROBE_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// A Python version as the interpreter reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PythonVersion {
+    pub major: u32,
+    pub minor: u32,
+    pub patch: u32,
+}
+
+impl fmt::Display for PythonVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+impl PythonVersion {
+    /// Parses `3.12.1` (whitespace around it is ignored).
+    pub fn parse(text: &str) -> Option<Self> {
+        let mut parts = text.trim().split('.');
+        let major = parts.next()?.parse().ok()?;
+        let minor = parts.next()?.parse().ok()?;
+        let patch = parts.next()?.parse().ok()?;
+        if parts.next().is_some() {
+            return None;
+        }
+        Some(Self {
+            major,
+            minor,
+            patch,
+        })
+    }
+}
+
+/// A Python interpreter that ran and reported its version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Python {
+    pub path: PathBuf,
+    pub version: PythonVersion,
+}
+
+/// Finds a Python >= 3.11: `explicit` if given (and then only it), else the first of
+/// python3.13, python3.12, python3.11, python3 on `search_path` (a `PATH`-style value; the
+/// process's `PATH` when `None`) that runs and is new enough.
+pub async fn find_python(explicit: Option<&Path>, search_path: Option<&OsStr>) -> Result<Python> {
+    if let Some(path) = explicit {
+        let version = probe_version(path)
+            .await
+            .map_err(|reason| Error::PythonUnusable {
+                path: path.to_owned(),
+                reason,
+            })?;
+        if version < MIN_VERSION {
+            return Err(Error::PythonUnusable {
+                path: path.to_owned(),
+                reason: format!("it is Python {version}, and {MIN_VERSION} or newer is needed"),
+            });
+        }
+        return Ok(Python {
+            path: path.to_owned(),
+            version,
+        });
+    }
+
+    let path_value = match search_path {
+        Some(value) => value.to_owned(),
+        None => std::env::var_os("PATH").unwrap_or_default(),
+    };
+    let mut tried = Vec::new();
+    for name in CANDIDATE_NAMES {
+        for dir in std::env::split_paths(&path_value) {
+            let candidate = dir.join(name);
+            if !candidate.is_file() {
+                continue;
+            }
+            match probe_version(&candidate).await {
+                Ok(version) if version >= MIN_VERSION => {
+                    return Ok(Python {
+                        path: candidate,
+                        version,
+                    });
+                }
+                Ok(version) => tried.push(format!("{} is {version}", candidate.display())),
+                Err(reason) => tried.push(format!("{}: {reason}", candidate.display())),
+            }
+        }
+    }
+    let tried = if tried.is_empty() {
+        format!("{} on PATH, none found", CANDIDATE_NAMES.join(", "))
+    } else {
+        tried.join("; ")
+    };
+    Err(Error::PythonNotFound { tried })
+}
+
+/// Runs the interpreter and asks for its version; the error is a short reason.
+async fn probe_version(path: &Path) -> std::result::Result<PythonVersion, String> {
+    let mut command = Command::new(path);
+    command
+        .args([
+            "-I",
+            "-c",
+            "import sys; print('%d.%d.%d' % sys.version_info[:3])",
+        ])
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    let output = tokio::time::timeout(PROBE_TIMEOUT, command.output())
+        .await
+        .map_err(|_| format!("it did not answer within {} s", PROBE_TIMEOUT.as_secs()))?
+        .map_err(|e| format!("it could not be run ({e})"))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let first = stderr.lines().next().unwrap_or("").trim();
+        return Err(format!("it failed to run ({first})"));
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    PythonVersion::parse(&stdout).ok_or_else(|| format!("it printed no version ({stdout:?})"))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn versions_parse_and_compare() {
+        let v = PythonVersion::parse(" 3.12.1\n").unwrap();
+        assert_eq!(v.to_string(), "3.12.1");
+        assert!(v >= MIN_VERSION);
+        assert!(PythonVersion::parse("3.10.13").unwrap() < MIN_VERSION);
+        assert!(PythonVersion::parse("3.12").is_none());
+        assert!(PythonVersion::parse("3.12.1.4").is_none());
+        assert!(PythonVersion::parse("Python 3").is_none());
+    }
+
+    #[tokio::test]
+    async fn an_empty_path_finds_nothing_and_says_what_to_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = find_python(None, Some(dir.path().as_os_str()))
+            .await
+            .unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("no Python 3.11 or newer"), "{text}");
+        assert!(text.contains("HAILER_PYTHON"), "{text}");
+    }
+
+    #[tokio::test]
+    async fn a_broken_interpreter_is_skipped_with_its_reason() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let fake = dir.path().join("python3");
+        std::fs::write(
+            &fake,
+            "#!/bin/sh\necho 'shim: no such version' >&2\nexit 127\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let err = find_python(None, Some(dir.path().as_os_str()))
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("shim: no such version"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn an_old_explicit_interpreter_is_refused() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let fake = dir.path().join("python");
+        std::fs::write(&fake, "#!/bin/sh\necho 3.10.2\n").unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let err = find_python(Some(&fake), None).await.unwrap_err();
+        assert!(err.to_string().contains("3.10.2"), "{err}");
+        assert!(err.to_string().contains("3.11.0 or newer"), "{err}");
+    }
+}
