@@ -114,7 +114,7 @@ def list_data_files(
             continue  # an unreadable sub-folder is skipped, the rest is still listed
         for entry in entries:
             name = entry.name
-            if name.startswith(".") or name.startswith("~$"):
+            if name.startswith((".", "~$")):
                 continue
             relative = f"{prefix}{name}"
             try:

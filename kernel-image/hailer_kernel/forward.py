@@ -50,7 +50,7 @@ def parse_address(
     Raises ``ValueError`` with a message for people when ``text`` is not one.
     """
     value = text.strip()
-    if default_host is not None and value.isdigit():
+    if default_host is not None and _is_number(value):
         host, port_text = default_host, value
     elif value.startswith("["):
         host, sep, port_text = value[1:].partition("]:")
@@ -65,9 +65,13 @@ def parse_address(
     if not host:
         raise ValueError(f"{text!r} has no host: write HOST:PORT")
     lowest = 0 if allow_port_zero else 1
-    if not port_text.isdigit() or not lowest <= int(port_text) <= 65535:
+    if not _is_number(port_text) or not lowest <= int(port_text) <= 65535:
         raise ValueError(f"{text!r}: the port must be a number from {lowest} to 65535")
     return Address(host, int(port_text))
+
+
+def _is_number(text: str) -> bool:
+    return text.isascii() and text.isdigit()
 
 
 class Forwarder:

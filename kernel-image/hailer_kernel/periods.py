@@ -106,7 +106,7 @@ def scan_periods(folder: str | os.PathLike[str], dataset: str | None = None) -> 
 
     files = _one_dataset(folder, dataset)
     frames = [
-        pl.scan_parquet(f.path).select(pl.lit(f.period).alias(PERIOD_COLUMN), pl.all())
+        pl.scan_parquet(f.path, glob=False).select(pl.lit(f.period).alias(PERIOD_COLUMN), pl.all())
         for f in files
     ]
     for f in files:
@@ -181,7 +181,9 @@ def _describe_one(files: list[PeriodFile]) -> str:
     months = [f.period for f in files]
     schemas = {f.period: _schema(f) for f in files}
     combined = _combined_types(files)
-    lines = [f"{files[0].dataset}: {_count(len(files), 'monthly file')}, {months[0]} to {months[-1]}."]
+    lines = [
+        f"{files[0].dataset}: {_count(len(files), 'monthly file')}, {months[0]} to {months[-1]}."
+    ]
     if len(months) <= MAX_LISTED_MONTHS:
         lines.append(f"Months: {', '.join(months)}.")
     missing = _missing_months(months)
@@ -251,7 +253,7 @@ def _schema(file: PeriodFile) -> pl.Schema:
     import polars as pl
 
     try:
-        return pl.scan_parquet(file.path).collect_schema()
+        return pl.scan_parquet(file.path, glob=False).collect_schema()
     except (OSError, pl.exceptions.PolarsError) as err:
         raise PeriodError(f"Cannot read {file.path.name} as Parquet: {err}") from err
 
@@ -261,7 +263,7 @@ def _combined_types(files: list[PeriodFile]) -> dict[str, str]:
 
     try:
         schema = pl.concat(
-            [pl.scan_parquet(f.path) for f in files], how="diagonal_relaxed"
+            [pl.scan_parquet(f.path, glob=False) for f in files], how="diagonal_relaxed"
         ).collect_schema()
     except (OSError, pl.exceptions.PolarsError):
         return {}  # the months cannot be combined; each month's own types are still shown
