@@ -95,12 +95,11 @@ class Forwarder:
         self.active += 1
         try:
             try:
-                upstream_r, upstream_w = await asyncio.wait_for(
-                    asyncio.open_connection(
+                # asyncio.timeout, not wait_for: wait_for can swallow a cancellation on 3.11
+                async with asyncio.timeout(CONNECT_TIMEOUT_SECONDS):
+                    upstream_r, upstream_w = await asyncio.open_connection(
                         self.upstream.host, self.upstream.port, limit=CHUNK_SIZE
-                    ),
-                    CONNECT_TIMEOUT_SECONDS,
-                )
+                    )
             except (OSError, TimeoutError):
                 client_w.transport.abort()
                 return
