@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# Prepares everything the tests need, and says where it is.
+#
+#   scripts/test-prereqs.sh [--base-image]
+#
+# - installs the Debian packages the tests use (only those missing);
+# - fills .cache/wheelhouse/ with the wheels of kernel-image/requirements*.txt for this machine's
+#   Python 3.11 (downloaded again only when those files change);
+# - makes .cache/test-venv/ from that wheelhouse, offline, with kernel-image/ installed in it
+#   (reinstalled when its files change);
+# - with --base-image, also makes the Docker image hailer-base:bookworm (scripts/make-base-image.sh).
+#
+# Progress goes to standard error. Standard output gets only `export NAME=value` lines, which are
+# also written to .cache/test-env.sh, so either of these sets up a shell for the tests:
+#
+#   eval "$(scripts/test-prereqs.sh)"
+#   scripts/test-prereqs.sh && . .cache/test-env.sh
+#
+# Safe to run again and again, and from two terminals at once (the second waits for the first).
+# Environment: HAILER_PYTHON311 names the Python 3.11 to use when it is not on PATH.
+set -Eeuo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CACHE="$ROOT/.cache"
+KERNEL_IMAGE="$ROOT/kernel-image"
+WHEELHOUSE="$CACHE/wheelhouse"
+VENV="$CACHE/test-venv"
+ENV_FILE="$CACHE/test-env.sh"
+REQUIREMENTS=("$KERNEL_IMAGE/requirements.txt" "$KERNEL_IMAGE/requirements-dev.txt")
+APT_PACKAGES=(python3-venv debootstrap chromium chromium-driver fonts-liberation tmux curl ca-certificates)
+
+say() { printf '==> %s\n' "$*" >&2; }
+die() {
+    printf 'test-prereqs: %s\n' "$*" >&2
+    exit 1
+}
+trap 'status=$?; printf "test-prereqs: failed (exit %s) at line %s: %s\n" "$status" "$LINENO" "$BASH_COMMAND" >&2; exit "$status"' ERR
+
+with_base_image=0
+for arg in "$@"; do
+    case "$arg" in
+        --base-image) with_base_image=1 ;;
+        -h | --help)
+            sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+            exit 0
+            ;;
+        *) die "unknown option $arg (see --help)" ;;
+    esac
+done
+
+mkdir -p "$CACHE"
+exec 9>"$CACHE/.test-prereqs.lock"
+flock 9
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo "$@"
+    else
+        die "installing Debian packages needs root (or sudo): run this script as root"
+    fi
+}
+
+install_debian_packages() {
+    local missing=() package status policy
+    for package in "${APT_PACKAGES[@]}"; do
+        status="$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)"
+        [ "$status" = "install ok installed" ] || missing+=("$package")
+    done
+    if [ "${#missing[@]}" -eq 0 ]; then
+        say "Debian packages: all present"
+        return
+    fi
+    command -v apt-get >/dev/null 2>&1 || die "missing ${missing[*]}, and there is no apt-get to install them with: install them by hand"
+    local need_update=0
+    for package in "${missing[@]}"; do
+        policy="$(apt-cache policy "$package" 2>/dev/null || true)"
+        grep -q 'Candidate: [^(]' <<<"$policy" || need_update=1
+    done
+    if [ "$need_update" -eq 1 ]; then
+        say "apt-get update (the package lists do not know ${missing[*]} yet)"
+        as_root apt-get update -q >&2
+    fi
+    say "apt-get install ${missing[*]}"
+    if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2; then
+        say "install failed; refreshing the package lists and trying once more"
+        as_root apt-get update -q >&2
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+    fi
+}
+
+find_python311() {
+    local candidate resolved
+    local candidates=("${HAILER_PYTHON311:-}" python3.11)
+    if command -v pyenv >/dev/null 2>&1; then
+        local version
+        for version in $(pyenv versions --bare 2>/dev/null | grep -E '^3\.11(\.[0-9]+)?$' | sort -V -r); do
+            candidates+=("$(pyenv root)/versions/$version/bin/python3.11")
+        done
+    fi
+    candidates+=(/usr/bin/python3.11 python3)
+    for candidate in "${candidates[@]}"; do
+        [ -n "$candidate" ] || continue
+        command -v "$candidate" >/dev/null 2>&1 || continue
+        # the real interpreter behind a shim, and only if it is 3.11 with venv and ensurepip
+        if resolved="$("$candidate" -c 'import sys, venv, ensurepip; assert sys.version_info[:2] == (3, 11); print(sys.executable)' 2>/dev/null)" && [ -n "$resolved" ]; then
+            printf '%s\n' "$resolved"
+            return 0
+        fi
+    done
+    return 1
+}
+
+hash_of() { sha256sum "$@" | sha256sum | cut -d' ' -f1; }
+
+package_files() {
+    (cd "$KERNEL_IMAGE" && find pyproject.toml README.md hailer_kernel -type f ! -path '*/__pycache__/*' ! -name '*.pyc' | LC_ALL=C sort)
+}
+
+install_debian_packages
+
+PYTHON="$(find_python311)" || die "no Python 3.11 with venv found: install python3.11 and python3-venv (apt-get install python3.11-venv), or set HAILER_PYTHON311 to one"
+say "Python: $PYTHON ($("$PYTHON" -c 'import platform; print(platform.python_version(), platform.machine())'))"
+
+if [ -x "$VENV/bin/python" ] && ! "$VENV/bin/python" -c 'import sys; assert sys.version_info[:2] == (3, 11)' 2>/dev/null; then
+    say "$VENV is broken or not Python 3.11: making it again"
+    rm -rf "$VENV"
+fi
+if [ ! -x "$VENV/bin/python" ]; then
+    say "creating $VENV"
+    "$PYTHON" -m venv "$VENV"
+fi
+VENV_PY="$VENV/bin/python"
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+
+platform_tag="$("$VENV_PY" -c 'import sys, sysconfig; print(sys.implementation.name, sys.version_info[0], sys.version_info[1], sysconfig.get_platform())')"
+requirements_hash="$( (cat "${REQUIREMENTS[@]}"; printf '%s\n' "$platform_tag") | sha256sum | cut -d' ' -f1)"
+
+if [ -f "$WHEELHOUSE/.requirements.sha256" ] && [ "$(cat "$WHEELHOUSE/.requirements.sha256")" = "$requirements_hash" ]; then
+    say "wheelhouse: up to date ($(find "$WHEELHOUSE" -name '*.whl' | wc -l) wheels)"
+else
+    say "wheelhouse: downloading wheels for ${platform_tag}"
+    partial="$WHEELHOUSE.partial"
+    rm -rf "$partial"
+    mkdir -p "$partial"
+    reuse=()
+    [ -d "$WHEELHOUSE" ] && reuse=(--find-links "$WHEELHOUSE")
+    (cd "$KERNEL_IMAGE" && "$VENV_PY" -m pip download --only-binary=:all: --dest "$partial" \
+        "${reuse[@]}" -r requirements.txt -r requirements-dev.txt >&2)
+    printf '%s\n' "$requirements_hash" >"$partial/.requirements.sha256"
+    rm -rf "$WHEELHOUSE"
+    mv "$partial" "$WHEELHOUSE"
+    say "wheelhouse: $(find "$WHEELHOUSE" -name '*.whl' | wc -l) wheels, $(du -sh "$WHEELHOUSE" | cut -f1)"
+fi
+
+offline=(--no-index --find-links "$WHEELHOUSE")
+if [ "$(cat "$VENV/.requirements.sha256" 2>/dev/null)" != "$requirements_hash" ]; then
+    say "test venv: installing the pinned packages from the wheelhouse"
+    (cd "$KERNEL_IMAGE" && "$VENV_PY" -m pip install -q "${offline[@]}" -r requirements.txt -r requirements-dev.txt >&2)
+    printf '%s\n' "$requirements_hash" >"$VENV/.requirements.sha256"
+    rm -f "$VENV/.kernel-package.sha256"
+else
+    say "test venv: packages up to date"
+fi
+
+package_hash="$(cd "$KERNEL_IMAGE" && package_files | tr '\n' '\0' | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)"
+if [ "$(cat "$VENV/.kernel-package.sha256" 2>/dev/null)" != "$package_hash" ]; then
+    say "test venv: installing kernel-image/ (hailer-kernel)"
+    build_dir="$(mktemp -d)"
+    # build from a copy, so nothing is written into the source tree
+    (cd "$KERNEL_IMAGE" && package_files | tar -cf - -T -) | tar -xf - -C "$build_dir"
+    "$VENV_PY" -m pip install -q "${offline[@]}" --no-deps --force-reinstall "$build_dir" >&2
+    rm -rf "$build_dir"
+    printf '%s\n' "$package_hash" >"$VENV/.kernel-package.sha256"
+else
+    say "test venv: hailer-kernel up to date"
+fi
+
+"$VENV_PY" -m pip check >&2 || die "the test venv has broken requirements: delete $VENV and run this script again"
+"$VENV_PY" -c 'import marimo, polars, duckdb, fastexcel, pyarrow, hailer_kernel, pytest' ||
+    die "the test venv cannot import the kernel packages: delete $VENV and run this script again"
+
+if [ "$with_base_image" -eq 1 ]; then
+    "$ROOT/scripts/make-base-image.sh" >&2
+fi
+
+chromium_path="$(command -v chromium || true)"
+chromedriver_path="$(command -v chromedriver || true)"
+[ -n "$chromium_path" ] || die "chromium is not on PATH although its package is installed"
+[ -n "$chromedriver_path" ] || die "chromedriver is not on PATH although chromium-driver is installed"
+
+exports=(
+    "HAILER_TEST_PYTHON=$VENV_PY"
+    "HAILER_TEST_VENV=$VENV"
+    "HAILER_TEST_WHEELHOUSE=$WHEELHOUSE"
+    "HAILER_TEST_RUFF=$VENV/bin/ruff"
+    "HAILER_TEST_TY=$VENV/bin/ty"
+    "HAILER_TEST_CHROMIUM=$chromium_path"
+    "HAILER_TEST_CHROMEDRIVER=$chromedriver_path"
+)
+if [ "$with_base_image" -eq 1 ]; then
+    exports+=("HAILER_TEST_BASE_IMAGE=hailer-base:bookworm")
+fi
+{
+    printf '# Written by scripts/test-prereqs.sh; source it before running the tests.\n'
+    for pair in "${exports[@]}"; do
+        printf 'export %s=%q\n' "${pair%%=*}" "${pair#*=}"
+    done
+} >"$ENV_FILE.tmp"
+mv "$ENV_FILE.tmp" "$ENV_FILE"
+grep '^export' "$ENV_FILE"
+say "ready; the exports above are also in $ENV_FILE"
