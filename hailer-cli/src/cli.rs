@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
     after_help = "Examples:\n  \
         hailer init                      set up a workspace in this folder\n  \
         hailer config check              list what is wrong with hailer.toml\n  \
+        hailer exec -c 'print(6*7)'      run code in the workspace's kernel\n  \
         hailer daemon status             show the background daemon (starts it if needed)\n  \
         hailer daemon logs -f            follow the daemon's log\n  \
         hailer completions bash > ~/.local/share/bash-completion/completions/hailer"
@@ -40,6 +41,25 @@ pub enum Command {
     Config {
         #[command(subcommand)]
         action: ConfigAction,
+    },
+    /// Run Python in the workspace's kernel and print its output (nothing goes to the model).
+    #[command(group(clap::ArgGroup::new("source").args(["code", "file"])))]
+    Exec {
+        /// The code to run.
+        #[arg(short = 'c', value_name = "CODE")]
+        code: Option<String>,
+        /// A file of code to run; `-` reads standard input.
+        #[arg(value_name = "FILE")]
+        file: Option<std::path::PathBuf>,
+        /// The notebook whose kernel runs it (default: the active one).
+        #[arg(long)]
+        notebook: Option<String>,
+        /// Seconds the run may take.
+        #[arg(long, value_name = "SECS")]
+        timeout: Option<u64>,
+        /// The kernel runtime for a new session: docker or unsafe-local.
+        #[arg(long, value_name = "RUNTIME")]
+        kernel: Option<String>,
     },
     /// Manage the background daemon, hailerd.
     Daemon {

@@ -5,6 +5,7 @@ mod commands;
 mod daemon_client;
 mod docker_probe;
 mod http;
+mod session_client;
 
 use std::process::ExitCode;
 
@@ -53,6 +54,28 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 None => std::env::current_dir()?,
             };
             commands::init::run(&workspace, force, kernel).await?;
+        }
+        Command::Exec {
+            code,
+            file,
+            notebook,
+            timeout,
+            kernel,
+        } => {
+            let home = HailerHome::from_env()?;
+            let source = match (code, file) {
+                (Some(code), _) => commands::exec::Source::Inline(code),
+                (None, Some(path)) if path.as_os_str() == "-" => commands::exec::Source::Stdin,
+                (None, Some(path)) => commands::exec::Source::File(path),
+                (None, None) => commands::exec::Source::Stdin,
+            };
+            let flags = session_client::SessionFlags {
+                workspace: cli.workspace,
+                config: cli.config,
+                kernel,
+                ..Default::default()
+            };
+            return commands::exec::run(&home, &flags, source, notebook, timeout).await;
         }
         Command::Config {
             action: ConfigAction::Check { json },

@@ -8,11 +8,14 @@
 mod api;
 mod clock;
 mod events;
+mod kernel;
 mod logging;
+mod notebooks;
 pub mod redact;
 mod run;
 pub mod runtime_file;
 mod serve;
+mod session;
 pub mod singleton;
 mod state;
 mod token;

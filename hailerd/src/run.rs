@@ -84,6 +84,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         idle_exit: (args.idle_exit_secs > 0).then(|| Duration::from_secs(args.idle_exit_secs)),
         heartbeat: Duration::from_secs(args.heartbeat_secs),
         redactor,
+        data_dir: home.data_dir.clone(),
     };
     let served = crate::serve(listener, config, stop_signal()).await;
 

@@ -30,6 +30,7 @@ pub async fn serve(
         .with_graceful_shutdown(async move { drained.cancelled().await })
         .await;
     background.abort();
+    daemon.sessions.stop_all("the daemon is stopping").await;
     result
 }
 
@@ -51,6 +52,7 @@ async fn watch(daemon: Daemon, shutdown: impl Future<Output = ()>) {
                 });
             }
             _ = idle_check.tick() => {
+                daemon.sessions.reap_lingering().await;
                 if let Some(limit) = daemon.config.idle_exit
                     && daemon.idle_for().await >= limit
                 {

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::events::EventBus;
 use crate::redact::Redactor;
+use crate::session::Sessions;
 use crate::token::AccessToken;
 
 /// Settings of one daemon run.
@@ -21,6 +22,8 @@ pub struct DaemonConfig {
     /// How often event streams get a heartbeat.
     pub heartbeat: Duration,
     pub redactor: Redactor,
+    /// Hailer's data folder (managed kernel environments).
+    pub data_dir: std::path::PathBuf,
 }
 
 /// A cheap handle on the daemon's shared state.
@@ -35,14 +38,16 @@ pub struct DaemonState {
     pub started: Instant,
     pub events: EventBus,
     pub shutdown: CancellationToken,
+    pub sessions: Sessions,
     clients: AtomicUsize,
-    sessions: AtomicUsize,
     last_busy: Mutex<Instant>,
 }
 
 impl DaemonState {
     pub fn new(config: DaemonConfig, port: u16) -> Self {
+        let sessions = Sessions::new(config.data_dir.clone());
         Self {
+            sessions,
             config,
             port,
             pid: std::process::id(),
@@ -51,7 +56,6 @@ impl DaemonState {
             events: EventBus::new(),
             shutdown: CancellationToken::new(),
             clients: AtomicUsize::new(0),
-            sessions: AtomicUsize::new(0),
             last_busy: Mutex::new(Instant::now()),
         }
     }
@@ -62,10 +66,6 @@ impl DaemonState {
 
     pub fn clients(&self) -> usize {
         self.clients.load(Ordering::Relaxed)
-    }
-
-    pub fn sessions(&self) -> usize {
-        self.sessions.load(Ordering::Relaxed)
     }
 
     /// Counts a connected event-stream client until the returned guard drops.
@@ -83,7 +83,7 @@ impl DaemonState {
 
     /// How long the daemon has had nothing to do; zero while anything is connected.
     pub async fn idle_for(&self) -> Duration {
-        if self.clients() > 0 || self.sessions() > 0 {
+        if self.clients() > 0 || self.sessions.count().await > 0 {
             self.touch().await;
             return Duration::ZERO;
         }

@@ -2,4 +2,5 @@
 
 pub mod config;
 pub mod daemon;
+pub mod exec;
 pub mod init;

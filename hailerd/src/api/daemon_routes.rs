@@ -24,7 +24,7 @@ pub async fn info(State(daemon): State<Daemon>) -> Json<DaemonInfo> {
         port: daemon.port,
         started_at: daemon.started_at,
         uptime_secs: daemon.uptime().as_secs(),
-        sessions: daemon.sessions(),
+        sessions: daemon.sessions.count().await,
         clients: daemon.clients(),
         idle_exit_secs: daemon.config.idle_exit.map_or(0, |idle| idle.as_secs()),
     })

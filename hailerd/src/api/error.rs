@@ -5,6 +5,10 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use hailer_protocol::{ErrorBody, ErrorCode};
 
+use crate::kernel::KernelError;
+use crate::notebooks::NotebookError;
+use crate::session::SessionError;
+
 /// Every error a handler or guard can answer with.
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -16,31 +20,97 @@ pub enum ApiError {
     ForbiddenOrigin,
     #[error("{0}")]
     NotFound(String),
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{message}")]
+    Session {
+        status: StatusCode,
+        code: ErrorCode,
+        message: String,
+        hint: Option<String>,
+    },
 }
 
 impl ApiError {
-    fn status_and_code(&self) -> (StatusCode, ErrorCode) {
+    fn parts(&self) -> (StatusCode, ErrorCode, Option<String>) {
         match self {
-            Self::Unauthorized => (StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized),
-            Self::ForbiddenHost => (StatusCode::FORBIDDEN, ErrorCode::ForbiddenHost),
-            Self::ForbiddenOrigin => (StatusCode::FORBIDDEN, ErrorCode::ForbiddenOrigin),
-            Self::NotFound(_) => (StatusCode::NOT_FOUND, ErrorCode::NotFound),
+            Self::Unauthorized => (StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized, None),
+            Self::ForbiddenHost => (StatusCode::FORBIDDEN, ErrorCode::ForbiddenHost, None),
+            Self::ForbiddenOrigin => (StatusCode::FORBIDDEN, ErrorCode::ForbiddenOrigin, None),
+            Self::NotFound(_) => (StatusCode::NOT_FOUND, ErrorCode::NotFound, None),
+            Self::BadRequest(_) => (StatusCode::BAD_REQUEST, ErrorCode::BadRequest, None),
+            Self::Session {
+                status, code, hint, ..
+            } => (*status, *code, hint.clone()),
+        }
+    }
+}
+
+impl From<SessionError> for ApiError {
+    fn from(error: SessionError) -> Self {
+        let (status, code, hint) = match &error {
+            SessionError::NotFound(_) => (StatusCode::NOT_FOUND, ErrorCode::NotFound, None),
+            SessionError::Config(config) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                ErrorCode::InvalidConfig,
+                config
+                    .fatal
+                    .first()
+                    .map(|problem| problem.hint.clone())
+                    .filter(|hint| !hint.is_empty()),
+            ),
+            SessionError::Invalid(_) => (StatusCode::BAD_REQUEST, ErrorCode::BadRequest, None),
+            SessionError::Notebook(notebook) => match notebook {
+                NotebookError::NotFound { .. } => {
+                    (StatusCode::NOT_FOUND, ErrorCode::NotFound, None)
+                }
+                NotebookError::Exists(_) => (StatusCode::CONFLICT, ErrorCode::Conflict, None),
+                _ => (StatusCode::BAD_REQUEST, ErrorCode::BadRequest, None),
+            },
+            SessionError::KernelFailed { hint, .. } => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::KernelUnavailable,
+                hint.clone(),
+            ),
+            SessionError::Kernel(kernel) => (
+                StatusCode::BAD_GATEWAY,
+                match kernel {
+                    KernelError::Marimo(hailer_marimo::Error::KernelRestarted { .. }) => {
+                        ErrorCode::KernelFailed
+                    }
+                    _ => ErrorCode::KernelUnavailable,
+                },
+                kernel.hint(),
+            ),
+            SessionError::KernelTimeout(_) => {
+                (StatusCode::GATEWAY_TIMEOUT, ErrorCode::Timeout, None)
+            }
+            SessionError::Stopping => (StatusCode::CONFLICT, ErrorCode::Conflict, None),
+            SessionError::Io { .. } => {
+                (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, None)
+            }
+        };
+        Self::Session {
+            status,
+            code,
+            message: error.to_string(),
+            hint,
         }
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let (status, code) = self.status_and_code();
+        let (status, code, hint) = self.parts();
         if status.is_server_error() {
-            tracing::error!(error = %self, "request failed");
+            tracing::warn!(error = %self, "request failed");
         } else {
             tracing::debug!(error = %self, "request refused");
         }
         let body = ErrorBody {
             code,
             message: self.to_string(),
-            hint: None,
+            hint,
         };
         let mut response = (status, Json(body)).into_response();
         if status == StatusCode::UNAUTHORIZED {

@@ -4,7 +4,10 @@ mod daemon_routes;
 mod error;
 mod events_ws;
 mod guard;
+mod json_body;
 pub mod openapi;
+mod session_events;
+mod sessions;
 
 use axum::Router;
 use axum::middleware::from_fn_with_state;
@@ -22,6 +25,22 @@ pub fn router(daemon: Daemon) -> Router {
         .route("/daemon/shutdown", post(daemon_routes::shutdown))
         .route("/events", get(events_ws::subscribe))
         .route("/openapi.json", get(openapi::document))
+        .route("/sessions", post(sessions::start).get(sessions::list))
+        .route("/sessions/{id}", get(sessions::get).delete(sessions::stop))
+        .route("/sessions/{id}/exec", post(sessions::exec))
+        .route(
+            "/sessions/{id}/notebooks",
+            get(sessions::notebooks).post(sessions::create_notebook),
+        )
+        .route(
+            "/sessions/{id}/notebooks/open",
+            post(sessions::open_notebook),
+        )
+        .route(
+            "/sessions/{id}/notebooks/close",
+            post(sessions::close_notebook),
+        )
+        .route("/sessions/{id}/events", get(session_events::subscribe))
         .fallback(|| async { ApiError::NotFound("no such API route".to_owned()) })
         .layer(from_fn_with_state(daemon.clone(), guard::require_token));
     Router::new()

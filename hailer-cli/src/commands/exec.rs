@@ -1,0 +1,85 @@
+//! `hailer exec`: run Python in the workspace's kernel and print what it printed and returned.
+
+use std::io::Read;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use hailer_config::home::HailerHome;
+use hailer_protocol::{ExecParams, ExecResponse};
+
+use crate::daemon_client;
+use crate::session_client::{self, SessionFlags};
+
+/// How long beyond the run's own limit the client waits (the kernel may still be starting).
+const MARGIN: Duration = Duration::from_secs(960);
+
+/// Where the code comes from.
+#[derive(Debug)]
+pub enum Source {
+    Inline(String),
+    File(std::path::PathBuf),
+    Stdin,
+}
+
+pub async fn run(
+    home: &HailerHome,
+    flags: &SessionFlags,
+    source: Source,
+    notebook: Option<String>,
+    timeout_secs: Option<u64>,
+) -> anyhow::Result<ExitCode> {
+    let code = match source {
+        Source::Inline(code) => code,
+        Source::File(path) => std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?,
+        Source::Stdin => {
+            let mut code = String::new();
+            std::io::stdin()
+                .read_to_string(&mut code)
+                .context("cannot read the code from standard input")?;
+            code
+        }
+    };
+    let connected = daemon_client::find_or_start(home).await?;
+    let started = session_client::start(&connected.endpoint, flags).await?;
+    for warning in &started.session.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let params = ExecParams {
+        code,
+        notebook,
+        timeout_secs,
+    };
+    let path = format!("/v1/sessions/{}/exec", started.session.id);
+    let wait = Duration::from_secs(timeout_secs.unwrap_or(300)) + MARGIN;
+    let response: ExecResponse = connected
+        .endpoint
+        .post(&path, &params, wait)
+        .await?
+        .json()?;
+    print_response(&response);
+    Ok(if response.success {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn print_response(response: &ExecResponse) {
+    if response.fresh_kernel {
+        eprintln!("note: the kernel was restarted; variables from earlier runs are gone");
+    }
+    print!("{}", response.stdout);
+    if let Some(value) = &response.value {
+        if value.text.is_empty() {
+            println!("[{} output]", value.mimetype);
+        } else {
+            println!("{}", value.text);
+        }
+    }
+    eprint!("{}", response.stderr);
+    if !response.success {
+        eprintln!("(the code failed)");
+    }
+}

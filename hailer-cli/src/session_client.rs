@@ -1,0 +1,58 @@
+//! Starting or attaching to the current workspace's session.
+
+use std::time::Duration;
+
+use anyhow::Context;
+use hailer_protocol::{StartSessionParams, StartSessionResponse};
+
+use crate::http::Endpoint;
+
+/// Flags that choose the workspace and its configuration.
+#[derive(Debug, Clone, Default)]
+pub struct SessionFlags {
+    pub workspace: Option<std::path::PathBuf>,
+    pub config: Option<std::path::PathBuf>,
+    pub kernel: Option<String>,
+    pub model: Option<String>,
+    pub new_thread: bool,
+}
+
+/// How long the daemon may take to load the configuration and register the session.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The values this shell contributes: its folder, its flags and its `HAILER_*` variables.
+pub fn start_params(flags: &SessionFlags) -> anyhow::Result<StartSessionParams> {
+    let cwd = std::env::current_dir().context("cannot read the current folder")?;
+    let absolute = |path: &std::path::PathBuf| {
+        if path.is_absolute() {
+            path.display().to_string()
+        } else {
+            cwd.join(path).display().to_string()
+        }
+    };
+    let env = std::env::vars()
+        .filter(|(name, _)| name.starts_with("HAILER_"))
+        .collect();
+    Ok(StartSessionParams {
+        cwd: cwd.display().to_string(),
+        workspace: flags.workspace.as_ref().map(absolute),
+        config: flags.config.as_ref().map(absolute),
+        kernel: flags.kernel.clone(),
+        model: flags.model.clone(),
+        new_thread: flags.new_thread,
+        client: "terminal".to_owned(),
+        env,
+    })
+}
+
+/// Starts or attaches to the workspace's session.
+pub async fn start(
+    endpoint: &Endpoint,
+    flags: &SessionFlags,
+) -> anyhow::Result<StartSessionResponse> {
+    let params = start_params(flags)?;
+    endpoint
+        .post("/v1/sessions", &params, START_TIMEOUT)
+        .await?
+        .json::<StartSessionResponse>()
+}

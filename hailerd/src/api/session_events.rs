@@ -1,0 +1,86 @@
+//! `/v1/sessions/{id}/events`: attach to a session and follow it live.
+
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, State};
+use axum::response::Response;
+use hailer_protocol::{SessionEnvelope, SessionEvent, WS_PROTOCOL};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::error::ApiError;
+use crate::state::Daemon;
+
+/// Attaches to the session: `attached` first (the session as it is), then its events in order.
+/// While a client is attached the session does not linger out.
+#[utoipa::path(
+    get, path = "/v1/sessions/{id}/events", tag = "sessions",
+    params(("id" = String, Path, description = "Session id")),
+    responses(
+        (status = 101, description = "WebSocket of JSON session envelopes", body = SessionEnvelope),
+        (status = 404, body = hailer_protocol::ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn subscribe(
+    State(daemon): State<Daemon>,
+    Path(id): Path<String>,
+    upgrade: WebSocketUpgrade,
+) -> Result<Response, ApiError> {
+    let session = daemon.sessions.get(&id).await?;
+    Ok(upgrade
+        .protocols([WS_PROTOCOL])
+        .on_upgrade(move |socket| follow(daemon, session, socket)))
+}
+
+async fn follow(
+    daemon: Daemon,
+    session: std::sync::Arc<crate::session::Session>,
+    mut socket: WebSocket,
+) {
+    let _daemon_client = daemon.client_connected();
+    let _attached = session.attach();
+    let mut events = session.events.subscribe();
+    let first = SessionEnvelope {
+        seq: 0,
+        at: crate::clock::unix_now(),
+        event: SessionEvent::Attached {
+            session: session.info().await,
+        },
+    };
+    if send(&mut socket, &first).await.is_err() {
+        return;
+    }
+    loop {
+        tokio::select! {
+            received = events.recv() => match received {
+                Ok(envelope) => {
+                    let last = matches!(envelope.event, SessionEvent::Stopped { .. });
+                    if send(&mut socket, &envelope).await.is_err() || last {
+                        break;
+                    }
+                }
+                Err(RecvError::Lagged(missed)) => {
+                    let lagged = SessionEnvelope {
+                        seq: 0,
+                        at: crate::clock::unix_now(),
+                        event: SessionEvent::Lagged { missed },
+                    };
+                    if send(&mut socket, &lagged).await.is_err() {
+                        break;
+                    }
+                }
+                Err(RecvError::Closed) => break,
+            },
+            incoming = socket.recv() => match incoming {
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                Some(Ok(_)) => {}
+            },
+            () = daemon.shutdown.cancelled() => break,
+        }
+    }
+    let _ = socket.send(Message::Close(None)).await;
+}
+
+async fn send(socket: &mut WebSocket, envelope: &SessionEnvelope) -> Result<(), axum::Error> {
+    let text = serde_json::to_string(envelope).map_err(axum::Error::new)?;
+    socket.send(Message::Text(Utf8Bytes::from(text))).await
+}

@@ -1,0 +1,175 @@
+//! `/v1/sessions`: start or attach, list, inspect, stop, run code, manage notebooks.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use hailer_protocol::{
+    CreateNotebookParams, ExecParams, ExecResponse, NotebookChange, NotebookList, NotebookRef,
+    SessionInfo, SessionList, StartSessionParams, StartSessionResponse,
+};
+
+use super::error::ApiError;
+use super::json_body::JsonBody;
+use crate::state::Daemon;
+
+/// The most code one exec may carry.
+const MAX_CODE_BYTES: usize = 1024 * 1024;
+
+/// Starts the workspace's session, or attaches to the live one. The kernel starts in the
+/// background: watch the session's events, or just send code (it waits for the kernel).
+#[utoipa::path(
+    post, path = "/v1/sessions", tag = "sessions",
+    request_body = StartSessionParams,
+    responses(
+        (status = 200, body = StartSessionResponse),
+        (status = 400, body = hailer_protocol::ErrorBody),
+        (status = 422, description = "The configuration has fatal problems", body = hailer_protocol::ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn start(
+    State(daemon): State<Daemon>,
+    JsonBody(params): JsonBody<StartSessionParams>,
+) -> Result<Json<StartSessionResponse>, ApiError> {
+    let (session, attached) = daemon.sessions.start_or_attach(&params).await?;
+    Ok(Json(StartSessionResponse {
+        session: session.info().await,
+        attached,
+    }))
+}
+
+#[utoipa::path(
+    get, path = "/v1/sessions", tag = "sessions",
+    responses((status = 200, body = SessionList)),
+    security(("bearer" = []))
+)]
+pub async fn list(State(daemon): State<Daemon>) -> Json<SessionList> {
+    let mut sessions = Vec::new();
+    for session in daemon.sessions.all().await {
+        sessions.push(session.info().await);
+    }
+    Json(SessionList { sessions })
+}
+
+#[utoipa::path(
+    get, path = "/v1/sessions/{id}", tag = "sessions",
+    params(("id" = String, Path, description = "Session id")),
+    responses((status = 200, body = SessionInfo), (status = 404, body = hailer_protocol::ErrorBody)),
+    security(("bearer" = []))
+)]
+pub async fn get(
+    State(daemon): State<Daemon>,
+    Path(id): Path<String>,
+) -> Result<Json<SessionInfo>, ApiError> {
+    Ok(Json(daemon.sessions.get(&id).await?.info().await))
+}
+
+/// Stops the session: its kernel ends, attached clients are told.
+#[utoipa::path(
+    delete, path = "/v1/sessions/{id}", tag = "sessions",
+    params(("id" = String, Path, description = "Session id")),
+    responses((status = 200, body = SessionInfo), (status = 404, body = hailer_protocol::ErrorBody)),
+    security(("bearer" = []))
+)]
+pub async fn stop(
+    State(daemon): State<Daemon>,
+    Path(id): Path<String>,
+) -> Result<Json<SessionInfo>, ApiError> {
+    let session = daemon.sessions.get(&id).await?;
+    daemon.sessions.stop(&id, "stopped through the API").await?;
+    Ok(Json(session.info().await))
+}
+
+/// Runs code in the active (or named) notebook's kernel, for a person: nothing of it reaches
+/// the model.
+#[utoipa::path(
+    post, path = "/v1/sessions/{id}/exec", tag = "sessions",
+    params(("id" = String, Path, description = "Session id")),
+    request_body = ExecParams,
+    responses(
+        (status = 200, body = ExecResponse),
+        (status = 400, body = hailer_protocol::ErrorBody),
+        (status = 502, description = "The kernel failed or was restarted", body = hailer_protocol::ErrorBody),
+        (status = 503, description = "The kernel could not start", body = hailer_protocol::ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn exec(
+    State(daemon): State<Daemon>,
+    Path(id): Path<String>,
+    JsonBody(params): JsonBody<ExecParams>,
+) -> Result<Json<ExecResponse>, ApiError> {
+    if params.code.len() > MAX_CODE_BYTES {
+        return Err(ApiError::BadRequest(format!(
+            "the code is {} bytes; at most {MAX_CODE_BYTES} are accepted",
+            params.code.len()
+        )));
+    }
+    if params.code.contains('\0') {
+        return Err(ApiError::BadRequest(
+            "the code contains a NUL character, which Python source cannot hold".to_owned(),
+        ));
+    }
+    let session = daemon.sessions.get(&id).await?;
+    Ok(Json(session.exec(&params).await?))
+}
+
+#[utoipa::path(
+    get, path = "/v1/sessions/{id}/notebooks", tag = "notebooks",
+    params(("id" = String, Path, description = "Session id")),
+    responses((status = 200, body = NotebookList)),
+    security(("bearer" = []))
+)]
+pub async fn notebooks(
+    State(daemon): State<Daemon>,
+    Path(id): Path<String>,
+) -> Result<Json<NotebookList>, ApiError> {
+    Ok(Json(daemon.sessions.get(&id).await?.list_notebooks().await))
+}
+
+#[utoipa::path(
+    post, path = "/v1/sessions/{id}/notebooks", tag = "notebooks",
+    params(("id" = String, Path, description = "Session id")),
+    request_body = CreateNotebookParams,
+    responses((status = 200, body = NotebookChange), (status = 409, body = hailer_protocol::ErrorBody)),
+    security(("bearer" = []))
+)]
+pub async fn create_notebook(
+    State(daemon): State<Daemon>,
+    Path(id): Path<String>,
+    JsonBody(params): JsonBody<CreateNotebookParams>,
+) -> Result<Json<NotebookChange>, ApiError> {
+    let session = daemon.sessions.get(&id).await?;
+    Ok(Json(session.create_notebook(&params).await?))
+}
+
+#[utoipa::path(
+    post, path = "/v1/sessions/{id}/notebooks/open", tag = "notebooks",
+    params(("id" = String, Path, description = "Session id")),
+    request_body = NotebookRef,
+    responses((status = 200, body = NotebookChange), (status = 404, body = hailer_protocol::ErrorBody)),
+    security(("bearer" = []))
+)]
+pub async fn open_notebook(
+    State(daemon): State<Daemon>,
+    Path(id): Path<String>,
+    JsonBody(params): JsonBody<NotebookRef>,
+) -> Result<Json<NotebookChange>, ApiError> {
+    let session = daemon.sessions.get(&id).await?;
+    Ok(Json(session.open_notebook(&params.notebook).await?))
+}
+
+#[utoipa::path(
+    post, path = "/v1/sessions/{id}/notebooks/close", tag = "notebooks",
+    params(("id" = String, Path, description = "Session id")),
+    request_body = NotebookRef,
+    responses((status = 200, body = NotebookChange), (status = 404, body = hailer_protocol::ErrorBody)),
+    security(("bearer" = []))
+)]
+pub async fn close_notebook(
+    State(daemon): State<Daemon>,
+    Path(id): Path<String>,
+    JsonBody(params): JsonBody<NotebookRef>,
+) -> Result<Json<NotebookChange>, ApiError> {
+    let session = daemon.sessions.get(&id).await?;
+    Ok(Json(session.close_notebook(&params.notebook).await?))
+}

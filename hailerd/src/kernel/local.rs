@@ -1,0 +1,87 @@
+//! The unsafe-local runtime: marimo in a managed Python environment, as the user.
+
+use std::path::PathBuf;
+
+use hailer_marimo::{LaunchOptions, MarimoClient, MarimoServer, VenvRequest};
+
+use super::{KernelError, KernelSpec, bundle};
+
+/// A marimo server started for one session, with its client.
+#[derive(Debug)]
+pub struct LocalServer {
+    server: MarimoServer,
+    pub client: MarimoClient,
+}
+
+impl LocalServer {
+    pub fn base_url(&self) -> &str {
+        self.server.base_url()
+    }
+
+    pub fn token(&self) -> &secrecy::SecretString {
+        self.server.token()
+    }
+
+    pub async fn stop(self) {
+        self.server.stop().await;
+    }
+}
+
+/// Prepares the environment, then starts marimo on the session's notebooks folder.
+pub async fn start(
+    spec: &KernelSpec,
+    progress: &(dyn Fn(&str) + Send + Sync),
+) -> Result<LocalServer, KernelError> {
+    let python = venv_python(spec, progress).await?;
+    let withheld: Vec<&str> = spec.withheld_names.iter().map(String::as_str).collect();
+    let env = hailer_marimo::scrub_environment(spec.base_env.clone(), &withheld);
+    tracing::info!(
+        withheld = env.withheld_count(),
+        "starting an unsafe-local kernel"
+    );
+    progress("Starting marimo");
+    let options = LaunchOptions::new(
+        python,
+        spec.workspace.clone(),
+        spec.notebooks_dir.clone(),
+        env,
+    );
+    let server = hailer_marimo::launch(&options).await?;
+    let client = server.client()?;
+    Ok(LocalServer { server, client })
+}
+
+/// The interpreter of the environment the kernel runs in.
+async fn venv_python(
+    spec: &KernelSpec,
+    progress: &(dyn Fn(&str) + Send + Sync),
+) -> Result<PathBuf, KernelError> {
+    if let Some(prepared) = &spec.prepared_venv {
+        return Ok(prepared.join("bin").join("python"));
+    }
+    let base = hailer_marimo::find_python(
+        spec.python.as_deref(),
+        spec.base_env.get("PATH").map(std::ffi::OsStr::new),
+    )
+    .await?;
+    let root = spec.data_dir.join("kernels").join(bundle::contract());
+    let package = root.join("package");
+    bundle::write_package(&package).map_err(|source| {
+        KernelError::Marimo(hailer_marimo::Error::Io {
+            context: format!("cannot write the kernel package to {}", package.display()),
+            source,
+        })
+    })?;
+    let venv = hailer_marimo::ensure_venv(
+        &base,
+        &VenvRequest {
+            dir: &root.join("venv"),
+            requirements: bundle::REQUIREMENTS,
+            local_packages: &[package],
+            wheelhouse: spec.wheelhouse.as_deref(),
+        },
+        progress,
+    )
+    .await?;
+    Ok(venv.python)
+}

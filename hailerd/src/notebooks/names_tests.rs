@@ -1,0 +1,117 @@
+#![allow(clippy::unwrap_used)]
+use super::*;
+
+const NOTEBOOK: &str = "import marimo\napp = marimo.App()\n";
+
+fn workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn slugs() {
+    let cases = [
+        ("Sales report (Q3)", Ok("sales_report_q3.py")),
+        ("analysis", Ok("analysis.py")),
+        ("analysis.py", Ok("analysis.py")),
+        ("  Révenue — 2026 ", Ok("r_venue_2026.py")),
+        ("2026 plan", Ok("nb_2026_plan.py")),
+        ("a--b__c", Ok("a_b_c.py")),
+        ("", Err(())),
+        ("   ", Err(())),
+        ("!!!", Err(())),
+        ("../escape", Err(())),
+        ("sub/name", Err(())),
+        ("back\\slash", Err(())),
+    ];
+    for (input, expected) in cases {
+        let got = slug_file_name(input).map_err(|_| ());
+        assert_eq!(got.as_deref(), expected, "{input:?}");
+    }
+    assert!(slug_file_name(&"x".repeat(81)).is_err());
+}
+
+#[test]
+fn resolves_by_path_name_and_case() {
+    let dir = workspace(&[
+        ("analysis.py", NOTEBOOK),
+        ("Sales.py", NOTEBOOK),
+        ("deep/q3.py", NOTEBOOK),
+        ("deep/analysis.py", NOTEBOOK),
+        ("helper.py", "print('not a notebook')\n"),
+        (".hidden/secret.py", NOTEBOOK),
+        ("__pycache__/x.py", NOTEBOOK),
+    ]);
+    let root = dir.path();
+    let name = |reference: &str| resolve(root, reference).map(|nb| nb.name);
+    assert_eq!(name("analysis").unwrap(), "analysis.py");
+    assert_eq!(name("analysis.py").unwrap(), "analysis.py");
+    assert_eq!(name("sales").unwrap(), "Sales.py");
+    assert_eq!(name("SALES.PY").unwrap(), "Sales.py");
+    assert_eq!(name("q3").unwrap(), "deep/q3.py");
+    assert_eq!(name("deep/analysis").unwrap(), "deep/analysis.py");
+    let absolute = root.join("deep/q3.py");
+    assert_eq!(name(absolute.to_str().unwrap()).unwrap(), "deep/q3.py");
+
+    assert!(matches!(
+        resolve(root, "../outside"),
+        Err(NotebookError::Escapes(_))
+    ));
+    assert!(matches!(
+        resolve(root, "deep/../../x"),
+        Err(NotebookError::Escapes(_))
+    ));
+    assert!(matches!(
+        resolve(root, "/etc/passwd"),
+        Err(NotebookError::Escapes(_))
+    ));
+    assert!(matches!(
+        resolve(root, "helper.py"),
+        Err(NotebookError::NotANotebook(_))
+    ));
+    assert!(matches!(
+        resolve(root, "secret"),
+        Err(NotebookError::NotFound { .. })
+    ));
+    match resolve(root, "missing") {
+        Err(NotebookError::NotFound { candidates, .. }) => {
+            assert_eq!(
+                candidates,
+                ["Sales.py", "analysis.py", "deep/analysis.py", "deep/q3.py"]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn ambiguity_is_named() {
+    let dir = workspace(&[("a/report.py", NOTEBOOK), ("b/report.py", NOTEBOOK)]);
+    match resolve(dir.path(), "report") {
+        Err(error @ NotebookError::Ambiguous { .. }) => {
+            let text = error.to_string();
+            assert!(
+                text.contains("a/report.py") && text.contains("b/report.py"),
+                "{text}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn listing_skips_non_notebooks_hidden_and_deep_folders() {
+    let dir = workspace(&[
+        ("one.py", NOTEBOOK),
+        ("notes.txt", NOTEBOOK),
+        ("a/b/c/d/four.py", NOTEBOOK),
+        ("a/b/c/d/e/five.py", NOTEBOOK),
+    ]);
+    let names: Vec<String> = list(dir.path()).into_iter().map(|nb| nb.name).collect();
+    assert_eq!(names, ["a/b/c/d/four.py", "one.py"]);
+}

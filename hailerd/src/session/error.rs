@@ -1,0 +1,40 @@
+//! What can go wrong with a session.
+
+use crate::kernel::KernelError;
+use crate::notebooks::NotebookError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("no session {0}; list the live ones with GET /v1/sessions")]
+    NotFound(String),
+    #[error("{0}")]
+    Config(#[from] hailer_config::ConfigError),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("the kernel could not start: {message}")]
+    KernelFailed {
+        message: String,
+        hint: Option<String>,
+    },
+    #[error("{0}")]
+    Kernel(#[from] KernelError),
+    #[error("{0}")]
+    Notebook(#[from] NotebookError),
+    #[error("the kernel did not become ready within {0} s")]
+    KernelTimeout(u64),
+    #[error("the session is stopping")]
+    Stopping,
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl SessionError {
+    pub fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> Self {
+        let context = context.into();
+        move |source| Self::Io { context, source }
+    }
+}

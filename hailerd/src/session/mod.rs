@@ -1,0 +1,220 @@
+//! Sessions: at most one live session per workspace, shared by every client that attaches.
+
+mod bus;
+mod error;
+mod notebook_ops;
+mod owner_lock;
+#[allow(clippy::module_inception)]
+mod session;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use hailer_config::{ClientEnv, LoadInputs, Overrides, Severity};
+use hailer_protocol::{KernelStatus, NoticeLevel, StartSessionParams};
+use tokio::sync::Mutex;
+
+pub use error::SessionError;
+pub use owner_lock::OwnerLock;
+pub use session::{KernelSlot, Session};
+
+use crate::kernel::Kernel;
+
+/// Every live session of this daemon.
+#[derive(Debug)]
+pub struct Sessions {
+    live: Mutex<HashMap<String, Arc<Session>>>,
+    /// Hailer's data folder (managed environments).
+    data_dir: PathBuf,
+}
+
+impl Sessions {
+    pub fn new(data_dir: PathBuf) -> Self {
+        Self {
+            live: Mutex::new(HashMap::new()),
+            data_dir,
+        }
+    }
+
+    pub async fn count(&self) -> usize {
+        self.live.lock().await.len()
+    }
+
+    pub async fn get(&self, id: &str) -> Result<Arc<Session>, SessionError> {
+        self.live
+            .lock()
+            .await
+            .get(id)
+            .cloned()
+            .ok_or_else(|| SessionError::NotFound(id.to_owned()))
+    }
+
+    pub async fn all(&self) -> Vec<Arc<Session>> {
+        let mut sessions: Vec<_> = self.live.lock().await.values().cloned().collect();
+        sessions.sort_by_key(|session| session.started_at);
+        sessions
+    }
+
+    /// Attaches to the workspace's live session, or starts one. The kernel starts in the
+    /// background; the returned flag says whether the session existed already.
+    pub async fn start_or_attach(
+        &self,
+        params: &StartSessionParams,
+    ) -> Result<(Arc<Session>, bool), SessionError> {
+        let inputs = load_inputs(params)?;
+        let loaded = hailer_config::load(&inputs)?;
+        let mut live = self.live.lock().await;
+        if let Some(existing) = live
+            .values()
+            .find(|session| session.workspace() == loaded.workspace.root)
+        {
+            return Ok((Arc::clone(existing), true));
+        }
+        let preflight = loaded.preflight();
+        let fatal: Vec<_> = preflight
+            .fatal
+            .iter()
+            .filter(|problem| problem.severity == Severity::Fatal)
+            .cloned()
+            .collect();
+        if !fatal.is_empty() {
+            return Err(SessionError::Config(hailer_config::ConfigError {
+                fatal,
+                warnings: preflight.warnings,
+            }));
+        }
+        let owner = OwnerLock::acquire(&session::state_dir(&loaded))
+            .map_err(SessionError::io("cannot create the session's owner lock"))?;
+        let id = new_session_id();
+        let owner_id = owner.id.clone();
+        let session = Arc::new(Session::new(id.clone(), loaded, owner));
+        let spec = session.kernel_spec(&self.data_dir, &params.env);
+        tracing::info!(
+            session = %id,
+            owner = %owner_id,
+            workspace = %session.workspace().display(),
+            "session started"
+        );
+        live.insert(id, Arc::clone(&session));
+        drop(live);
+        tokio::spawn(start_kernel(Arc::clone(&session), spec));
+        Ok((session, false))
+    }
+
+    /// Stops a session: its kernel ends and it leaves the registry.
+    pub async fn stop(&self, id: &str, reason: &str) -> Result<(), SessionError> {
+        let session = self
+            .live
+            .lock()
+            .await
+            .remove(id)
+            .ok_or_else(|| SessionError::NotFound(id.to_owned()))?;
+        session.shut_down(reason).await;
+        Ok(())
+    }
+
+    pub async fn stop_all(&self, reason: &str) {
+        let sessions: Vec<_> = self.live.lock().await.drain().map(|(_, s)| s).collect();
+        for session in sessions {
+            session.shut_down(reason).await;
+        }
+    }
+
+    /// Stops sessions whose last client left longer ago than their linger time.
+    pub async fn reap_lingering(&self) {
+        let expired: Vec<String> = self
+            .live
+            .lock()
+            .await
+            .values()
+            .filter(|session| {
+                let linger = std::time::Duration::from_secs(
+                    session.loaded.config.daemon.session_linger_secs,
+                );
+                session.idle_for().is_some_and(|idle| idle >= linger)
+            })
+            .map(|session| session.id.clone())
+            .collect();
+        for id in expired {
+            let _ = self.stop(&id, "no client for the linger time").await;
+        }
+    }
+}
+
+/// Starts the kernel in the background and opens the active notebook, reporting progress as
+/// notices.
+async fn start_kernel(session: Arc<Session>, spec: crate::kernel::KernelSpec) {
+    let events = Arc::clone(&session);
+    let progress = move |line: &str| events.notice(NoticeLevel::Info, line);
+    let started = tokio::select! {
+        started = Kernel::start(&spec, &progress) => started,
+        () = session.stopping.cancelled() => return,
+    };
+    match started {
+        Ok(kernel) => {
+            let kernel = Arc::new(kernel);
+            if session.stopping.is_cancelled() {
+                kernel.stop().await;
+                return;
+            }
+            *session.kernel.write().await = Some(Arc::clone(&kernel));
+            let notebook = session.active_notebook().await;
+            if let Err(error) = kernel.open(&notebook).await {
+                session.notice(
+                    NoticeLevel::Warning,
+                    format!("The notebook {} did not open: {error}", notebook.display()),
+                );
+            }
+            session.set_kernel_state(KernelSlot {
+                status: KernelStatus::Idle,
+                error: None,
+                hint: None,
+            });
+        }
+        Err(error) => {
+            tracing::warn!(session = %session.id, %error, "the kernel did not start");
+            session.set_kernel_state(KernelSlot {
+                status: KernelStatus::Failed,
+                error: Some(error.to_string()),
+                hint: error.hint(),
+            });
+        }
+    }
+}
+
+fn load_inputs(params: &StartSessionParams) -> Result<LoadInputs, SessionError> {
+    let cwd = PathBuf::from(&params.cwd);
+    if !cwd.is_absolute() {
+        return Err(SessionError::Invalid(
+            "cwd must be an absolute path to the client's working folder".to_owned(),
+        ));
+    }
+    let (provider, model) = match params.model.as_deref().map(str::trim) {
+        Some(spec) if !spec.is_empty() => match spec.split_once(':') {
+            Some((provider, name)) => (Some(provider.to_owned()), Some(name.to_owned())),
+            None => (None, Some(spec.to_owned())),
+        },
+        _ => (None, None),
+    };
+    Ok(LoadInputs {
+        cwd,
+        home: std::env::home_dir(),
+        overrides: Overrides {
+            workspace: params.workspace.as_ref().map(PathBuf::from),
+            config: params.config.as_ref().map(PathBuf::from),
+            model,
+            provider,
+            kernel: params.kernel.clone(),
+            kernel_image: None,
+            log_level: None,
+        },
+        env: ClientEnv::from_pairs(params.env.clone()),
+    })
+}
+
+fn new_session_id() -> String {
+    let mut bytes = [0u8; 6];
+    rand::fill(&mut bytes);
+    format!("s_{}", hex::encode(bytes))
+}

@@ -1,0 +1,320 @@
+//! One workspace's live session: its configuration, kernel, notebooks and attached clients.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use hailer_config::{Loaded, Runtime};
+use hailer_protocol::{
+    ExecParams, ExecResponse, KernelStatus, NoticeLevel, SessionEvent, SessionInfo,
+};
+use tokio::sync::{Mutex, RwLock, watch};
+use tokio_util::sync::CancellationToken;
+
+use super::bus::SessionBus;
+use super::error::SessionError;
+use super::owner_lock::OwnerLock;
+use crate::kernel::{DEFAULT_EXEC_TIMEOUT, Kernel, KernelSpec};
+use crate::notebooks::NotebookState;
+
+/// How long a request waits for a kernel that is still starting (the first start may have to
+/// build the Python environment).
+const KERNEL_WAIT: Duration = Duration::from_secs(900);
+
+/// The kernel's state as watchers see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelSlot {
+    pub status: KernelStatus,
+    pub error: Option<String>,
+    pub hint: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct Session {
+    pub id: String,
+    pub loaded: Loaded,
+    pub started_at: i64,
+    pub events: SessionBus,
+    pub(super) kernel_state: watch::Sender<KernelSlot>,
+    pub(super) kernel: RwLock<Option<Arc<Kernel>>>,
+    pub(super) notebooks: Mutex<NotebookState>,
+    clients: AtomicUsize,
+    idle_since: std::sync::Mutex<Option<Instant>>,
+    pub stopping: CancellationToken,
+    _owner: OwnerLock,
+}
+
+impl Session {
+    pub(super) fn new(id: String, loaded: Loaded, owner: OwnerLock) -> Self {
+        let notebooks = NotebookState::load(&state_dir(&loaded));
+        let (kernel_state, _) = watch::channel(KernelSlot {
+            status: KernelStatus::Starting,
+            error: None,
+            hint: None,
+        });
+        Self {
+            id,
+            loaded,
+            started_at: crate::clock::unix_now(),
+            events: SessionBus::new(),
+            kernel_state,
+            kernel: RwLock::new(None),
+            notebooks: Mutex::new(notebooks),
+            clients: AtomicUsize::new(0),
+            idle_since: std::sync::Mutex::new(Some(Instant::now())),
+            stopping: CancellationToken::new(),
+            _owner: owner,
+        }
+    }
+
+    pub fn workspace(&self) -> &Path {
+        &self.loaded.workspace.root
+    }
+
+    pub fn notebooks_dir(&self) -> &Path {
+        &self.loaded.config.hailer.notebooks_dir
+    }
+
+    pub fn runtime(&self) -> Runtime {
+        self.loaded.config.kernel.runtime
+    }
+
+    /// The `Kernel:` line users see.
+    pub fn kernel_line(&self) -> String {
+        match self.runtime() {
+            Runtime::UnsafeLocal => "unsafe-local (runs as you; not isolated)".to_owned(),
+            Runtime::Docker => {
+                let network = if self.loaded.config.kernel.network {
+                    "network on: the internet and this machine"
+                } else {
+                    "no network"
+                };
+                format!(
+                    "docker (hailer-kernel {}; {network}; data read-only)",
+                    crate::kernel::bundle::contract()
+                )
+            }
+        }
+    }
+
+    pub async fn info(&self) -> SessionInfo {
+        let slot = self.kernel_state.borrow().clone();
+        SessionInfo {
+            id: self.id.clone(),
+            workspace: self.workspace().display().to_string(),
+            runtime: self.runtime().to_string(),
+            kernel_line: self.kernel_line(),
+            kernel: slot.status,
+            kernel_error: slot.error,
+            active_notebook: self.notebooks.lock().await.active.clone(),
+            notebooks_dir: self.notebooks_dir().display().to_string(),
+            started_at: self.started_at,
+            clients: self.clients(),
+            warnings: self
+                .loaded
+                .warnings
+                .iter()
+                .map(|warning| warning.message.clone())
+                .collect(),
+        }
+    }
+
+    pub fn clients(&self) -> usize {
+        self.clients.load(Ordering::Relaxed)
+    }
+
+    /// Counts a client attached until the guard drops.
+    pub fn attach(self: &Arc<Self>) -> AttachGuard {
+        self.clients.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut idle) = self.idle_since.lock() {
+            *idle = None;
+        }
+        AttachGuard {
+            session: Arc::clone(self),
+        }
+    }
+
+    /// How long the session has had no client; `None` while one is attached.
+    pub fn idle_for(&self) -> Option<Duration> {
+        self.idle_since
+            .lock()
+            .ok()
+            .and_then(|idle| idle.map(|since| since.elapsed()))
+    }
+
+    /// Records activity from a one-shot client (an exec without an event stream).
+    pub fn touch(&self) {
+        if let Ok(mut idle) = self.idle_since.lock()
+            && idle.is_some()
+        {
+            *idle = Some(Instant::now());
+        }
+    }
+
+    pub(super) fn set_kernel_state(&self, slot: KernelSlot) {
+        let message = slot.error.clone();
+        let status = slot.status;
+        self.kernel_state.send_replace(slot);
+        self.events
+            .publish(SessionEvent::Kernel { status, message });
+    }
+
+    pub fn notice(&self, level: NoticeLevel, message: impl Into<String>) {
+        self.events.publish(SessionEvent::Notice {
+            level,
+            message: message.into(),
+        });
+    }
+
+    /// The running kernel, waiting for it while it starts.
+    pub async fn kernel(&self) -> Result<Arc<Kernel>, SessionError> {
+        let mut state = self.kernel_state.subscribe();
+        let wait = async {
+            loop {
+                let slot = state.borrow_and_update().clone();
+                match slot.status {
+                    KernelStatus::Starting | KernelStatus::Restarting => {}
+                    KernelStatus::Failed | KernelStatus::Stopped => {
+                        return Err(SessionError::KernelFailed {
+                            message: slot
+                                .error
+                                .unwrap_or_else(|| "the kernel stopped".to_owned()),
+                            hint: slot.hint,
+                        });
+                    }
+                    KernelStatus::Idle | KernelStatus::Running => {
+                        if let Some(kernel) = self.kernel.read().await.clone() {
+                            return Ok(kernel);
+                        }
+                    }
+                }
+                if state.changed().await.is_err() {
+                    return Err(SessionError::Stopping);
+                }
+            }
+        };
+        tokio::select! {
+            result = tokio::time::timeout(KERNEL_WAIT, wait) => {
+                result.map_err(|_| SessionError::KernelTimeout(KERNEL_WAIT.as_secs()))?
+            }
+            () = self.stopping.cancelled() => Err(SessionError::Stopping),
+        }
+    }
+
+    /// The active notebook's path, or the configured one.
+    pub async fn active_notebook(&self) -> PathBuf {
+        match self.notebooks.lock().await.active.clone() {
+            Some(name) => self.notebooks_dir().join(name),
+            None => self.loaded.config.hailer.notebook.clone(),
+        }
+    }
+
+    /// Runs code for a client (not the agent): in the named notebook, or the active one.
+    pub async fn exec(&self, params: &ExecParams) -> Result<ExecResponse, SessionError> {
+        self.touch();
+        let kernel = self.kernel().await?;
+        let notebook = match params.notebook.as_deref().filter(|n| !n.trim().is_empty()) {
+            Some(reference) => crate::notebooks::resolve(self.notebooks_dir(), reference)?.path,
+            None => self.active_notebook().await,
+        };
+        let timeout = params
+            .timeout_secs
+            .map_or(DEFAULT_EXEC_TIMEOUT, Duration::from_secs);
+        self.set_running(true);
+        let result = kernel.exec(&notebook, &params.code, timeout).await;
+        self.set_running(false);
+        self.touch();
+        let response = result?;
+        if response.fresh_kernel {
+            self.notice(
+                NoticeLevel::Warning,
+                "The kernel was restarted: variables from earlier runs are gone.",
+            );
+        }
+        Ok(response)
+    }
+
+    fn set_running(&self, running: bool) {
+        let current = self.kernel_state.borrow().status;
+        let next = match (current, running) {
+            (KernelStatus::Idle, true) => KernelStatus::Running,
+            (KernelStatus::Running, false) => KernelStatus::Idle,
+            _ => return,
+        };
+        self.set_kernel_state(KernelSlot {
+            status: next,
+            error: None,
+            hint: None,
+        });
+    }
+
+    /// What the kernel for this session needs.
+    pub(super) fn kernel_spec(
+        &self,
+        data_dir: &Path,
+        client_env: &std::collections::BTreeMap<String, String>,
+    ) -> KernelSpec {
+        let config = &self.loaded.config;
+        let env_path = |name: &str| {
+            client_env
+                .get(name)
+                .filter(|value| !value.is_empty())
+                .map(PathBuf::from)
+        };
+        let mut withheld: Vec<String> = vec!["OPENAI_API_KEY".to_owned()];
+        for provider in config.model_providers.values() {
+            withheld.push(provider.env_key.clone());
+            withheld.extend(provider.env_http_headers.values().cloned());
+        }
+        KernelSpec {
+            runtime: config.kernel.runtime,
+            workspace: self.workspace().to_path_buf(),
+            notebooks_dir: self.notebooks_dir().to_path_buf(),
+            python: config.kernel.python.clone(),
+            prepared_venv: env_path("HAILER_KERNEL_VENV"),
+            wheelhouse: env_path("HAILER_WHEELHOUSE"),
+            data_dir: data_dir.to_path_buf(),
+            base_env: std::env::vars().collect(),
+            withheld_names: withheld,
+        }
+    }
+
+    /// Stops the kernel; the caller removes the session from the registry.
+    pub(super) async fn shut_down(&self, reason: &str) {
+        self.stopping.cancel();
+        if let Some(kernel) = self.kernel.write().await.take() {
+            kernel.stop().await;
+        }
+        self.kernel_state.send_replace(KernelSlot {
+            status: KernelStatus::Stopped,
+            error: None,
+            hint: None,
+        });
+        self.events.publish(SessionEvent::Stopped {
+            reason: reason.to_owned(),
+        });
+        tracing::info!(session = %self.id, reason, "session stopped");
+    }
+}
+
+/// The workspace's `.hailer/` folder.
+pub fn state_dir(loaded: &Loaded) -> PathBuf {
+    loaded.workspace.root.join(".hailer")
+}
+
+/// Decrements the client count and starts the linger clock at zero.
+#[derive(Debug)]
+pub struct AttachGuard {
+    session: Arc<Session>,
+}
+
+impl Drop for AttachGuard {
+    fn drop(&mut self) {
+        if self.session.clients.fetch_sub(1, Ordering::Relaxed) == 1
+            && let Ok(mut idle) = self.session.idle_since.lock()
+        {
+            *idle = Some(Instant::now());
+        }
+    }
+}
