@@ -1,0 +1,92 @@
+//! What a model call produces, in order, and the bookkeeping that assembles the final reply.
+
+use crate::conversation::{ToolCall, Usage};
+
+/// One event of a model reply, delivered as it happens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelEvent {
+    /// A piece of the reply's text.
+    TextDelta(String),
+    /// The model began a tool call; its arguments are still arriving.
+    ToolCallStarted { call_id: String, name: String },
+    /// A tool call is complete.
+    ToolCallDone {
+        call_id: String,
+        name: String,
+        arguments: String,
+    },
+    /// Token usage, when the endpoint reports it.
+    Usage(Usage),
+    /// The reply is complete; always the last event of a successful call.
+    Completed(Completion),
+}
+
+/// A complete model reply.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Completion {
+    pub text: String,
+    pub tool_calls: Vec<ToolCall>,
+    /// `None` when the endpoint reported none: unknown, not zero.
+    pub usage: Option<Usage>,
+}
+
+/// Collects a reply from wire events and emits the matching [`ModelEvent`]s.
+#[derive(Debug, Default)]
+pub(crate) struct ReplyBuilder {
+    reply: Completion,
+    started: Vec<String>,
+}
+
+impl ReplyBuilder {
+    pub fn text(&self) -> &str {
+        &self.reply.text
+    }
+
+    pub fn has_tool_call(&self, call_id: &str) -> bool {
+        self.reply
+            .tool_calls
+            .iter()
+            .any(|call| call.call_id == call_id)
+    }
+
+    pub fn text_delta(&mut self, delta: &str, out: &mut Vec<ModelEvent>) {
+        if delta.is_empty() {
+            return;
+        }
+        self.reply.text.push_str(delta);
+        out.push(ModelEvent::TextDelta(delta.to_owned()));
+    }
+
+    pub fn tool_started(&mut self, call_id: &str, name: &str, out: &mut Vec<ModelEvent>) {
+        if self.started.iter().any(|started| started == call_id) {
+            return;
+        }
+        self.started.push(call_id.to_owned());
+        out.push(ModelEvent::ToolCallStarted {
+            call_id: call_id.to_owned(),
+            name: name.to_owned(),
+        });
+    }
+
+    pub fn tool_done(&mut self, call: ToolCall, out: &mut Vec<ModelEvent>) {
+        if self.has_tool_call(&call.call_id) {
+            return;
+        }
+        self.tool_started(&call.call_id, &call.name, out);
+        out.push(ModelEvent::ToolCallDone {
+            call_id: call.call_id.clone(),
+            name: call.name.clone(),
+            arguments: call.arguments.clone(),
+        });
+        self.reply.tool_calls.push(call);
+    }
+
+    pub fn usage(&mut self, usage: Usage, out: &mut Vec<ModelEvent>) {
+        self.reply.usage = Some(usage);
+        out.push(ModelEvent::Usage(usage));
+    }
+
+    pub fn complete(&mut self, out: &mut Vec<ModelEvent>) {
+        out.push(ModelEvent::Completed(std::mem::take(&mut self.reply)));
+    }
+}

@@ -1,0 +1,37 @@
+//! Hailer's client for OpenAI-compatible model endpoints.
+//!
+//! Layered like this:
+//! - [`transport`] knows nothing of any model API: a reqwest client honouring proxy variables and
+//!   the OS trust store, timeouts, bounded retries with backoff and jitter (never replaying a
+//!   response that had started), and an SSE reader with an idle timeout.
+//! - [`conversation`] and [`events`] are our own types: the history, tools, and what a call yields.
+//! - The `responses` and `chat` layers build the minimal request bodies of the two wire APIs and
+//!   parse their streamed and whole replies into one [`ModelEvent`] sequence.
+//! - [`ModelClient`] runs a call in a task and delivers events over a channel; dropping the
+//!   receiver aborts the HTTP request. Failures are [`ModelError`]s worded for the user, with the
+//!   endpoint's own words, redacted and capped.
+
+mod chat;
+mod client;
+pub mod conversation;
+mod diagnose;
+mod error;
+pub mod events;
+pub mod fixture;
+pub mod redact;
+mod responses;
+pub mod settings;
+pub mod transport;
+mod wire;
+
+pub use client::{ClientOptions, ModelClient, ModelEvents};
+pub use conversation::{
+    AssistantMessage, Item, ModelRequest, ReasoningEffort, ToolCall, ToolResult, ToolSpec,
+    UnknownReasoningEffort, Usage,
+};
+pub use diagnose::{MAX_SAID_CHARS, endpoint_words};
+pub use error::{EndpointSaid, ModelError, Result};
+pub use events::{Completion, ModelEvent};
+pub use redact::Redactor;
+pub use settings::{ProviderSettings, WireApi};
+pub use transport::{RetryPolicy, Timeouts};

@@ -1,0 +1,225 @@
+//! HTTP transport, with no knowledge of any model API: one reqwest client, timeouts, bounded
+//! retries of requests that got no usable response, and an SSE reader.
+
+mod retry;
+mod sse;
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::TryStreamExt;
+use reqwest::header::HeaderMap;
+use reqwest::{Response, Url};
+
+pub use retry::{RetryPolicy, retry_after};
+pub use sse::{SseEvent, SseReader, error_chain};
+
+/// How long to wait for each phase of a request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timeouts {
+    /// Establishing the connection (TCP and TLS).
+    pub connect: Duration,
+    /// From sending the request to the response headers; for a non-streamed reply, to its end.
+    pub response: Duration,
+    /// The longest pause between two events of a streamed reply.
+    pub stream_idle: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self {
+            connect: Duration::from_secs(15),
+            response: Duration::from_secs(600),
+            stream_idle: Duration::from_secs(300),
+        }
+    }
+}
+
+/// Largest error body kept for messages.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+/// Largest non-streamed reply accepted.
+const MAX_REPLY_BODY: usize = 64 * 1024 * 1024;
+
+/// A failure below the model API.
+#[derive(Debug, thiserror::Error)]
+pub enum TransportError {
+    #[error("the request could not be built: {0}")]
+    Build(String),
+    #[error("could not connect after {attempts} attempt(s): {reason}")]
+    Connect { reason: String, attempts: u32 },
+    #[error("no response within {} s", waited.as_secs())]
+    ResponseTimeout { waited: Duration, attempts: u32 },
+    #[error("HTTP {status} after {attempts} attempt(s)")]
+    Status {
+        status: u16,
+        body: String,
+        attempts: u32,
+    },
+    #[error("reading the response failed: {0}")]
+    Body(String),
+    #[error("no data for {} s", .0.as_secs())]
+    IdleTimeout(Duration),
+    #[error("the whole response did not arrive within {} s", .0.as_secs())]
+    BodyTimeout(Duration),
+    #[error("{0}")]
+    Sse(String),
+    #[error("the response is larger than {limit} bytes")]
+    TooLarge { limit: usize },
+}
+
+/// A POST with a ready body.
+#[derive(Clone, Debug)]
+pub struct PostRequest {
+    pub url: Url,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+/// A successful (2xx) response and how many attempts it took.
+#[derive(Debug)]
+pub struct Sent {
+    pub response: Response,
+    pub attempts: u32,
+}
+
+/// The HTTP client with its timeouts and retry policy.
+#[derive(Clone, Debug)]
+pub struct HttpTransport {
+    client: reqwest::Client,
+    retry: RetryPolicy,
+    timeouts: Timeouts,
+}
+
+impl HttpTransport {
+    /// A client honouring the proxy variables (`HTTPS_PROXY`, `NO_PROXY`, ...) and the OS trust
+    /// store; `direct` skips proxies, for loopback endpoints.
+    pub fn new(
+        timeouts: Timeouts,
+        retry: RetryPolicy,
+        direct: bool,
+    ) -> Result<Self, TransportError> {
+        let mut builder = reqwest::Client::builder()
+            .connect_timeout(timeouts.connect)
+            .tcp_nodelay(true)
+            .user_agent(concat!("hailer/", env!("CARGO_PKG_VERSION")));
+        if direct {
+            builder = builder.no_proxy();
+        }
+        let client = builder
+            .build()
+            .map_err(|error| TransportError::Build(error_chain(&error)))?;
+        Ok(Self {
+            client,
+            retry,
+            timeouts,
+        })
+    }
+
+    pub fn timeouts(&self) -> &Timeouts {
+        &self.timeouts
+    }
+
+    /// Sends the request, retrying connection failures and transient statuses per the policy.
+    /// Returns the first 2xx response with its body unread; any other status is an error carrying
+    /// the (capped) body.
+    pub async fn send(&self, request: &PostRequest) -> Result<Sent, TransportError> {
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let may_retry = attempts <= self.retry.max_retries;
+            let sending = self
+                .client
+                .post(request.url.clone())
+                .headers(request.headers.clone())
+                .body(request.body.clone())
+                .send();
+            let outcome = tokio::time::timeout(self.timeouts.response, sending).await;
+            let response = match outcome {
+                // The request may have reached the endpoint: never sent twice.
+                Err(_) => {
+                    return Err(TransportError::ResponseTimeout {
+                        waited: self.timeouts.response,
+                        attempts,
+                    });
+                }
+                Ok(Err(error)) if error.is_builder() => {
+                    return Err(TransportError::Build(error_chain(&error.without_url())));
+                }
+                Ok(Err(error)) => {
+                    let reason = error_chain(&error.without_url());
+                    if may_retry {
+                        let delay = self.retry.delay(attempts - 1, None);
+                        tracing::debug!(%reason, ?delay, attempts, "model request failed to connect; retrying");
+                        tokio::time::sleep(delay).await;
+                        continue;
+                    }
+                    return Err(TransportError::Connect { reason, attempts });
+                }
+                Ok(Ok(response)) => response,
+            };
+            let status = response.status().as_u16();
+            if response.status().is_success() {
+                return Ok(Sent { response, attempts });
+            }
+            if may_retry && RetryPolicy::is_retryable_status(status) {
+                let delay = self
+                    .retry
+                    .delay(attempts - 1, retry_after(response.headers()));
+                tracing::debug!(
+                    status,
+                    ?delay,
+                    attempts,
+                    "model request got a transient status; retrying"
+                );
+                drop(response);
+                tokio::time::sleep(delay).await;
+                continue;
+            }
+            let body = self.read_capped(response, MAX_ERROR_BODY).await;
+            let body = match body {
+                Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                Err(error) => format!("(the error body could not be read: {error})"),
+            };
+            return Err(TransportError::Status {
+                status,
+                body,
+                attempts,
+            });
+        }
+    }
+
+    /// Reads a whole (non-streamed) reply within the response timeout.
+    pub async fn read_body(&self, response: Response) -> Result<Bytes, TransportError> {
+        self.read_capped(response, MAX_REPLY_BODY).await
+    }
+
+    async fn read_capped(
+        &self,
+        mut response: Response,
+        limit: usize,
+    ) -> Result<Bytes, TransportError> {
+        let reading = async {
+            let mut body = Vec::new();
+            while let Some(chunk) = response
+                .chunk()
+                .await
+                .map_err(|error| TransportError::Body(error_chain(&error.without_url())))?
+            {
+                if body.len() + chunk.len() > limit {
+                    return Err(TransportError::TooLarge { limit });
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(Bytes::from(body))
+        };
+        tokio::time::timeout(self.timeouts.response, reading)
+            .await
+            .map_err(|_| TransportError::BodyTimeout(self.timeouts.response))?
+    }
+
+    /// The events of a streamed reply.
+    pub fn events(&self, response: Response) -> SseReader {
+        let bytes = response.bytes_stream().map_err(reqwest::Error::without_url);
+        SseReader::new(bytes, self.timeouts.stream_idle)
+    }
+}

@@ -1,0 +1,7 @@
+mod bodies;
+mod cancel;
+mod exchange;
+mod faults;
+mod parsers;
+mod secrets;
+mod support;
