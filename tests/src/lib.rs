@@ -3,5 +3,8 @@
 
 pub mod bins;
 pub mod daemon;
+pub mod prereqs;
+pub mod workspace;
 
 pub use daemon::TestDaemon;
+pub use workspace::TestWorkspace;

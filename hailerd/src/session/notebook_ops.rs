@@ -59,6 +59,7 @@ impl Session {
         &self,
         params: &CreateNotebookParams,
     ) -> Result<NotebookChange, SessionError> {
+        let _busy = self.busy();
         let file_name = notebooks::slug_file_name(&params.name)?;
         let path = self.notebooks_dir().join(&file_name);
         if path.exists() {
@@ -84,6 +85,7 @@ impl Session {
 
     /// Makes the notebook `reference` names active and opens its kernel session.
     pub async fn open_notebook(&self, reference: &str) -> Result<NotebookChange, SessionError> {
+        let _busy = self.busy();
         let file = notebooks::resolve(self.notebooks_dir(), reference)?;
         let message = format!("{} is now the active notebook.", file.name);
         self.switch_to(&file.name, message).await
@@ -91,6 +93,7 @@ impl Session {
 
     /// Closes the kernel session of the named (or active) notebook.
     pub async fn close_notebook(&self, reference: &str) -> Result<NotebookChange, SessionError> {
+        let _busy = self.busy();
         let path = if reference.trim().is_empty() {
             self.active_notebook().await
         } else {

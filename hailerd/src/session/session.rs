@@ -40,6 +40,8 @@ pub struct Session {
     pub(super) kernel: RwLock<Option<Arc<Kernel>>>,
     pub(super) notebooks: Mutex<NotebookState>,
     clients: AtomicUsize,
+    /// Requests being served right now (an exec waiting for the kernel counts).
+    in_flight: AtomicUsize,
     idle_since: std::sync::Mutex<Option<Instant>>,
     pub stopping: CancellationToken,
     _owner: OwnerLock,
@@ -62,6 +64,7 @@ impl Session {
             kernel: RwLock::new(None),
             notebooks: Mutex::new(notebooks),
             clients: AtomicUsize::new(0),
+            in_flight: AtomicUsize::new(0),
             idle_since: std::sync::Mutex::new(Some(Instant::now())),
             stopping: CancellationToken::new(),
             _owner: owner,
@@ -135,21 +138,22 @@ impl Session {
         }
     }
 
-    /// How long the session has had no client; `None` while one is attached.
+    /// How long the session has had no client; `None` while one is attached or a request is
+    /// being served.
     pub fn idle_for(&self) -> Option<Duration> {
+        if self.in_flight.load(Ordering::Relaxed) > 0 {
+            return None;
+        }
         self.idle_since
             .lock()
             .ok()
             .and_then(|idle| idle.map(|since| since.elapsed()))
     }
 
-    /// Records activity from a one-shot client (an exec without an event stream).
-    pub fn touch(&self) {
-        if let Ok(mut idle) = self.idle_since.lock()
-            && idle.is_some()
-        {
-            *idle = Some(Instant::now());
-        }
+    /// Marks a request in progress until the guard drops; the linger clock restarts then.
+    pub fn busy(&self) -> BusyGuard<'_> {
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+        BusyGuard { session: self }
     }
 
     pub(super) fn set_kernel_state(&self, slot: KernelSlot) {
@@ -212,7 +216,7 @@ impl Session {
 
     /// Runs code for a client (not the agent): in the named notebook, or the active one.
     pub async fn exec(&self, params: &ExecParams) -> Result<ExecResponse, SessionError> {
-        self.touch();
+        let _busy = self.busy();
         let kernel = self.kernel().await?;
         let notebook = match params.notebook.as_deref().filter(|n| !n.trim().is_empty()) {
             Some(reference) => crate::notebooks::resolve(self.notebooks_dir(), reference)?.path,
@@ -224,7 +228,6 @@ impl Session {
         self.set_running(true);
         let result = kernel.exec(&notebook, &params.code, timeout).await;
         self.set_running(false);
-        self.touch();
         let response = result?;
         if response.fresh_kernel {
             self.notice(
@@ -313,6 +316,23 @@ impl Drop for AttachGuard {
     fn drop(&mut self) {
         if self.session.clients.fetch_sub(1, Ordering::Relaxed) == 1
             && let Ok(mut idle) = self.session.idle_since.lock()
+        {
+            *idle = Some(Instant::now());
+        }
+    }
+}
+
+/// A request in progress; see [`Session::busy`].
+#[derive(Debug)]
+pub struct BusyGuard<'a> {
+    session: &'a Session,
+}
+
+impl Drop for BusyGuard<'_> {
+    fn drop(&mut self) {
+        self.session.in_flight.fetch_sub(1, Ordering::Relaxed);
+        if let Ok(mut idle) = self.session.idle_since.lock()
+            && idle.is_some()
         {
             *idle = Some(Instant::now());
         }

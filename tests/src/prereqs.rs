@@ -1,0 +1,31 @@
+//! What the tests need from the machine, as `scripts/test-prereqs.sh` prepared it.
+//!
+//! A missing prerequisite fails the test that needs it, with the command that provides it.
+
+use std::path::PathBuf;
+
+fn required(name: &str) -> PathBuf {
+    match std::env::var_os(name).filter(|value| !value.is_empty()) {
+        Some(value) => PathBuf::from(value),
+        None => panic!(
+            "{name} is not set: run `bash scripts/test-prereqs.sh` and `source .cache/test-env.sh` \
+             (scripts/test.sh does both)"
+        ),
+    }
+}
+
+/// A virtual environment with marimo and the kernel's packages.
+pub fn kernel_venv() -> PathBuf {
+    let venv = required("HAILER_TEST_VENV");
+    assert!(
+        venv.join("bin/python").exists(),
+        "{} has no bin/python: run `bash scripts/test-prereqs.sh` again",
+        venv.display()
+    );
+    venv
+}
+
+/// The folder of wheels the kernel's packages install from offline.
+pub fn wheelhouse() -> PathBuf {
+    required("HAILER_TEST_WHEELHOUSE")
+}

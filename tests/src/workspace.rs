@@ -1,0 +1,191 @@
+//! A workspace made with `hailer init`, a Hailer home of its own, and the client run in it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use hailer_protocol::RuntimeFile;
+
+use crate::bins;
+
+/// A temporary workspace and Hailer home; the daemon it started is stopped on drop.
+pub struct TestWorkspace {
+    pub root: tempfile::TempDir,
+    pub home: tempfile::TempDir,
+    /// Extra environment for every `hailer` run (and so for the daemon it starts).
+    pub env: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for TestWorkspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestWorkspace")
+            .field("root", &self.root.path())
+            .finish_non_exhaustive()
+    }
+}
+
+impl TestWorkspace {
+    /// `hailer init --kernel unsafe-local` in a fresh folder, using the prepared kernel venv.
+    pub fn unsafe_local() -> Self {
+        Self::unsafe_local_with_env(Vec::new())
+    }
+
+    pub fn unsafe_local_with_env(mut env: Vec<(String, String)>) -> Self {
+        let venv = crate::prereqs::kernel_venv();
+        env.push(("HAILER_KERNEL_VENV".to_owned(), venv.display().to_string()));
+        let workspace = Self {
+            root: tempfile::tempdir().unwrap_or_else(|error| panic!("temp dir: {error}")),
+            home: tempfile::tempdir().unwrap_or_else(|error| panic!("temp dir: {error}")),
+            env,
+        };
+        let init = workspace.hailer(&["init", "--kernel", "unsafe-local"]);
+        assert!(init.status.success(), "hailer init failed: {init:?}");
+        workspace
+    }
+
+    pub fn path(&self) -> &Path {
+        self.root.path()
+    }
+
+    pub fn write(&self, relative: &str, text: &str) {
+        let path = self.path().join(relative);
+        if let Some(parent) = path.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        std::fs::write(&path, text).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    }
+
+    /// A `hailer` command in the workspace, with the hermetic home and the extra environment.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(bins::path("hailer"));
+        command
+            .args(args)
+            .current_dir(self.path())
+            .env("HAILER_HOME", self.home.path())
+            .env("HAILER_DAEMON_BIN", bins::path("hailerd"))
+            .env_remove("HAILER_KERNEL")
+            .env_remove("HAILER_CONFIG")
+            .env_remove("HAILER_WORKSPACE");
+        for (name, value) in &self.env {
+            command.env(name, value);
+        }
+        command
+    }
+
+    pub fn hailer(&self, args: &[&str]) -> Output {
+        self.command(args)
+            .output()
+            .unwrap_or_else(|error| panic!("cannot run hailer: {error}"))
+    }
+
+    /// The running daemon's runtime file.
+    pub fn runtime(&self) -> RuntimeFile {
+        let path = self.home.path().join("run").join("hailerd.json");
+        let bytes =
+            std::fs::read(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+        serde_json::from_slice(&bytes).unwrap_or_else(|error| panic!("runtime file: {error}"))
+    }
+
+    pub fn daemon_log(&self) -> String {
+        let mut text = String::new();
+        if let Ok(entries) = std::fs::read_dir(self.home.path().join("state").join("logs")) {
+            for entry in entries.flatten() {
+                text.push_str(&std::fs::read_to_string(entry.path()).unwrap_or_default());
+            }
+        }
+        text
+    }
+
+    /// An authenticated client and base URL for the daemon's API.
+    pub fn api(&self) -> (reqwest::Client, String, String) {
+        let runtime = self.runtime();
+        (
+            crate::daemon::http_client(),
+            format!("http://127.0.0.1:{}", runtime.port),
+            runtime.token,
+        )
+    }
+
+    /// The workspace's canonical path (what the daemon reports).
+    pub fn canonical(&self) -> PathBuf {
+        std::fs::canonicalize(self.path()).unwrap_or_else(|_| self.path().to_path_buf())
+    }
+}
+
+impl Drop for TestWorkspace {
+    fn drop(&mut self) {
+        let runtime_file = self.home.path().join("run").join("hailerd.json");
+        if !runtime_file.exists() {
+            return;
+        }
+        let _ = self
+            .command(&["daemon", "stop"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+        // Make sure nothing survives a failed stop.
+        if let Ok(bytes) = std::fs::read(&runtime_file)
+            && let Ok(file) = serde_json::from_slice::<RuntimeFile>(&bytes)
+        {
+            let _ = crate::daemon::signal(file.pid, nix::sys::signal::Signal::SIGKILL);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Every process whose command line contains `needle`, with its pid.
+pub fn processes_with(needle: &str) -> Vec<(u32, String)> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(bytes) = std::fs::read(entry.path().join("cmdline")) {
+            let line = String::from_utf8_lossy(&bytes).replace('\0', " ");
+            if line.contains(needle) {
+                found.push((pid, line));
+            }
+        }
+    }
+    found
+}
+
+/// The children of `pid`.
+pub fn children_of(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // The fields after the command name (which may contain spaces) start after ')'.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let ppid = rest
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse::<u32>().ok());
+        if ppid == Some(pid) {
+            found.push(child);
+        }
+    }
+    found
+}
+
+/// Every process's command line, joined.
+pub fn all_command_lines() -> String {
+    processes_with("")
+        .into_iter()
+        .map(|(_, line)| line)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
