@@ -8,6 +8,7 @@ mod daemon;
 mod error;
 mod events;
 mod sessions;
+mod turns;
 
 pub use daemon::{DaemonInfo, RuntimeFile, ShutdownResponse};
 pub use error::{ErrorBody, ErrorCode};
@@ -17,6 +18,7 @@ pub use sessions::{
     NotebookEntry, NotebookList, NotebookRef, NotebookTemplate, NoticeLevel, SessionEnvelope,
     SessionEvent, SessionInfo, SessionList, StartSessionParams, StartSessionResponse,
 };
+pub use turns::{CancelResponse, StartTurnParams, StartTurnResponse, TurnUsage};
 
 /// The API version prefix every route lives under.
 pub const API_PREFIX: &str = "/v1";

@@ -222,6 +222,49 @@ pub enum SessionEvent {
     },
     /// The active notebook changed.
     NotebookSwitched { notebook: String },
+    /// A turn began: the user's text and which client sent it.
+    TurnStarted {
+        turn_id: String,
+        text: String,
+        client: String,
+    },
+    /// A piece of the answer as it streams.
+    TextDelta { turn_id: String, delta: String },
+    /// The agent started a tool: its name and a short preview of the arguments (the code).
+    ToolCallStarted {
+        turn_id: String,
+        call_id: String,
+        name: String,
+        preview: String,
+    },
+    /// A tool finished.
+    ToolCallFinished {
+        turn_id: String,
+        call_id: String,
+        name: String,
+        ok: bool,
+        preview: String,
+    },
+    /// The turn's token counts so far.
+    Usage {
+        turn_id: String,
+        usage: crate::TurnUsage,
+    },
+    /// The turn ended with an answer.
+    TurnFinished {
+        turn_id: String,
+        text: String,
+        usage: crate::TurnUsage,
+    },
+    /// The turn failed: what happened and what to do.
+    TurnFailed {
+        turn_id: String,
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hint: Option<String>,
+    },
+    /// The turn was cancelled; the conversation stays valid.
+    TurnCancelled { turn_id: String },
     /// Something the user should read (a warning, a notice).
     Notice { level: NoticeLevel, message: String },
     /// The client fell behind; it should fetch the session again.

@@ -1,0 +1,272 @@
+//! Benchmark of sessions with the unsafe-local kernel, measured side by side with marimo's own
+//! floor in the same run.
+//!
+//! * session ready: `POST /v1/sessions` until the first `pass` has run, against the floor of a
+//!   plain `marimo edit` spawn to `/health` plus one `/sse` kernel-ready (both with the empty
+//!   notebook template, so neither side runs notebook cells);
+//! * `hailer exec -c pass` against a direct `curl` execute on the same marimo session.
+//!
+//! Needs `HAILER_TEST_VENV` (scripts/test-prereqs.sh). Run it on release builds:
+//! `cargo build --release --bins && target/release/bench-session --samples 7`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use hailer_tests::TestWorkspace;
+use hailer_tests::prereqs::kernel_venv;
+use serde_json::{Value, json};
+
+const EMPTY: &str = "import marimo\n\napp = marimo.App()\n\n\n@app.cell\ndef _():\n    return\n\n\nif __name__ == \"__main__\":\n    app.run()\n";
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn ms(duration: Duration) -> String {
+    format!("{:.1} ms", duration.as_secs_f64() * 1000.0)
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn http(port: u16, request: &str) -> String {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut reply = String::new();
+    let _ = stream.read_to_string(&mut reply);
+    reply
+}
+
+/// Plain marimo: spawn to /health, then one /sse until kernel-ready.
+fn floor_once(dir: &std::path::Path) -> Duration {
+    let python = kernel_venv().join("bin/python");
+    let port = free_port();
+    let token = "benchtoken0123456789abcdef0123456789";
+    let started = Instant::now();
+    let mut child = Command::new(python)
+        .args([
+            "-m",
+            "marimo",
+            "edit",
+            "notebooks",
+            "--token-password-file",
+            "-",
+            "--headless",
+        ])
+        .args(["--port", &port.to_string(), "--skip-update-check"])
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(token.as_bytes())
+        .unwrap();
+    loop {
+        if let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) {
+            let request = format!(
+                "GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+            );
+            stream.write_all(request.as_bytes()).unwrap();
+            let mut reply = String::new();
+            let _ = stream.read_to_string(&mut reply);
+            if reply.starts_with("HTTP/1.1 200") {
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let file = dir.join("notebooks/analysis.py");
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let request = format!(
+        "GET /sse?session_id=bench&file={} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n\r\n",
+        file.display()
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if reader.read_line(&mut line).unwrap() == 0 || line.contains("kernel-ready") {
+            break;
+        }
+    }
+    let elapsed = started.elapsed();
+    let _ = nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
+        nix::sys::signal::Signal::SIGKILL,
+    );
+    let _ = child.wait();
+    elapsed
+}
+
+use std::os::unix::process::CommandExt;
+
+fn main() {
+    let samples: usize = std::env::args()
+        .skip_while(|arg| arg != "--samples")
+        .nth(1)
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(7);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let workspace = TestWorkspace::unsafe_local();
+    workspace.write("notebooks/analysis.py", EMPTY);
+    // Start the daemon once so its own start is not counted.
+    assert!(workspace.hailer(&["daemon", "start"]).status.success());
+    let (client, base, token) = workspace.api();
+
+    let mut floors = Vec::new();
+    let mut ours = Vec::new();
+    for _ in 0..samples {
+        floors.push(floor_once(workspace.path()));
+        let started = Instant::now();
+        let id = runtime.block_on(async {
+            let started: Value = client
+                .post(format!("{base}/v1/sessions"))
+                .bearer_auth(&token)
+                .json(&json!({"cwd": workspace.path(), "client": "api",
+                    "env": {"HAILER_KERNEL_VENV": kernel_venv()}}))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            let id = started["session"]["id"].as_str().unwrap().to_owned();
+            let ran: Value = client
+                .post(format!("{base}/v1/sessions/{id}/exec"))
+                .bearer_auth(&token)
+                .json(&json!({"code": "pass"}))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            assert_eq!(ran["success"], true, "{ran}");
+            id
+        });
+        ours.push(started.elapsed());
+        runtime.block_on(async {
+            client
+                .delete(format!("{base}/v1/sessions/{id}"))
+                .bearer_auth(&token)
+                .send()
+                .await
+                .unwrap();
+        });
+    }
+
+    // Round trips on one live session.
+    assert!(workspace.hailer(&["exec", "-c", "pass"]).status.success());
+    let link: Value = runtime.block_on(async {
+        let sessions: Value = client
+            .get(format!("{base}/v1/sessions"))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let id = sessions["sessions"][0]["id"].as_str().unwrap().to_owned();
+        client
+            .post(format!("{base}/v1/sessions/{id}/notebooks/open"))
+            .bearer_auth(&token)
+            .json(&json!({"notebook": "analysis"}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    });
+    let link = link["link"].as_str().unwrap();
+    let marimo_base = link.split("/?").next().unwrap().to_owned();
+    let marimo_token = link.split("access_token=").nth(1).unwrap().to_owned();
+    let marimo_port: u16 = marimo_base.rsplit(':').next().unwrap().parse().unwrap();
+    let sessions = http(
+        marimo_port,
+        &format!(
+            "GET /api/sessions HTTP/1.1\r\nHost: 127.0.0.1:{marimo_port}\r\nAuthorization: Bearer {marimo_token}\r\nConnection: close\r\n\r\n"
+        ),
+    );
+    let body = sessions.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let marimo_session = body
+        .split("\"sessionId\":\"")
+        .nth(1)
+        .or_else(|| body.split("\"session_id\":\"").nth(1))
+        .map(|rest| rest.split('"').next().unwrap_or_default().to_owned())
+        .unwrap_or_default();
+    assert!(!marimo_session.is_empty(), "no marimo session in {body}");
+
+    let mut cli = Vec::new();
+    let mut curl = Vec::new();
+    for _ in 0..(samples * 3).max(15) {
+        let started = Instant::now();
+        let output = workspace.hailer(&["exec", "-c", "pass"]);
+        assert!(output.status.success());
+        cli.push(started.elapsed());
+        let started = Instant::now();
+        let status = Command::new("curl")
+            .args(["-s", "-N", "-o", "/dev/null", "-X", "POST"])
+            .arg(format!("{marimo_base}/api/kernel/execute"))
+            .args(["-H", &format!("Authorization: Bearer {marimo_token}")])
+            .args(["-H", &format!("Marimo-Session-Id: {marimo_session}")])
+            .args([
+                "-H",
+                "Content-Type: application/json",
+                "-H",
+                "Accept: text/event-stream",
+            ])
+            .args(["--data", "{\"code\":\"pass\"}"])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        curl.push(started.elapsed());
+    }
+
+    let floor = median(floors);
+    let ready = median(ours);
+    let cli = median(cli);
+    let curl = median(curl);
+    println!("session benchmark (unsafe-local, empty notebook), medians");
+    println!(
+        "  floor: marimo spawn to /health + /sse kernel-ready   {}",
+        ms(floor)
+    );
+    println!(
+        "  hailerd: POST /v1/sessions to first exec done          {}",
+        ms(ready)
+    );
+    println!(
+        "  ratio                                                   {:.2}   target <= 1.15",
+        ready.as_secs_f64() / floor.as_secs_f64()
+    );
+    println!(
+        "  hailer exec -c pass                                     {}",
+        ms(cli)
+    );
+    println!(
+        "  curl execute on the same marimo session                 {}",
+        ms(curl)
+    );
+    println!(
+        "  difference                                              {}   target <= 5 ms",
+        ms(cli.saturating_sub(curl))
+    );
+}
