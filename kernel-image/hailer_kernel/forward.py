@@ -80,7 +80,9 @@ class Forwarder:
     def __init__(self, upstream: Address, *, max_connections: int = MAX_CONNECTIONS) -> None:
         self.upstream = upstream
         self.max_connections = max_connections
-        self.active = 0
+        # asyncio keeps only weak references to tasks: without these, a connection whose sockets
+        # are both idle can be garbage-collected in the middle of its work
+        self._tasks: set[asyncio.Task[None]] = set()
 
     async def serve(self, listen: Address) -> asyncio.Server:
         """Start listening on ``listen``; the returned server is already accepting."""
@@ -89,10 +91,12 @@ class Forwarder:
         )
 
     async def _handle(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
-        if self.active >= self.max_connections:
+        if len(self._tasks) >= self.max_connections:
             client_w.transport.abort()
             return
-        self.active += 1
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
         try:
             try:
                 # asyncio.timeout, not wait_for: wait_for can swallow a cancellation on 3.11
@@ -105,7 +109,13 @@ class Forwarder:
                 return
             await _carry(client_r, client_w, upstream_r, upstream_w)
         finally:
-            self.active -= 1
+            if task is not None:
+                self._tasks.discard(task)
+
+    @property
+    def active(self) -> int:
+        """How many connections are being carried."""
+        return len(self._tasks)
 
 
 async def _carry(
@@ -115,16 +125,16 @@ async def _carry(
     b_w: asyncio.StreamWriter,
 ) -> None:
     """Copy a->b and b->a until both sides have finished sending, or either fails."""
-    pumps = [asyncio.ensure_future(_pump(a_r, b_w)), asyncio.ensure_future(_pump(b_r, a_w))]
+    pumps = [asyncio.create_task(_pump(a_r, b_w)), asyncio.create_task(_pump(b_r, a_w))]
     try:
-        for finished in asyncio.as_completed(pumps):
-            await finished  # raises if a side was reset: both connections are then dropped
-    except (OSError, asyncio.IncompleteReadError):
-        for writer in (a_w, b_w):
-            writer.transport.abort()
+        done, _ = await asyncio.wait(pumps, return_when=asyncio.FIRST_EXCEPTION)
+        if any(not pump.cancelled() and pump.exception() is not None for pump in done):
+            for writer in (a_w, b_w):  # a side was reset: drop both connections at once
+                writer.transport.abort()
     finally:
         for pump in pumps:
             pump.cancel()
+        await asyncio.gather(*pumps, return_exceptions=True)
         for writer in (a_w, b_w):
             writer.close()
         for writer in (a_w, b_w):

@@ -180,24 +180,30 @@ def test_upstream_half_close_reaches_client_which_can_still_send() -> None:
 
 
 def test_many_connections_at_once(echo_upstream: Upstream) -> None:
-    results: dict[int, bytes] = {}
+    # several rounds: connections that lose their last reference mid-way fail now and then only
+    rounds, per_round = 5, 40
+    failures: list[int] = []
 
     def one(index: int, port: int) -> None:
-        with connect(port) as sock:
-            sock.sendall(f"connection {index}".encode() * 1000)
-            sock.shutdown(socket.SHUT_WR)
-            results[index] = recv_all(sock)
+        message = f"connection {index}".encode() * 1000
+        try:
+            with connect(port) as sock:
+                sock.sendall(message)
+                sock.shutdown(socket.SHUT_WR)
+                if recv_all(sock) != message:
+                    failures.append(index)
+        except OSError:
+            failures.append(index)
 
     with forwarder(echo_upstream.port) as (port, _):
-        threads = [threading.Thread(target=one, args=(i, port)) for i in range(40)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(TIMEOUT)
-    assert sorted(results) == list(range(40))
-    for index, data in results.items():
-        assert data == f"connection {index}".encode() * 1000
-    assert echo_upstream.connections == 40
+        for _ in range(rounds):
+            threads = [threading.Thread(target=one, args=(i, port)) for i in range(per_round)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(TIMEOUT)
+    assert failures == []
+    assert echo_upstream.connections == rounds * per_round
 
 
 def test_a_slow_reader_does_not_fill_the_forwarders_memory() -> None:
