@@ -17,11 +17,19 @@
 #   scripts/test-prereqs.sh && . .cache/test-env.sh
 #
 # Safe to run again and again, and from two terminals at once (the second waits for the first).
-# Environment: HAILER_PYTHON311 names the Python 3.11 to use when it is not on PATH.
+# Environment: HAILER_PYTHON311 names the Python 3.11 to use when it is not on PATH;
+# HAILER_TEST_CACHE moves the cache (default: .cache/ in the repository, or the user's cache
+# folder when CI=true, so fresh clones on one machine share it).
 set -Eeuo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-CACHE="$ROOT/.cache"
+if [ -n "${HAILER_TEST_CACHE:-}" ]; then
+    CACHE="$HAILER_TEST_CACHE"
+elif [ "${CI:-}" = "true" ]; then
+    CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/hailer-tests"
+else
+    CACHE="$ROOT/.cache"
+fi
 KERNEL_IMAGE="$ROOT/kernel-image"
 WHEELHOUSE="$CACHE/wheelhouse"
 VENV="$CACHE/test-venv"

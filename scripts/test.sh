@@ -8,9 +8,8 @@ cd "$root"
 step() { printf '\n==> %s\n' "$*"; }
 
 step "Prerequisites"
-bash scripts/test-prereqs.sh
-# shellcheck source=/dev/null
-source .cache/test-env.sh
+# test-prereqs.sh prints only `export NAME=value` lines on standard output.
+eval "$(bash scripts/test-prereqs.sh)"
 if ! cargo nextest --version >/dev/null 2>&1; then
     cargo install --locked cargo-nextest
 fi
