@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use hailer_marimo::{LaunchOptions, MarimoClient, MarimoServer, VenvRequest};
 
-use super::{KernelError, KernelSpec, bundle};
+use super::{KernelError, KernelSpec};
+use hailer_kernel_bundle as bundle;
 
 /// A marimo server started for one session, with its client.
 #[derive(Debug)]

@@ -4,7 +4,6 @@
 //! far; the docker runtime fails closed with a message saying so, never falling back to running
 //! code on this machine.
 
-pub mod bundle;
 mod local;
 mod value;
 

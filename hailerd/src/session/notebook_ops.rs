@@ -10,8 +10,8 @@ use hailer_protocol::{
 
 use super::error::SessionError;
 use super::session::{Session, state_dir};
-use crate::kernel::bundle;
 use crate::notebooks::{self, NotebookError};
+use hailer_kernel_bundle as bundle;
 
 impl Session {
     pub async fn list_notebooks(&self) -> NotebookList {

@@ -95,7 +95,7 @@ impl Session {
                 };
                 format!(
                     "docker (hailer-kernel {}; {network}; data read-only)",
-                    crate::kernel::bundle::contract()
+                    hailer_kernel_bundle::contract()
                 )
             }
         }

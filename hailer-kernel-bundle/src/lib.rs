@@ -1,4 +1,4 @@
-//! The kernel's Python side, embedded into hailerd, and the kernel contract derived from it.
+//! The kernel's Python side and image recipe, embedded, and the kernel contract derived from them.
 //!
 //! The contract names everything the kernel is made of: our helper package, the pinned
 //! requirements and the image recipe. Any change to them is a new contract, so a managed
@@ -12,44 +12,50 @@ use sha2::{Digest, Sha256};
 pub const MARIMO_VERSION: &str = "0.24.2";
 
 /// The pinned packages of the kernel.
-pub const REQUIREMENTS: &str = include_str!("../../../kernel-image/requirements.txt");
+pub const REQUIREMENTS: &str = include_str!("../../kernel-image/requirements.txt");
 
 /// The files of the `hailer-kernel` Python package, relative to its folder.
 pub const PACKAGE_FILES: [(&str, &str); 8] = [
     (
         "pyproject.toml",
-        include_str!("../../../kernel-image/pyproject.toml"),
+        include_str!("../../kernel-image/pyproject.toml"),
     ),
-    ("README.md", include_str!("../../../kernel-image/README.md")),
+    ("README.md", include_str!("../../kernel-image/README.md")),
     (
         "hailer_kernel/__init__.py",
-        include_str!("../../../kernel-image/hailer_kernel/__init__.py"),
+        include_str!("../../kernel-image/hailer_kernel/__init__.py"),
     ),
     (
         "hailer_kernel/data.py",
-        include_str!("../../../kernel-image/hailer_kernel/data.py"),
+        include_str!("../../kernel-image/hailer_kernel/data.py"),
     ),
     (
         "hailer_kernel/errors.py",
-        include_str!("../../../kernel-image/hailer_kernel/errors.py"),
+        include_str!("../../kernel-image/hailer_kernel/errors.py"),
     ),
     (
         "hailer_kernel/forward.py",
-        include_str!("../../../kernel-image/hailer_kernel/forward.py"),
+        include_str!("../../kernel-image/hailer_kernel/forward.py"),
     ),
     (
         "hailer_kernel/periods.py",
-        include_str!("../../../kernel-image/hailer_kernel/periods.py"),
+        include_str!("../../kernel-image/hailer_kernel/periods.py"),
     ),
     (
         "hailer_kernel/workspace.py",
-        include_str!("../../../kernel-image/hailer_kernel/workspace.py"),
+        include_str!("../../kernel-image/hailer_kernel/workspace.py"),
     ),
 ];
 
 /// The notebook templates.
-pub const STARTER_NOTEBOOK: &str = hailer_config::STARTER_NOTEBOOK;
-pub const EMPTY_NOTEBOOK: &str = include_str!("../../../kernel-image/templates/empty.py");
+pub const STARTER_NOTEBOOK: &str = include_str!("../../kernel-image/templates/starter.py");
+pub const EMPTY_NOTEBOOK: &str = include_str!("../../kernel-image/templates/empty.py");
+
+/// The image recipe.
+pub const DOCKERFILE: &str = include_str!("../../kernel-image/Dockerfile");
+
+/// The image label that carries the contract.
+pub const CONTRACT_LABEL: &str = "org.hailer.kernel-contract";
 
 /// `marimo<version>-<12 hex>`: the marimo version and a digest over every embedded file.
 pub fn contract() -> String {
@@ -61,6 +67,7 @@ pub fn contract() -> String {
         hasher.update(text.as_bytes());
     };
     feed("requirements.txt", REQUIREMENTS);
+    feed("Dockerfile", DOCKERFILE);
     for (name, text) in PACKAGE_FILES {
         feed(name, text);
     }
