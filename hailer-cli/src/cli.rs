@@ -61,6 +61,11 @@ pub enum Command {
         #[arg(long, value_name = "RUNTIME")]
         kernel: Option<String>,
     },
+    /// Prepare and manage the notebook kernel.
+    Kernel {
+        #[command(subcommand)]
+        action: KernelAction,
+    },
     /// Manage the background daemon, hailerd.
     Daemon {
         #[command(subcommand)]
@@ -103,5 +108,18 @@ pub enum ConfigAction {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KernelAction {
+    /// Create the unsafe-local kernel's Python environment now instead of at the first start.
+    InstallLocal {
+        /// The Python 3.11+ to build it from.
+        #[arg(long, value_name = "PATH")]
+        python: Option<std::path::PathBuf>,
+        /// Install offline from this folder of wheels.
+        #[arg(long, value_name = "DIR")]
+        wheelhouse: Option<std::path::PathBuf>,
     },
 }

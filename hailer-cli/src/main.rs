@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser};
 use hailer_config::home::HailerHome;
 
-use cli::{Cli, Command, ConfigAction, DaemonAction};
+use cli::{Cli, Command, ConfigAction, DaemonAction, KernelAction};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -97,6 +97,12 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                     commands::daemon::logs(&home, lines, follow).await?;
                 }
             }
+        }
+        Command::Kernel {
+            action: KernelAction::InstallLocal { python, wheelhouse },
+        } => {
+            let home = HailerHome::from_env()?;
+            commands::kernel::install_local(&home, python, wheelhouse).await?;
         }
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "hailer", &mut std::io::stdout());

@@ -14,7 +14,7 @@ pub use daemon::{DaemonInfo, RuntimeFile, ShutdownResponse};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::{DaemonEvent, EventEnvelope};
 pub use sessions::{
-    CreateNotebookParams, ExecParams, ExecResponse, ExecValue, KernelStatus, NotebookChange,
+    CreateNotebookParams, ExecParams, ExecResponse, ExecValue, InstallLocalParams, InstallLocalResponse, KernelStatus, NotebookChange,
     NotebookEntry, NotebookList, NotebookRef, NotebookTemplate, NoticeLevel, SessionEnvelope,
     SessionEvent, SessionInfo, SessionList, StartSessionParams, StartSessionResponse,
 };

@@ -280,3 +280,29 @@ pub enum NoticeLevel {
     Warning,
     Error,
 }
+
+/// `POST /v1/kernel/install-local`: prepare the unsafe-local kernel's Python environment ahead
+/// of time.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InstallLocalParams {
+    /// The Python to build the environment from (default: the newest 3.11+ on the client's PATH).
+    #[serde(default)]
+    pub python: Option<String>,
+    /// Install offline from this folder of wheels.
+    #[serde(default)]
+    pub wheelhouse: Option<String>,
+    /// The client's PATH, to find Python the way the user's shell would.
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
+/// The environment is ready.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InstallLocalResponse {
+    pub venv: String,
+    pub contract: String,
+    /// True when it existed already and nothing was installed.
+    pub reused: bool,
+}

@@ -4,3 +4,4 @@ pub mod config;
 pub mod daemon;
 pub mod exec;
 pub mod init;
+pub mod kernel;

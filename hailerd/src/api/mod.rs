@@ -5,6 +5,7 @@ mod error;
 mod events_ws;
 mod guard;
 mod json_body;
+mod kernel_routes;
 pub mod openapi;
 mod session_events;
 mod sessions;
@@ -25,6 +26,7 @@ pub fn router(daemon: Daemon) -> Router {
         .route("/daemon/shutdown", post(daemon_routes::shutdown))
         .route("/events", get(events_ws::subscribe))
         .route("/openapi.json", get(openapi::document))
+        .route("/kernel/install-local", post(kernel_routes::install_local))
         .route("/sessions", post(sessions::start).get(sessions::list))
         .route("/sessions/{id}", get(sessions::get).delete(sessions::stop))
         .route("/sessions/{id}/exec", post(sessions::exec))

@@ -24,6 +24,7 @@ use utoipa::{Modify, OpenApi};
         super::sessions::open_notebook,
         super::sessions::close_notebook,
         super::session_events::subscribe,
+        super::kernel_routes::install_local,
         document,
     ),
     components(schemas(
@@ -50,6 +51,8 @@ use utoipa::{Modify, OpenApi};
         hailer_protocol::SessionEnvelope,
         hailer_protocol::SessionEvent,
         hailer_protocol::NoticeLevel,
+        hailer_protocol::InstallLocalParams,
+        hailer_protocol::InstallLocalResponse,
     )),
     modifiers(&BearerAuth)
 )]

@@ -1,8 +1,8 @@
 //! The unsafe-local runtime: marimo in a managed Python environment, as the user.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use hailer_marimo::{LaunchOptions, MarimoClient, MarimoServer, VenvRequest};
+use hailer_marimo::{LaunchOptions, ManagedVenv, MarimoClient, MarimoServer, VenvRequest};
 
 use super::{KernelError, KernelSpec};
 use hailer_kernel_bundle as bundle;
@@ -60,12 +60,27 @@ async fn venv_python(
     if let Some(prepared) = &spec.prepared_venv {
         return Ok(prepared.join("bin").join("python"));
     }
-    let base = hailer_marimo::find_python(
+    let venv = managed_venv(
         spec.python.as_deref(),
-        spec.base_env.get("PATH").map(std::ffi::OsStr::new),
+        spec.base_env.get("PATH").map(String::as_str),
+        spec.wheelhouse.as_deref(),
+        &spec.data_dir,
+        progress,
     )
     .await?;
-    let root = spec.data_dir.join("kernels").join(bundle::contract());
+    Ok(venv.python)
+}
+
+/// Creates (or reuses) the managed environment of this kernel contract under `data_dir`.
+pub async fn managed_venv(
+    python: Option<&Path>,
+    search_path: Option<&str>,
+    wheelhouse: Option<&Path>,
+    data_dir: &Path,
+    progress: &(dyn Fn(&str) + Send + Sync),
+) -> Result<ManagedVenv, KernelError> {
+    let base = hailer_marimo::find_python(python, search_path.map(std::ffi::OsStr::new)).await?;
+    let root = data_dir.join("kernels").join(bundle::contract());
     let package = root.join("package");
     bundle::write_package(&package).map_err(|source| {
         KernelError::Marimo(hailer_marimo::Error::Io {
@@ -79,10 +94,10 @@ async fn venv_python(
             dir: &root.join("venv"),
             requirements: bundle::REQUIREMENTS,
             local_packages: &[package],
-            wheelhouse: spec.wheelhouse.as_deref(),
+            wheelhouse,
         },
         progress,
     )
     .await?;
-    Ok(venv.python)
+    Ok(venv)
 }

@@ -5,6 +5,8 @@
 //! code on this machine.
 
 mod local;
+
+pub use local::managed_venv;
 mod value;
 
 use std::collections::BTreeMap;
