@@ -12,6 +12,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
@@ -93,6 +94,12 @@ impl ScriptedModel {
         let app = router(Arc::clone(&shared));
         let (shutdown, stopped) = oneshot::channel::<()>();
         tokio::spawn(async move {
+            // Frames go out as soon as they are written, as a real streaming endpoint sends them.
+            let listener = listener.tap_io(|stream| {
+                if let Err(error) = stream.set_nodelay(true) {
+                    tracing::warn!(%error, "could not set TCP_NODELAY");
+                }
+            });
             let serving = axum::serve(listener, app).with_graceful_shutdown(async {
                 let _ = stopped.await;
             });
