@@ -310,6 +310,13 @@ fn fault_response(fault: &Fault, headers: &HeaderMap) -> Response {
     response
 }
 
+fn render_whole(wire: Wire, ctx: &RenderContext<'_>, reply: &Reply) -> Value {
+    match wire {
+        Wire::Responses => render::responses::whole(ctx, reply),
+        Wire::Chat => render::chat::whole(ctx, reply),
+    }
+}
+
 async fn reply_response(
     shared: Arc<Shared>,
     wire: Wire,
@@ -327,10 +334,7 @@ async fn reply_response(
     };
     let streaming = body.get("stream").and_then(Value::as_bool) == Some(true);
     if !streaming && reply.interruption.is_none() {
-        let whole = match wire {
-            Wire::Responses => render::responses::whole(&ctx, &reply),
-            Wire::Chat => render::chat::whole(&ctx, &reply),
-        };
+        let whole = render_whole(wire, &ctx, &reply);
         shared.set_outcome(shared.start_delivery(index), DeliveryOutcome::Finished);
         return Json(whole).into_response();
     }
@@ -349,10 +353,7 @@ async fn reply_response(
         tokio::spawn(deliverer.stream_frames(frames, reply));
         "text/event-stream"
     } else {
-        let whole = match wire {
-            Wire::Responses => render::responses::whole(&ctx, &reply),
-            Wire::Chat => render::chat::whole(&ctx, &reply),
-        };
+        let whole = render_whole(wire, &ctx, &reply);
         tokio::spawn(deliverer.whole_body(whole.to_string(), reply.interruption));
         "application/json"
     };
