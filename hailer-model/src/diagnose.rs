@@ -65,6 +65,21 @@ fn detail_text(detail: &Value) -> Option<String> {
     }
 }
 
+/// Whether `text` names the model as a whole word (so a short name does not match inside others).
+fn mentions_model(text: &str, model: &str) -> bool {
+    if model.is_empty() {
+        return false;
+    }
+    let text = text.to_ascii_lowercase();
+    let model = model.to_ascii_lowercase();
+    let part_of_name = |c: char| c.is_ascii_alphanumeric() || "-._:/".contains(c);
+    text.match_indices(&model).any(|(start, found)| {
+        let before = text[..start].chars().next_back();
+        let after = text[start + found.len()..].chars().next();
+        !before.is_some_and(part_of_name) && !after.is_some_and(part_of_name)
+    })
+}
+
 fn mentions_context_limit(text: &str) -> bool {
     let text = text.to_ascii_lowercase();
     [
@@ -118,9 +133,8 @@ impl Diagnosis<'_> {
     pub fn status(&self, status: u16, body: &str, attempts: u32) -> ModelError {
         let words = endpoint_words(body);
         let text = words.clone().unwrap_or_default();
-        let model = self.settings.model.to_ascii_lowercase();
-        let names_model = (!model.is_empty() && text.to_ascii_lowercase().contains(&model))
-            || body.contains("model_not_found");
+        let names_model =
+            mentions_model(&text, &self.settings.model) || body.contains("model_not_found");
         let said = self.said(words);
         match status {
             401 => ModelError::Unauthorized {
@@ -230,5 +244,45 @@ impl Diagnosis<'_> {
             WireError::Incomplete(reason) => ModelError::StreamInterrupted { reason },
             WireError::Invalid(detail) => self.invalid(detail),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{endpoint_words, mentions_model};
+
+    #[test]
+    fn the_model_is_found_only_as_a_whole_name() {
+        assert!(mentions_model(
+            "The model `gpt-5.5` does not exist",
+            "gpt-5.5"
+        ));
+        assert!(mentions_model("model 'M' not found", "m"));
+        assert!(!mentions_model("Not found: the resource is missing", "m"));
+        assert!(!mentions_model("model gpt-5.5-mini is busy", "gpt-5.5"));
+        assert!(!mentions_model("anything", ""));
+    }
+
+    #[test]
+    fn endpoint_words_come_from_the_usual_places() {
+        let openai = r#"{"error":{"message":"Bad key","code":"invalid_api_key"}}"#;
+        assert_eq!(
+            endpoint_words(openai).as_deref(),
+            Some("Bad key (invalid_api_key)")
+        );
+        let fastapi = r#"{"detail":[{"msg":"field required"},{"msg":"bad type"}]}"#;
+        assert_eq!(
+            endpoint_words(fastapi).as_deref(),
+            Some("field required; bad type")
+        );
+        assert_eq!(
+            endpoint_words(r#"{"error":"plain"}"#).as_deref(),
+            Some("plain")
+        );
+        assert_eq!(
+            endpoint_words("  <h1>502</h1>\n Bad  gateway ").as_deref(),
+            Some("<h1>502</h1> Bad gateway")
+        );
+        assert_eq!(endpoint_words("   "), None);
     }
 }

@@ -24,16 +24,19 @@ fn fixture_settings(wire: WireApi) -> ProviderSettings {
     )
 }
 
-/// The events a streamed reply made of these body chunks yields; an error, if any, is last.
-pub async fn events_from_sse(wire: WireApi, chunks: Vec<Bytes>) -> Vec<Result<ModelEvent>> {
-    let settings = fixture_settings(wire);
-    let redactor = Redactor::default();
-    let diagnosis = Diagnosis {
-        settings: &settings,
-        redactor: &redactor,
+fn fixture_diagnosis<'a>(settings: &'a ProviderSettings, redactor: &'a Redactor) -> Diagnosis<'a> {
+    Diagnosis {
+        settings,
+        redactor,
         path: "/v1/fixture",
         reasoning_effort: None,
-    };
+    }
+}
+
+/// The events a streamed reply made of these body chunks yields; an error, if any, is last.
+pub async fn events_from_sse(wire: WireApi, chunks: Vec<Bytes>) -> Vec<Result<ModelEvent>> {
+    let (settings, redactor) = (fixture_settings(wire), Redactor::default());
+    let diagnosis = fixture_diagnosis(&settings, &redactor);
     let bytes = futures_util::stream::iter(chunks.into_iter().map(Ok::<_, std::io::Error>));
     let mut reader = SseReader::new(bytes, Timeouts::default().stream_idle);
     let (tx, mut rx) = mpsc::channel(64);
@@ -60,13 +63,7 @@ pub async fn events_from_sse(wire: WireApi, chunks: Vec<Bytes>) -> Vec<Result<Mo
 
 /// The events a whole (non-streamed) reply body yields.
 pub fn events_from_json(wire: WireApi, body: &[u8]) -> Result<Vec<ModelEvent>> {
-    let settings = fixture_settings(wire);
-    let redactor = Redactor::default();
-    let diagnosis = Diagnosis {
-        settings: &settings,
-        redactor: &redactor,
-        path: "/v1/fixture",
-        reasoning_effort: None,
-    };
+    let (settings, redactor) = (fixture_settings(wire), Redactor::default());
+    let diagnosis = fixture_diagnosis(&settings, &redactor);
     parse_whole(wire, body).map_err(|error| diagnosis.wire(error))
 }

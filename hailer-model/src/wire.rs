@@ -96,8 +96,13 @@ impl StreamParser {
 
 /// Parses a whole (non-streamed) reply.
 pub(crate) fn parse_whole(wire: WireApi, body: &[u8]) -> WireResult<Vec<ModelEvent>> {
-    let body: Value = serde_json::from_slice(body)
-        .map_err(|error| WireError::Invalid(format!("the reply is not valid JSON ({error})")))?;
+    let body: Value = serde_json::from_slice(body).map_err(|error| {
+        if error.is_eof() {
+            WireError::Incomplete("the reply ended in the middle of its JSON body".to_owned())
+        } else {
+            WireError::Invalid(format!("the reply is not valid JSON ({error})"))
+        }
+    })?;
     if let Some(error) = reported_error(&body) {
         return Err(error);
     }

@@ -136,7 +136,7 @@ impl StreamParser {
             .unwrap_or(name)
             .to_owned();
         match kind.as_str() {
-            "response.output_text.delta" => {
+            "response.output_text.delta" | "response.refusal.delta" => {
                 let delta = event.get("delta").and_then(Value::as_str).unwrap_or("");
                 self.reply.text_delta(delta, out);
             }

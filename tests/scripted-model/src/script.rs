@@ -311,3 +311,38 @@ impl Script {
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn built_scripts_survive_a_trip_through_json() {
+        let script = Script::new()
+            .tool_call("marimo_execute", json!({"code": "print(1)"}))
+            .reply(
+                Reply::text("done")
+                    .in_deltas(3)
+                    .delta_delay(Duration::from_millis(20))
+                    .no_usage()
+                    .cut_after_tool_call_started(),
+            )
+            .fault(
+                Fault::status(429)
+                    .retry_after(2)
+                    .code("rate_limit_exceeded"),
+            );
+        let text = serde_json::to_string(&script).unwrap();
+        assert_eq!(Script::from_json(&text).unwrap(), script);
+    }
+
+    #[test]
+    fn a_minimal_json_reply_gets_the_defaults() {
+        let script = Script::from_json(r#"{"steps":[{"reply":{"text":"hi"}}]}"#).unwrap();
+        assert_eq!(script, Script::new().reply_text("hi"));
+    }
+}

@@ -12,6 +12,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
@@ -93,6 +94,12 @@ impl ScriptedModel {
         let app = router(Arc::clone(&shared));
         let (shutdown, stopped) = oneshot::channel::<()>();
         tokio::spawn(async move {
+            // Frames go out as soon as they are written, as a real streaming endpoint sends them.
+            let listener = listener.tap_io(|stream| {
+                if let Err(error) = stream.set_nodelay(true) {
+                    tracing::warn!(%error, "could not set TCP_NODELAY");
+                }
+            });
             let serving = axum::serve(listener, app).with_graceful_shutdown(async {
                 let _ = stopped.await;
             });
@@ -303,6 +310,13 @@ fn fault_response(fault: &Fault, headers: &HeaderMap) -> Response {
     response
 }
 
+fn render_whole(wire: Wire, ctx: &RenderContext<'_>, reply: &Reply) -> Value {
+    match wire {
+        Wire::Responses => render::responses::whole(ctx, reply),
+        Wire::Chat => render::chat::whole(ctx, reply),
+    }
+}
+
 async fn reply_response(
     shared: Arc<Shared>,
     wire: Wire,
@@ -320,10 +334,7 @@ async fn reply_response(
     };
     let streaming = body.get("stream").and_then(Value::as_bool) == Some(true);
     if !streaming && reply.interruption.is_none() {
-        let whole = match wire {
-            Wire::Responses => render::responses::whole(&ctx, &reply),
-            Wire::Chat => render::chat::whole(&ctx, &reply),
-        };
+        let whole = render_whole(wire, &ctx, &reply);
         shared.set_outcome(shared.start_delivery(index), DeliveryOutcome::Finished);
         return Json(whole).into_response();
     }
@@ -342,10 +353,7 @@ async fn reply_response(
         tokio::spawn(deliverer.stream_frames(frames, reply));
         "text/event-stream"
     } else {
-        let whole = match wire {
-            Wire::Responses => render::responses::whole(&ctx, &reply),
-            Wire::Chat => render::chat::whole(&ctx, &reply),
-        };
+        let whole = render_whole(wire, &ctx, &reply);
         tokio::spawn(deliverer.whole_body(whole.to_string(), reply.interruption));
         "application/json"
     };

@@ -125,3 +125,55 @@ impl HistoryCheck {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Wire, check_request};
+
+    fn responses(input: serde_json::Value) -> Result<(), String> {
+        check_request(Wire::Responses, &json!({"model": "m", "input": input}))
+    }
+
+    fn chat(messages: serde_json::Value) -> Result<(), String> {
+        check_request(Wire::Chat, &json!({"model": "m", "messages": messages}))
+    }
+
+    #[test]
+    fn complete_histories_pass() {
+        let input = json!([
+            {"role": "system", "content": "s"},
+            {"role": "user", "content": "u"},
+            {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": "o"},
+            {"role": "assistant", "content": "a"},
+            {"role": "user", "content": "u2"},
+        ]);
+        assert_eq!(responses(input), Ok(()));
+        let messages = json!([
+            {"role": "user", "content": "u"},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "c1"}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "o"},
+            {"role": "user", "content": "u2"},
+        ]);
+        assert_eq!(chat(messages), Ok(()));
+    }
+
+    #[test]
+    fn broken_histories_fail_with_a_reason() {
+        let dangling = json!([{"role": "user", "content": "u"},
+            {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}]);
+        assert!(responses(dangling).is_err_and(|why| why.contains("c1")));
+        let orphan = json!([{"role": "user", "content": "u"},
+            {"role": "tool", "tool_call_id": "c9", "content": "o"}]);
+        assert!(chat(orphan).is_err_and(|why| why.contains("c9")));
+        let doubled = json!([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]);
+        assert!(chat(doubled).is_err_and(|why| why.contains("Two user messages")));
+        let interrupted = json!([{"role": "user", "content": "u"},
+            {"role": "assistant", "tool_calls": [{"id": "c1"}]},
+            {"role": "user", "content": "next"}]);
+        assert!(chat(interrupted).is_err_and(|why| why.contains("c1")));
+        assert!(check_request(Wire::Chat, &json!({"messages": []})).is_err());
+    }
+}
