@@ -30,7 +30,11 @@ async fn a_headless_session_runs_code_after_the_notebook_cells() {
 
     // The notebook's own cells ran, so their globals are visible to executed code.
     let outcome = client
-        .execute(&workspace.notebook, "print(base_value + 2, pl.__name__)", BUDGET)
+        .execute(
+            &workspace.notebook,
+            "print(base_value + 2, pl.__name__)",
+            BUDGET,
+        )
         .await
         .unwrap();
     assert_eq!(outcome.stdout, "42 polars\n", "stderr: {}", outcome.stderr);
@@ -41,7 +45,11 @@ async fn a_headless_session_runs_code_after_the_notebook_cells() {
         .unwrap();
     assert!(!outcome.success);
     assert_eq!(outcome.stdout, "before\n");
-    assert!(outcome.stderr.contains("ZeroDivisionError"), "{}", outcome.stderr);
+    assert!(
+        outcome.stderr.contains("ZeroDivisionError"),
+        "{}",
+        outcome.stderr
+    );
 
     let outcome = client
         .execute(&workspace.notebook, "x = 1 + 41\nx", BUDGET)
@@ -54,7 +62,10 @@ async fn a_headless_session_runs_code_after_the_notebook_cells() {
     let sessions = client.list_sessions().await.unwrap();
     assert_eq!(sessions.len(), 1, "{sessions:?}");
     assert_eq!(sessions[0].1, workspace.notebook);
-    assert_eq!(client.kernel_status(&workspace.notebook).await.unwrap(), KernelState::Idle);
+    assert_eq!(
+        client.kernel_status(&workspace.notebook).await.unwrap(),
+        KernelState::Idle
+    );
     client.interrupt(&workspace.notebook).await.unwrap();
 
     // A second ensure finds the same session instead of opening another.
@@ -80,7 +91,10 @@ async fn secrets_and_the_token_stay_out_of_the_kernel_and_stop_leaves_nothing() 
         .await
         .unwrap();
     let kernel_env: BTreeMap<String, String> = serde_json::from_str(outcome.stdout.trim()).unwrap();
-    assert_eq!(kernel_env.get(VISIBLE_VAR).map(String::as_str), Some("visible"));
+    assert_eq!(
+        kernel_env.get(VISIBLE_VAR).map(String::as_str),
+        Some("visible")
+    );
     for (name, value) in PLANTED_SECRETS {
         assert!(!kernel_env.contains_key(name), "{name} reached the kernel");
         assert!(
@@ -88,13 +102,20 @@ async fn secrets_and_the_token_stay_out_of_the_kernel_and_stop_leaves_nothing() 
             "the value of {name} reached the kernel"
         );
     }
-    assert!(kernel_env.values().all(|v| !v.contains(&token)), "the token is in the kernel's environment");
+    assert!(
+        kernel_env.values().all(|v| !v.contains(&token)),
+        "the token is in the kernel's environment"
+    );
 
     // The token is on no command line of any process on the machine.
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
             let text = String::from_utf8_lossy(&cmdline);
-            assert!(!text.contains(&token), "the token is on the command line of {:?}", entry.path());
+            assert!(
+                !text.contains(&token),
+                "the token is on the command line of {:?}",
+                entry.path()
+            );
         }
     }
     // The log may hold it (marimo prints its signed-in URL), but the tail we show never does.
@@ -102,16 +123,24 @@ async fn secrets_and_the_token_stay_out_of_the_kernel_and_stop_leaves_nothing() 
     let tail = server.log_tail();
     assert!(!tail.contains(&token), "{tail}");
     if log.contains(&token) {
-        assert!(tail.contains("<token>") || !log.lines().rev().take(15).any(|l| l.contains(&token)));
+        assert!(
+            tail.contains("<token>") || !log.lines().rev().take(15).any(|l| l.contains(&token))
+        );
     }
 
-    let mut processes: Vec<ProcessId> = descendants(server.pid()).into_iter().map(|(p, _)| p).collect();
+    let mut processes: Vec<ProcessId> = descendants(server.pid())
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
     let server_stat = read_stat(server.pid()).unwrap();
     processes.push(ProcessId {
         pid: server.pid(),
         start_time: server_stat.start_time,
     });
-    assert!(!server.kernel_pids().is_empty(), "no kernel process was found");
+    assert!(
+        !server.kernel_pids().is_empty(),
+        "no kernel process was found"
+    );
     let log_path = server.log_path().to_owned();
     server.stop().await;
     let left: Vec<_> = processes.iter().filter(|p| is_running(**p)).collect();
@@ -145,7 +174,10 @@ print(label, doc, greeting)"#;
         .unwrap();
     assert!(change.outcome.success, "{}", change.outcome.stderr);
     assert!(
-        change.outcome.stdout.contains("it's \"quoted\" \\ back\\slash"),
+        change
+            .outcome
+            .stdout
+            .contains("it's \"quoted\" \\ back\\slash"),
         "{}",
         change.outcome.stdout
     );
@@ -154,7 +186,10 @@ print(label, doc, greeting)"#;
     let on_disk = wait_for_file_containing(&workspace.notebook, &indented).await;
     assert!(on_disk.contains("def special("), "{on_disk}");
 
-    let cells = client.list_cells(&workspace.notebook, BUDGET).await.unwrap();
+    let cells = client
+        .list_cells(&workspace.notebook, BUDGET)
+        .await
+        .unwrap();
     let special = cells.iter().find(|c| c.id == change.cell_id).unwrap();
     assert_eq!(special.name, "special");
     assert_eq!(special.code, code);
@@ -174,7 +209,11 @@ print(label, doc, greeting)"#;
         .await
         .unwrap();
     assert_eq!(edited.cell_id, change.cell_id);
-    assert!(edited.outcome.stdout.contains("edited 7"), "{}", edited.outcome.stdout);
+    assert!(
+        edited.outcome.stdout.contains("edited 7"),
+        "{}",
+        edited.outcome.stdout
+    );
     wait_for_file_containing(&workspace.notebook, "    edited_value = 7\n").await;
 
     // A cell whose code does not compile is refused with marimo's explanation.
@@ -202,7 +241,13 @@ async fn the_files_api_lists_reads_creates_updates_and_deletes() {
     let folder = workspace.notebooks.to_str().unwrap();
 
     let listing = client.list_files(Some(folder)).await.unwrap();
-    assert!(listing.files.iter().any(|f| f.name == "analysis.py" && f.is_marimo_file), "{listing:?}");
+    assert!(
+        listing
+            .files
+            .iter()
+            .any(|f| f.name == "analysis.py" && f.is_marimo_file),
+        "{listing:?}"
+    );
 
     let notebook = workspace.notebook.to_str().unwrap();
     let details = client.file_details(notebook, Some(20)).await.unwrap();
@@ -210,15 +255,27 @@ async fn the_files_api_lists_reads_creates_updates_and_deletes() {
     let whole = client.file_details(notebook, None).await.unwrap();
     assert!(whole.contents.unwrap().contains("base_value = 40"));
 
-    let created = client.create_file(folder, "notes.txt", b"first\n").await.unwrap();
+    let created = client
+        .create_file(folder, "notes.txt", b"first\n")
+        .await
+        .unwrap();
     let created_path = created.info.unwrap().path;
-    assert_eq!(std::fs::read_to_string(workspace.notebooks.join("notes.txt")).unwrap(), "first\n");
+    assert_eq!(
+        std::fs::read_to_string(workspace.notebooks.join("notes.txt")).unwrap(),
+        "first\n"
+    );
     client.update_file(&created_path, "second\n").await.unwrap();
-    assert_eq!(std::fs::read_to_string(workspace.notebooks.join("notes.txt")).unwrap(), "second\n");
+    assert_eq!(
+        std::fs::read_to_string(workspace.notebooks.join("notes.txt")).unwrap(),
+        "second\n"
+    );
     client.delete_file(&created_path).await.unwrap();
     assert!(!workspace.notebooks.join("notes.txt").exists());
 
-    let error = client.file_details("/definitely/not/here.py", None).await.unwrap_err();
+    let error = client
+        .file_details("/definitely/not/here.py", None)
+        .await
+        .unwrap_err();
     assert!(matches!(error, Error::Status { .. }), "{error}");
     server.stop().await;
 }
@@ -228,7 +285,10 @@ async fn a_dead_or_stuck_kernel_is_replaced_and_the_next_run_says_so() {
     let workspace = TestWorkspace::new();
     let server = workspace.launch().await;
     let client = server.client().unwrap();
-    client.execute(&workspace.notebook, "print(1)", BUDGET).await.unwrap();
+    client
+        .execute(&workspace.notebook, "print(1)", BUDGET)
+        .await
+        .unwrap();
 
     // The kernel process dies in the middle of a run.
     let running = {
@@ -249,13 +309,23 @@ async fn a_dead_or_stuck_kernel_is_replaced_and_the_next_run_says_so() {
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let kernels = server.kernel_pids();
     assert_eq!(kernels.len(), 1, "{kernels:?}");
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(kernels[0]), nix::sys::signal::Signal::SIGKILL).unwrap();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(kernels[0]),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
     let (result, elapsed) = running.await.unwrap();
     let error = result.unwrap_err();
     assert!(matches!(error, Error::KernelRestarted { .. }), "{error}");
     assert!(error.to_string().contains("stopped running"), "{error}");
-    assert!(error.to_string().contains("restarted on a fresh session"), "{error}");
-    assert!(elapsed < Duration::from_secs(10), "the error took {elapsed:?}");
+    assert!(
+        error.to_string().contains("restarted on a fresh session"),
+        "{error}"
+    );
+    assert!(
+        elapsed < Duration::from_secs(10),
+        "the error took {elapsed:?}"
+    );
 
     let outcome = client
         .execute(&workspace.notebook, "print(base_value + 2)", BUDGET)
@@ -263,18 +333,37 @@ async fn a_dead_or_stuck_kernel_is_replaced_and_the_next_run_says_so() {
         .unwrap();
     assert_eq!(outcome.stdout, "42\n", "{}", outcome.stderr);
     assert!(outcome.fresh_session);
-    let outcome = client.execute(&workspace.notebook, "print('again')", BUDGET).await.unwrap();
+    let outcome = client
+        .execute(&workspace.notebook, "print('again')", BUDGET)
+        .await
+        .unwrap();
     assert!(!outcome.fresh_session);
 
     // A run that outlives its deadline: the call ends on time and the kernel is replaced.
     let started = Instant::now();
     let error = client
-        .execute(&workspace.notebook, "import time\ntime.sleep(120)", Duration::from_secs(2))
+        .execute(
+            &workspace.notebook,
+            "import time\ntime.sleep(120)",
+            Duration::from_secs(2),
+        )
         .await
         .unwrap_err();
-    assert!(error.to_string().contains("did not finish the run within 2.0 s"), "{error}");
-    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
-    let outcome = client.execute(&workspace.notebook, "print('after')", BUDGET).await.unwrap();
+    assert!(
+        error
+            .to_string()
+            .contains("did not finish the run within 2.0 s"),
+        "{error}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    let outcome = client
+        .execute(&workspace.notebook, "print('after')", BUDGET)
+        .await
+        .unwrap();
     assert_eq!(outcome.stdout, "after\n");
     assert!(outcome.fresh_session);
     assert_eq!(client.list_sessions().await.unwrap().len(), 1);
@@ -289,7 +378,10 @@ async fn wait_for_file_containing(path: &std::path::Path, needle: &str) -> Strin
         if text.contains(needle) {
             return text;
         }
-        assert!(Instant::now() < until, "the file never contained {needle:?}; it holds:\n{text}");
+        assert!(
+            Instant::now() < until,
+            "the file never contained {needle:?}; it holds:\n{text}"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
