@@ -35,13 +35,14 @@ async fn main() -> Result<()> {
     let mut floor = Vec::new();
     let mut ours = Vec::new();
     let mut executes = Vec::new();
+    let mut stops = Vec::new();
     for run in 0..runs {
         // Alternate the order so neither side always gets the warmer disk cache.
         if run % 2 == 0 {
             floor.push(floor_once(&python).await?);
-            ours.push(ours_once(&python, 0, &mut Vec::new()).await?);
+            ours.push(ours_once(&python, 0, &mut Vec::new(), &mut stops).await?);
         } else {
-            ours.push(ours_once(&python, 0, &mut Vec::new()).await?);
+            ours.push(ours_once(&python, 0, &mut Vec::new(), &mut stops).await?);
             floor.push(floor_once(&python).await?);
         }
         eprintln!(
@@ -51,7 +52,7 @@ async fn main() -> Result<()> {
             ours[run]
         );
     }
-    ours_once(&python, round_trips, &mut executes).await?;
+    ours_once(&python, round_trips, &mut executes, &mut stops).await?;
 
     let floor_median = median(&mut floor);
     let ours_median = median(&mut ours);
@@ -71,6 +72,10 @@ async fn main() -> Result<()> {
     println!(
         "execute round trip of `pass` over {round_trips} calls: median {:.1} ms",
         median(&mut executes).as_secs_f64() * 1000.0
+    );
+    println!(
+        "stop() of server and kernel: median {:.3} s",
+        median(&mut stops).as_secs_f64()
     );
     Ok(())
 }
@@ -95,6 +100,7 @@ async fn ours_once(
     python: &Path,
     round_trips: usize,
     executes: &mut Vec<Duration>,
+    stops: &mut Vec<Duration>,
 ) -> Result<Duration> {
     let (_dir, root) = workspace()?;
     let notebook = root.join("notebooks/bench.py");
@@ -118,7 +124,9 @@ async fn ours_once(
             .await?;
         executes.push(begun.elapsed());
     }
+    let stopping = Instant::now();
     server.stop().await;
+    stops.push(stopping.elapsed());
     Ok(elapsed)
 }
 
