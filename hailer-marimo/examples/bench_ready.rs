@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use hailer_marimo::launch::process_tree::{descendants, kill_now, signal_group};
 use hailer_marimo::{LaunchOptions, Result, launch, scrub_environment};
 use nix::sys::signal::Signal;
+use secrecy::ExposeSecret as _;
 use tokio::io::AsyncWriteExt as _;
 
 const NOTEBOOK: &str = "import marimo\n\n__generated_with = \"0.24.2\"\napp = marimo.App()\n\n\n\
@@ -34,15 +35,14 @@ async fn main() -> Result<()> {
 
     let mut floor = Vec::new();
     let mut ours = Vec::new();
-    let mut executes = Vec::new();
-    let mut stops = Vec::new();
+    let mut samples = Samples::default();
     for run in 0..runs {
         // Alternate the order so neither side always gets the warmer disk cache.
         if run % 2 == 0 {
             floor.push(floor_once(&python).await?);
-            ours.push(ours_once(&python, 0, &mut Vec::new(), &mut stops).await?);
+            ours.push(ours_once(&python, 0, &mut samples).await?);
         } else {
-            ours.push(ours_once(&python, 0, &mut Vec::new(), &mut stops).await?);
+            ours.push(ours_once(&python, 0, &mut samples).await?);
             floor.push(floor_once(&python).await?);
         }
         eprintln!(
@@ -52,7 +52,7 @@ async fn main() -> Result<()> {
             ours[run]
         );
     }
-    ours_once(&python, round_trips, &mut executes, &mut stops).await?;
+    ours_once(&python, round_trips, &mut samples).await?;
 
     let floor_median = median(&mut floor);
     let ours_median = median(&mut ours);
@@ -71,13 +71,24 @@ async fn main() -> Result<()> {
     );
     println!(
         "execute round trip of `pass` over {round_trips} calls: median {:.1} ms",
-        median(&mut executes).as_secs_f64() * 1000.0
+        median(&mut samples.executes).as_secs_f64() * 1000.0
+    );
+    println!(
+        "bare POST /api/kernel/execute of `pass` (floor): median {:.1} ms",
+        median(&mut samples.raw_executes).as_secs_f64() * 1000.0
     );
     println!(
         "stop() of server and kernel: median {:.3} s",
-        median(&mut stops).as_secs_f64()
+        median(&mut samples.stops).as_secs_f64()
     );
     Ok(())
+}
+
+#[derive(Default)]
+struct Samples {
+    executes: Vec<Duration>,
+    raw_executes: Vec<Duration>,
+    stops: Vec<Duration>,
 }
 
 fn median(values: &mut [Duration]) -> Duration {
@@ -96,12 +107,7 @@ fn workspace() -> Result<(tempfile::TempDir, PathBuf)> {
     Ok((dir, root))
 }
 
-async fn ours_once(
-    python: &Path,
-    round_trips: usize,
-    executes: &mut Vec<Duration>,
-    stops: &mut Vec<Duration>,
-) -> Result<Duration> {
+async fn ours_once(python: &Path, round_trips: usize, samples: &mut Samples) -> Result<Duration> {
     let (_dir, root) = workspace()?;
     let notebook = root.join("notebooks/bench.py");
     let env = scrub_environment(std::env::vars(), &[]);
@@ -117,16 +123,34 @@ async fn ours_once(
     let client = server.client()?;
     client.ensure_session(&notebook).await?;
     let elapsed = started.elapsed();
+    let raw = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .map_err(|e| hailer_marimo::Error::InvalidInput(e.to_string()))?;
+    let session = client.resolve_session(&notebook).await?.unwrap_or_default();
     for _ in 0..round_trips {
         let begun = Instant::now();
         client
             .execute(&notebook, "pass", Duration::from_secs(30))
             .await?;
-        executes.push(begun.elapsed());
+        samples.executes.push(begun.elapsed());
+        // The floor: one bare POST with a known session id, read to the end.
+        let begun = Instant::now();
+        let response = raw
+            .post(format!("{}/api/kernel/execute", server.base_url()))
+            .bearer_auth(server.token().expose_secret())
+            .header("Marimo-Session-Id", &session)
+            .header("Content-Type", "application/json")
+            .body(r#"{"code": "pass"}"#)
+            .send()
+            .await
+            .map_err(|e| hailer_marimo::Error::InvalidInput(e.to_string()))?;
+        let _ = response.bytes().await;
+        samples.raw_executes.push(begun.elapsed());
     }
     let stopping = Instant::now();
     server.stop().await;
-    stops.push(stopping.elapsed());
+    samples.stops.push(stopping.elapsed());
     Ok(elapsed)
 }
 
