@@ -254,6 +254,53 @@ mod tests {
         assert!(!code.contains("run_cell"), "{code}");
     }
 
+    /// Decodes the literals [`python_string_literal`] writes (the subset of Python's rules it uses).
+    fn decode_literal(literal: &str) -> String {
+        let inner = &literal[1..literal.len() - 1];
+        let mut out = String::new();
+        let mut chars = inner.chars();
+        while let Some(c) = chars.next() {
+            if c != '\\' {
+                assert!(
+                    c != '\'' && c.is_ascii() && !c.is_ascii_control(),
+                    "raw {c:?} in {literal}"
+                );
+                out.push(c);
+                continue;
+            }
+            let escape = chars.next().unwrap();
+            let mut hex = |n: usize| {
+                let digits: String = chars.by_ref().take(n).collect();
+                char::from_u32(u32::from_str_radix(&digits, 16).unwrap()).unwrap()
+            };
+            out.push(match escape {
+                '\\' => '\\',
+                '\'' => '\'',
+                'n' => '\n',
+                'r' => '\r',
+                't' => '\t',
+                'x' => hex(2),
+                'u' => hex(4),
+                'U' => hex(8),
+                other => panic!("unexpected escape {other:?}"),
+            });
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn literals_round_trip(
+            text in "[^\x00]{0,64}",
+            extra in r#"("""|'''|\\\\|\r\n|é|😀){0,6}"#,
+        ) {
+            let text = format!("{text}{extra}");
+            let literal = python_string_literal(&text).unwrap();
+            proptest::prop_assert!(literal.is_ascii());
+            proptest::prop_assert_eq!(decode_literal(&literal), text);
+        }
+    }
+
     #[test]
     fn the_last_marker_wins() {
         let out = "hailer-cell-id:fake\nsome output\ncreated cell 'Abcd'\nhailer-cell-id:Abcd\n";

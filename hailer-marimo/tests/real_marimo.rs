@@ -385,3 +385,30 @@ async fn wait_for_file_containing(path: &std::path::Path, needle: &str) -> Strin
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_the_server_leaves_no_process_behind() {
+    let workspace = TestWorkspace::new();
+    let server = workspace.launch().await;
+    let client = server.client().unwrap();
+    client.ensure_session(&workspace.notebook).await.unwrap();
+    let server_stat = read_stat(server.pid()).unwrap();
+    let mut processes: Vec<ProcessId> = descendants(server.pid())
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
+    processes.push(ProcessId {
+        pid: server.pid(),
+        start_time: server_stat.start_time,
+    });
+    assert!(!server.kernel_pids().is_empty());
+    let log_path = server.log_path().to_owned();
+    drop(server);
+    let until = Instant::now() + Duration::from_secs(5);
+    while processes.iter().any(|p| is_running(*p)) && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let left: Vec<_> = processes.iter().filter(|p| is_running(**p)).collect();
+    assert!(left.is_empty(), "still running after drop: {left:?}");
+    assert!(!log_path.exists());
+}

@@ -194,7 +194,12 @@ impl MarimoClient {
                 opened: false,
             });
         }
-        let id = self.open_session(notebook).await?;
+        // The server token that instantiate needs is fetched while the kernel starts.
+        let (opened, _) = tokio::join!(
+            self.open_session(notebook),
+            self.server_token(self.request_deadline(), false)
+        );
+        let id = opened?;
         self.instantiate(&id).await?;
         if state.seen_session {
             state.fresh_pending = true;

@@ -28,7 +28,7 @@ use process_tree::{ProcessId, descendants, end_processes, kill_now, signal_group
 use readiness::{Probe, probe, probe_client};
 
 /// How often readiness is probed.
-const PROBE_INTERVAL: Duration = Duration::from_millis(40);
+const PROBE_INTERVAL: Duration = Duration::from_millis(20);
 /// How long `stop` waits after SIGTERM before SIGKILL.
 const STOP_GRACE: Duration = Duration::from_secs(5);
 /// How many starts are tried when another program takes the port first.
