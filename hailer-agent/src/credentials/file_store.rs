@@ -1,0 +1,112 @@
+//! Keys in a JSON file only the user can read (mode 0600, in a 0700 folder), for machines whose
+//! OS credential store does not answer. Written whole, atomically, on every change.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use secrecy::{ExposeSecret, SecretString};
+
+use super::{KeySource, SecretBackend};
+use crate::error::{Error, Result};
+
+/// The file's name inside its folder.
+pub const CREDENTIALS_FILE: &str = "credentials.json";
+
+/// The credential file.
+#[derive(Clone, Debug)]
+pub struct FileSecrets {
+    folder: PathBuf,
+    path: PathBuf,
+}
+
+impl FileSecrets {
+    pub fn new(folder: impl Into<PathBuf>) -> Self {
+        let folder = folder.into();
+        let path = folder.join(CREDENTIALS_FILE);
+        Self { folder, path }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn io(&self, action: &'static str, source: io::Error) -> Error {
+        Error::Io {
+            action,
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    fn read(&self) -> Result<BTreeMap<String, String>> {
+        let text = match fs::read_to_string(&self.path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+            Err(error) => return Err(self.io("read", error)),
+        };
+        // The parser's message could quote the file; say only where it broke.
+        serde_json::from_str(&text).map_err(|error| Error::CredentialFile {
+            path: self.path.clone(),
+            detail: format!(
+                "it is not a JSON object of keys (line {}, column {})",
+                error.line(),
+                error.column()
+            ),
+        })
+    }
+
+    fn write(&self, keys: &BTreeMap<String, String>) -> Result<()> {
+        let mut builder = fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder
+            .create(&self.folder)
+            .map_err(|error| self.io("create the folder of", error))?;
+        let text = serde_json::to_string_pretty(keys)?;
+        // A temporary file is created readable by its owner only, then renamed over the file.
+        let mut temporary = tempfile::NamedTempFile::new_in(&self.folder)
+            .map_err(|error| self.io("write", error))?;
+        temporary
+            .write_all(text.as_bytes())
+            .and_then(|()| temporary.as_file().sync_all())
+            .map_err(|error| self.io("write", error))?;
+        temporary
+            .persist(&self.path)
+            .map_err(|error| self.io("write", error.error))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&self.path, fs::Permissions::from_mode(0o600))
+                .map_err(|error| self.io("restrict access to", error))?;
+        }
+        Ok(())
+    }
+}
+
+impl SecretBackend for FileSecrets {
+    fn source(&self) -> KeySource {
+        KeySource::File
+    }
+
+    fn get(&self, user: &str) -> Result<Option<SecretString>> {
+        Ok(self.read()?.remove(user).map(SecretString::from))
+    }
+
+    fn set(&self, user: &str, secret: &SecretString) -> Result<()> {
+        let mut keys = self.read()?;
+        keys.insert(user.to_owned(), secret.expose_secret().to_owned());
+        self.write(&keys)
+    }
+
+    fn delete(&self, user: &str) -> Result<bool> {
+        let mut keys = self.read()?;
+        if keys.remove(user).is_none() {
+            return Ok(false);
+        }
+        self.write(&keys)?;
+        Ok(true)
+    }
+}

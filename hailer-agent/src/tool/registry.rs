@@ -1,0 +1,103 @@
+//! The agent's tools, in the order they are offered to the model, looked up by name.
+
+use std::fmt;
+use std::sync::Arc;
+
+use hailer_model::ToolSpec;
+
+use super::{DynTool, Tool};
+
+/// Two tools with one name: the model could not tell them apart.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("A tool named '{0}' is already registered; every tool needs its own name.")]
+pub struct DuplicateTool(pub String);
+
+#[derive(Clone)]
+struct Entry {
+    spec: ToolSpec,
+    tool: Arc<dyn DynTool>,
+}
+
+/// The ordered set of tools a turn may use. Cheap to clone.
+#[derive(Clone, Default)]
+pub struct ToolRegistry {
+    entries: Arc<Vec<Entry>>,
+}
+
+impl fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.names()).finish()
+    }
+}
+
+/// A registered tool, ready to be called from a spawned task.
+#[derive(Clone)]
+pub(crate) struct RegisteredTool(Arc<dyn DynTool>);
+
+impl RegisteredTool {
+    pub(crate) fn get(&self) -> &dyn DynTool {
+        self.0.as_ref()
+    }
+}
+
+impl ToolRegistry {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a tool after the ones already there. Its spec is read once, here.
+    pub fn register(&mut self, tool: impl Tool) -> Result<(), DuplicateTool> {
+        let spec = tool.spec();
+        if self.get_spec(&spec.name).is_some() {
+            return Err(DuplicateTool(spec.name));
+        }
+        Arc::make_mut(&mut self.entries).push(Entry {
+            spec,
+            tool: Arc::new(tool),
+        });
+        Ok(())
+    }
+
+    /// [`register`](Self::register) for building a registry in one expression.
+    pub fn with(mut self, tool: impl Tool) -> Result<Self, DuplicateTool> {
+        self.register(tool)?;
+        Ok(self)
+    }
+
+    /// The specs of every tool, in order.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.entries
+            .iter()
+            .map(|entry| entry.spec.clone())
+            .collect()
+    }
+
+    pub fn names(&self) -> Vec<&str> {
+        self.entries
+            .iter()
+            .map(|entry| entry.spec.name.as_str())
+            .collect()
+    }
+
+    pub fn get_spec(&self, name: &str) -> Option<&ToolSpec> {
+        self.entries
+            .iter()
+            .find(|entry| entry.spec.name == name)
+            .map(|entry| &entry.spec)
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<RegisteredTool> {
+        self.entries
+            .iter()
+            .find(|entry| entry.spec.name == name)
+            .map(|entry| RegisteredTool(Arc::clone(&entry.tool)))
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}

@@ -1,0 +1,283 @@
+//! One turn of the conversation: the user's message in, the model's answer out, with every tool
+//! call the model makes on the way.
+//!
+//! The history is repaired, the user's message saved, then the model is called and its tool calls
+//! run until a reply has no tool calls. Each completed reply and each tool result is saved the
+//! moment it exists. Cancellation drops the model call at once and cancels running tools; the
+//! calls left without results are saved as interrupted, so the history stays valid.
+
+mod events;
+mod model_call;
+pub(crate) mod stop;
+mod tool_calls;
+
+use hailer_model::{AssistantMessage, ModelClient, ModelRequest, ReasoningEffort};
+use tokio_util::sync::CancellationToken;
+
+pub use events::{ARGUMENT_PREVIEW_CHARS, EventSink, RESULT_PREVIEW_CHARS, TurnEvent};
+pub(crate) use model_call::call_model;
+
+use self::stop::Stop;
+use self::tool_calls::Batch;
+use crate::item::{StoredItem, ThreadItem, model_view};
+use crate::repair::with_user_message;
+use crate::store::ConversationStore;
+use crate::summarise::{Summariser, estimate_tokens, instructions_with_summary};
+use crate::tool::{DEFAULT_MAX_TOOL_OUTPUT_CHARS, ToolRegistry};
+use crate::usage::TokenUsage;
+
+/// The default cap on model calls in one turn.
+pub const DEFAULT_MAX_MODEL_CALLS: usize = 40;
+
+/// How turns run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnSettings {
+    /// Model calls allowed in one turn before it ends with a message saying so.
+    pub max_model_calls: usize,
+    /// Tool results are capped to this many characters before the model or the store sees them.
+    pub max_tool_output_chars: usize,
+    /// Sent with every call when set.
+    pub reasoning_effort: Option<ReasoningEffort>,
+    pub summariser: Summariser,
+}
+
+impl Default for TurnSettings {
+    fn default() -> Self {
+        Self {
+            max_model_calls: DEFAULT_MAX_MODEL_CALLS,
+            max_tool_output_chars: DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+            reasoning_effort: None,
+            summariser: Summariser::default(),
+        }
+    }
+}
+
+/// How a turn ended; the same as its last event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TurnOutcome {
+    Finished {
+        text: String,
+        usage: Option<TokenUsage>,
+    },
+    Failed {
+        message: String,
+        hint: String,
+    },
+    Cancelled,
+}
+
+impl TurnOutcome {
+    fn event(&self) -> TurnEvent {
+        match self.clone() {
+            Self::Finished { text, usage } => TurnEvent::Finished { text, usage },
+            Self::Failed { message, hint } => TurnEvent::Failed { message, hint },
+            Self::Cancelled => TurnEvent::Cancelled,
+        }
+    }
+}
+
+/// Everything a turn works with.
+pub struct Turn<'a> {
+    pub client: &'a ModelClient,
+    /// The system prompt, sent with every call and never stored.
+    pub instructions: &'a str,
+    pub store: &'a mut ConversationStore,
+    pub thread: &'a str,
+    pub tools: &'a ToolRegistry,
+    pub settings: &'a TurnSettings,
+    pub events: &'a dyn EventSink,
+    pub cancel: &'a CancellationToken,
+}
+
+/// What a turn keeps track of as it goes.
+#[derive(Default)]
+struct Progress {
+    usage: Option<TokenUsage>,
+    user_saved: bool,
+    history: Vec<StoredItem>,
+    reported_input: Option<u64>,
+}
+
+fn new_turn_id() -> String {
+    let mut bytes = [0u8; 8];
+    rand::fill(&mut bytes);
+    hex::encode(bytes)
+}
+
+impl Turn<'_> {
+    /// Runs the turn to its end. Events go to `events` as they happen; the last one matches the
+    /// returned outcome.
+    pub async fn run(mut self, user_text: &str) -> TurnOutcome {
+        let turn_id = new_turn_id();
+        tracing::debug!(%turn_id, thread = %self.thread, "turn started");
+        self.events.emit(TurnEvent::Started {
+            turn_id: turn_id.clone(),
+            text: user_text.to_owned(),
+        });
+        let mut progress = Progress::default();
+        let outcome = match self.drive(user_text, &mut progress).await {
+            Ok(outcome) => outcome,
+            Err(Stop::Cancelled) => TurnOutcome::Cancelled,
+            Err(Stop::Failed { message, hint }) => TurnOutcome::Failed { message, hint },
+        };
+        if progress.user_saved
+            && let Err(error) = self.store.add_usage(self.thread, progress.usage)
+        {
+            tracing::warn!(%error, "the turn's usage could not be counted");
+        }
+        tracing::debug!(%turn_id, ?outcome, "turn ended");
+        self.events.emit(outcome.event());
+        outcome
+    }
+
+    fn save(&mut self, progress: &mut Progress, item: ThreadItem) -> Result<(), crate::Error> {
+        let seq = self.store.append(self.thread, &item)?;
+        progress.history.push(StoredItem { seq, item });
+        Ok(())
+    }
+
+    /// Repairs the stored history and saves the user's message (merged into an unanswered one).
+    fn begin(&mut self, user_text: &str, progress: &mut Progress) -> Result<(), Stop> {
+        let thread = self.store.thread(self.thread)?;
+        progress.reported_input = thread.and_then(|thread| thread.context_tokens);
+        let stored = self.store.load_items(self.thread)?;
+        let next = with_user_message(stored.iter().map(|stored| stored.item.clone()), user_text);
+        let same = stored
+            .iter()
+            .zip(&next)
+            .take_while(|(stored, next)| stored.item == **next)
+            .count();
+        let from_seq = stored.get(same).map(|stored| stored.seq);
+        if same < stored.len() {
+            tracing::info!(
+                changed = stored.len() - same,
+                "repaired the conversation's history"
+            );
+        }
+        let seqs = self
+            .store
+            .replace_tail(self.thread, from_seq, &next[same..])?;
+        progress.user_saved = true;
+        progress.history = stored;
+        progress.history.truncate(same);
+        progress.history.extend(
+            seqs.into_iter()
+                .zip(next.into_iter().skip(same))
+                .map(|(seq, item)| StoredItem { seq, item }),
+        );
+        Ok(())
+    }
+
+    async fn summarise_if_due(&mut self, progress: &mut Progress) -> Result<(), Stop> {
+        let summariser = &self.settings.summariser;
+        let estimate = estimate_tokens(
+            self.instructions,
+            &progress.history,
+            progress.reported_input,
+        );
+        if !summariser.is_due(estimate) {
+            return Ok(());
+        }
+        let summary = match summariser
+            .summarise(
+                self.client,
+                &progress.history,
+                self.settings.reasoning_effort,
+                self.cancel,
+            )
+            .await
+        {
+            Ok(Some(summary)) => summary,
+            Ok(None) => return Ok(()),
+            Err(Stop::Cancelled) => return Err(Stop::Cancelled),
+            Err(Stop::Failed { message, .. }) => {
+                tracing::warn!(%message, "older turns could not be summarised; going on without");
+                return Ok(());
+            }
+        };
+        progress.usage = TokenUsage::accumulate(progress.usage, summary.completion.usage);
+        self.store
+            .replace_prefix(self.thread, summary.upto_seq, &summary.text)?;
+        progress
+            .history
+            .retain(|stored| stored.seq > summary.upto_seq);
+        progress.history.insert(
+            0,
+            StoredItem {
+                seq: summary.upto_seq,
+                item: ThreadItem::Summary(summary.text),
+            },
+        );
+        progress.reported_input = None;
+        tracing::info!(
+            estimate,
+            kept = progress.history.len() - 1,
+            "summarised older turns"
+        );
+        Ok(())
+    }
+
+    async fn drive(
+        &mut self,
+        user_text: &str,
+        progress: &mut Progress,
+    ) -> Result<TurnOutcome, Stop> {
+        self.begin(user_text, progress)?;
+        let tools = self.tools.specs();
+        for _ in 0..self.settings.max_model_calls {
+            self.summarise_if_due(progress).await?;
+            let (summary, items) = model_view(progress.history.iter().map(|stored| &stored.item));
+            let request = ModelRequest {
+                instructions: instructions_with_summary(self.instructions, summary.as_deref()),
+                items,
+                tools: tools.clone(),
+                reasoning_effort: self.settings.reasoning_effort,
+            };
+            let completion =
+                call_model(self.client, &request, Some(self.events), self.cancel).await?;
+            progress.usage = TokenUsage::accumulate(progress.usage, completion.usage);
+            if let Some(usage) = completion.usage {
+                progress.reported_input = Some(usage.input);
+                self.store
+                    .set_context_tokens(self.thread, Some(usage.input))?;
+            }
+            if let Some(total) = progress.usage {
+                self.events.emit(TurnEvent::Usage {
+                    input: total.input,
+                    output: total.output,
+                });
+            }
+            let calls = completion.tool_calls;
+            let text = completion.text;
+            self.save(
+                progress,
+                ThreadItem::Assistant(AssistantMessage {
+                    text: text.clone(),
+                    tool_calls: calls.clone(),
+                }),
+            )?;
+            if calls.is_empty() {
+                return Ok(TurnOutcome::Finished {
+                    text,
+                    usage: progress.usage,
+                });
+            }
+            let batch = Batch {
+                tools: self.tools,
+                max_output_chars: self.settings.max_tool_output_chars,
+                events: self.events,
+                cancel: self.cancel,
+            };
+            let (store, thread) = (&mut *self.store, self.thread);
+            let history = &mut progress.history;
+            batch
+                .run(&calls, |item| {
+                    let seq = store.append(thread, &item)?;
+                    history.push(StoredItem { seq, item });
+                    Ok(())
+                })
+                .await?;
+        }
+        Err(Stop::step_cap(self.settings.max_model_calls))
+    }
+}

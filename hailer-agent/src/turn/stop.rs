@@ -1,0 +1,51 @@
+//! Why a turn stops before it has an answer.
+
+use hailer_model::{ModelError, Redactor};
+
+use crate::error::Error;
+
+/// A turn that ends early: cancelled, or failed with a message for the user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Stop {
+    Cancelled,
+    Failed { message: String, hint: String },
+}
+
+const KEPT_HINT: &str = "The conversation so far is kept: send your message again once this is \
+                         fixed, or start afresh with /new.";
+
+impl Stop {
+    /// A failed model call, its text redacted once more in case the endpoint echoed a secret.
+    pub(crate) fn model(error: &ModelError, redactor: &Redactor) -> Self {
+        let hint = if error.is_retryable() {
+            "This may be temporary: ask again in a moment. The conversation so far is kept."
+        } else {
+            KEPT_HINT
+        };
+        Self::Failed {
+            message: redactor.redact(&error.to_string()),
+            hint: hint.to_owned(),
+        }
+    }
+
+    pub(crate) fn step_cap(calls: usize) -> Self {
+        Self::Failed {
+            message: format!(
+                "The agent stopped after {calls} model calls in this turn without reaching an \
+                 answer."
+            ),
+            hint: "Ask it to go on from where it stopped, or split the question into smaller \
+                   steps."
+                .to_owned(),
+        }
+    }
+}
+
+impl From<Error> for Stop {
+    fn from(error: Error) -> Self {
+        Self::Failed {
+            message: error.to_string(),
+            hint: KEPT_HINT.to_owned(),
+        }
+    }
+}

@@ -1,0 +1,11 @@
+mod cancel;
+mod concurrency;
+mod credentials;
+mod exchange;
+mod secrets;
+mod step_cap;
+mod store;
+mod store_kill;
+mod summarise;
+mod support;
+mod tool_errors;
