@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
         hailer init                      set up a workspace in this folder\n  \
         hailer config check              list what is wrong with hailer.toml\n  \
         hailer exec -c 'print(6*7)'      run code in the workspace's kernel\n  \
+        hailer run \"what drove March?\"   ask one question, print the answer\n  \
         hailer daemon status             show the background daemon (starts it if needed)\n  \
         hailer daemon logs -f            follow the daemon's log\n  \
         hailer completions bash > ~/.local/share/bash-completion/completions/hailer"
@@ -57,6 +58,20 @@ pub enum Command {
         /// Seconds the run may take.
         #[arg(long, value_name = "SECS")]
         timeout: Option<u64>,
+        /// The kernel runtime for a new session: docker or unsafe-local.
+        #[arg(long, value_name = "RUNTIME")]
+        kernel: Option<String>,
+    },
+    /// Ask one question and print the answer as it streams, with no terminal interface.
+    Run {
+        /// The question.
+        question: String,
+        /// Print every event as a JSON line instead of the answer.
+        #[arg(long)]
+        json: bool,
+        /// Start a new conversation instead of resuming the stored one.
+        #[arg(long)]
+        new: bool,
         /// The kernel runtime for a new session: docker or unsafe-local.
         #[arg(long, value_name = "RUNTIME")]
         kernel: Option<String>,

@@ -98,6 +98,22 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             }
         }
+        Command::Run {
+            question,
+            json,
+            new,
+            kernel,
+        } => {
+            let home = HailerHome::from_env()?;
+            let flags = session_client::SessionFlags {
+                workspace: cli.workspace,
+                config: cli.config,
+                kernel,
+                new_thread: new,
+                ..Default::default()
+            };
+            return commands::run::run(&home, &flags, &question, json).await;
+        }
         Command::Kernel {
             action: KernelAction::InstallLocal { python, wheelhouse },
         } => {

@@ -30,8 +30,9 @@ pub fn start_params(flags: &SessionFlags) -> anyhow::Result<StartSessionParams> 
             cwd.join(path).display().to_string()
         }
     };
+    let key_names = provider_variables(flags);
     let env = std::env::vars()
-        .filter(|(name, _)| name.starts_with("HAILER_"))
+        .filter(|(name, _)| name.starts_with("HAILER_") || key_names.contains(name))
         .collect();
     Ok(StartSessionParams {
         cwd: cwd.display().to_string(),
@@ -55,4 +56,24 @@ pub async fn start(
         .post("/v1/sessions", &params, START_TIMEOUT)
         .await?
         .json::<StartSessionResponse>()
+}
+
+/// The variables the workspace's providers read: their key variables and header variables.
+/// Their values go to the daemon, which keeps them in memory only.
+fn provider_variables(flags: &SessionFlags) -> std::collections::BTreeSet<String> {
+    let mut names = std::collections::BTreeSet::from(["OPENAI_API_KEY".to_owned()]);
+    let overrides = hailer_config::Overrides {
+        workspace: flags.workspace.clone(),
+        config: flags.config.clone(),
+        ..Default::default()
+    };
+    if let Ok(inputs) = hailer_config::LoadInputs::from_process(overrides)
+        && let Ok(loaded) = hailer_config::load(&inputs)
+    {
+        for provider in loaded.config.model_providers.values() {
+            names.insert(provider.env_key.clone());
+            names.extend(provider.env_http_headers.values().cloned());
+        }
+    }
+    names
 }

@@ -14,9 +14,10 @@ pub use daemon::{DaemonInfo, RuntimeFile, ShutdownResponse};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::{DaemonEvent, EventEnvelope};
 pub use sessions::{
-    CreateNotebookParams, ExecParams, ExecResponse, ExecValue, InstallLocalParams, InstallLocalResponse, KernelStatus, NotebookChange,
-    NotebookEntry, NotebookList, NotebookRef, NotebookTemplate, NoticeLevel, SessionEnvelope,
-    SessionEvent, SessionInfo, SessionList, StartSessionParams, StartSessionResponse,
+    CreateNotebookParams, ExecParams, ExecResponse, ExecValue, InstallLocalParams,
+    InstallLocalResponse, KernelStatus, NotebookChange, NotebookEntry, NotebookList, NotebookRef,
+    NotebookTemplate, NoticeLevel, SessionEnvelope, SessionEvent, SessionInfo, SessionList,
+    StartSessionParams, StartSessionResponse,
 };
 pub use turns::{CancelResponse, StartTurnParams, StartTurnResponse, TurnUsage};
 

@@ -5,6 +5,7 @@
 //! entry point for embedding and tests; [`run`] is what the binary does around it (the singleton
 //! lock, the runtime file, logging and signals).
 
+mod agent;
 mod api;
 mod clock;
 mod events;

@@ -85,6 +85,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         heartbeat: Duration::from_secs(args.heartbeat_secs),
         redactor,
         data_dir: home.data_dir.clone(),
+        config_dir: home.config_dir.clone(),
     };
     let served = crate::serve(listener, config, stop_signal()).await;
 

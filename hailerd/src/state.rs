@@ -24,6 +24,8 @@ pub struct DaemonConfig {
     pub redactor: Redactor,
     /// Hailer's data folder (managed kernel environments).
     pub data_dir: std::path::PathBuf,
+    /// Hailer's configuration folder (stored credentials).
+    pub config_dir: std::path::PathBuf,
 }
 
 /// A cheap handle on the daemon's shared state.
@@ -45,7 +47,11 @@ pub struct DaemonState {
 
 impl DaemonState {
     pub fn new(config: DaemonConfig, port: u16) -> Self {
-        let sessions = Sessions::new(config.data_dir.clone());
+        let sessions = Sessions::new(
+            config.data_dir.clone(),
+            config.config_dir.clone(),
+            config.redactor.clone(),
+        );
         Self {
             sessions,
             config,

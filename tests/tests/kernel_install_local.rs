@@ -12,7 +12,9 @@ fn install_local_builds_offline_then_reuses_and_sessions_use_it() {
     let python = kernel_venv().join("bin/python");
     let mut workspace = TestWorkspace::unsafe_local();
     // This test is about the managed environment: no prepared one.
-    workspace.env.retain(|(name, _)| name != "HAILER_KERNEL_VENV");
+    workspace
+        .env
+        .retain(|(name, _)| name != "HAILER_KERNEL_VENV");
     let wheels = wheelhouse();
     let python_arg = python.display().to_string();
     let wheels_arg = wheels.display().to_string();
@@ -46,11 +48,16 @@ fn install_local_builds_offline_then_reuses_and_sessions_use_it() {
     assert!(started.elapsed().as_secs() < 10, "a reuse is quick");
 
     // A session with no prepared environment runs in the managed one.
-    workspace.env.push(("HAILER_WHEELHOUSE".to_owned(), wheels_arg.clone()));
+    workspace
+        .env
+        .push(("HAILER_WHEELHOUSE".to_owned(), wheels_arg.clone()));
     let toml = std::fs::read_to_string(workspace.path().join("hailer.toml")).unwrap();
     workspace.write(
         "hailer.toml",
-        &toml.replace("[kernel]\n", &format!("[kernel]\npython = \"{python_arg}\"\n")),
+        &toml.replace(
+            "[kernel]\n",
+            &format!("[kernel]\npython = \"{python_arg}\"\n"),
+        ),
     );
     let ran = workspace.hailer(&["exec", "-c", "import sys, hailer_kernel; print(sys.prefix)"]);
     assert!(ran.status.success(), "{ran:?}");

@@ -24,7 +24,9 @@ pub async fn install_local(
         wheelhouse: wheelhouse.map(absolute).transpose()?,
         path: std::env::var("PATH").ok(),
     };
-    println!("Preparing the unsafe-local kernel's Python environment (the first time takes a few minutes)...");
+    println!(
+        "Preparing the unsafe-local kernel's Python environment (the first time takes a few minutes)..."
+    );
     let ready: InstallLocalResponse = connected
         .endpoint
         .post("/v1/kernel/install-local", &params, INSTALL_TIMEOUT)

@@ -5,3 +5,4 @@ pub mod daemon;
 pub mod exec;
 pub mod init;
 pub mod kernel;
+pub mod run;

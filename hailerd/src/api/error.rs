@@ -85,7 +85,14 @@ impl From<SessionError> for ApiError {
             SessionError::KernelTimeout(_) => {
                 (StatusCode::GATEWAY_TIMEOUT, ErrorCode::Timeout, None)
             }
-            SessionError::Stopping => (StatusCode::CONFLICT, ErrorCode::Conflict, None),
+            SessionError::Stopping | SessionError::Busy => {
+                (StatusCode::CONFLICT, ErrorCode::Conflict, None)
+            }
+            SessionError::AgentUnavailable { hint, .. } => (
+                StatusCode::FAILED_DEPENDENCY,
+                ErrorCode::ModelFailed,
+                hint.clone(),
+            ),
             SessionError::Io { .. } => {
                 (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, None)
             }

@@ -43,6 +43,8 @@ pub fn router(daemon: Daemon) -> Router {
             post(sessions::close_notebook),
         )
         .route("/sessions/{id}/events", get(session_events::subscribe))
+        .route("/sessions/{id}/turns", post(sessions::start_turn))
+        .route("/sessions/{id}/cancel", post(sessions::cancel))
         .fallback(|| async { ApiError::NotFound("no such API route".to_owned()) })
         .layer(from_fn_with_state(daemon.clone(), guard::require_token));
     Router::new()

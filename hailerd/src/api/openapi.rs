@@ -25,6 +25,8 @@ use utoipa::{Modify, OpenApi};
         super::sessions::close_notebook,
         super::session_events::subscribe,
         super::kernel_routes::install_local,
+        super::sessions::start_turn,
+        super::sessions::cancel,
         document,
     ),
     components(schemas(
@@ -53,6 +55,10 @@ use utoipa::{Modify, OpenApi};
         hailer_protocol::NoticeLevel,
         hailer_protocol::InstallLocalParams,
         hailer_protocol::InstallLocalResponse,
+        hailer_protocol::StartTurnParams,
+        hailer_protocol::StartTurnResponse,
+        hailer_protocol::CancelResponse,
+        hailer_protocol::TurnUsage,
     )),
     modifiers(&BearerAuth)
 )]

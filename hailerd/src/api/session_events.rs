@@ -38,7 +38,8 @@ async fn follow(
 ) {
     let _daemon_client = daemon.client_connected();
     let _attached = session.attach();
-    let mut events = session.events.subscribe();
+    let (mut events, replay) = session.subscribe_with_replay();
+    let replayed_up_to = replay.last().map_or(0, |envelope| envelope.seq);
     let first = SessionEnvelope {
         seq: 0,
         at: crate::clock::unix_now(),
@@ -49,9 +50,15 @@ async fn follow(
     if send(&mut socket, &first).await.is_err() {
         return;
     }
+    for envelope in &replay {
+        if send(&mut socket, envelope).await.is_err() {
+            return;
+        }
+    }
     loop {
         tokio::select! {
             received = events.recv() => match received {
+                Ok(envelope) if envelope.seq <= replayed_up_to => {}
                 Ok(envelope) => {
                     let last = matches!(envelope.event, SessionEvent::Stopped { .. });
                     if send(&mut socket, &envelope).await.is_err() || last {

@@ -3,8 +3,9 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use hailer_protocol::{
-    CreateNotebookParams, ExecParams, ExecResponse, NotebookChange, NotebookList, NotebookRef,
-    SessionInfo, SessionList, StartSessionParams, StartSessionResponse,
+    CancelResponse, CreateNotebookParams, ExecParams, ExecResponse, NotebookChange, NotebookList,
+    NotebookRef, SessionInfo, SessionList, StartSessionParams, StartSessionResponse,
+    StartTurnParams, StartTurnResponse,
 };
 
 use super::error::ApiError;
@@ -172,4 +173,53 @@ pub async fn close_notebook(
 ) -> Result<Json<NotebookChange>, ApiError> {
     let session = daemon.sessions.get(&id).await?;
     Ok(Json(session.close_notebook(&params.notebook).await?))
+}
+
+/// Sends the user's message to the agent. The answer streams on the session's events; one turn
+/// at a time.
+#[utoipa::path(
+    post, path = "/v1/sessions/{id}/turns", tag = "turns",
+    params(("id" = String, Path, description = "Session id")),
+    request_body = StartTurnParams,
+    responses(
+        (status = 200, body = StartTurnResponse),
+        (status = 409, description = "A turn is running", body = hailer_protocol::ErrorBody),
+        (status = 424, description = "The agent cannot answer (no key, bad provider)", body = hailer_protocol::ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn start_turn(
+    State(daemon): State<Daemon>,
+    Path(id): Path<String>,
+    JsonBody(params): JsonBody<StartTurnParams>,
+) -> Result<Json<StartTurnResponse>, ApiError> {
+    let session = daemon.sessions.get(&id).await?;
+    let agent = session
+        .agent
+        .get()
+        .cloned()
+        .ok_or_else(|| ApiError::NotFound("the session has no agent".to_owned()))?;
+    let client = if params.client.is_empty() {
+        "api".to_owned()
+    } else {
+        params.client
+    };
+    let turn_id = agent.start_turn(&session, params.text, client).await?;
+    Ok(Json(StartTurnResponse { turn_id }))
+}
+
+/// Cancels the running turn: the model request stops at once and running code is interrupted.
+#[utoipa::path(
+    post, path = "/v1/sessions/{id}/cancel", tag = "turns",
+    params(("id" = String, Path, description = "Session id")),
+    responses((status = 200, body = CancelResponse)),
+    security(("bearer" = []))
+)]
+pub async fn cancel(
+    State(daemon): State<Daemon>,
+    Path(id): Path<String>,
+) -> Result<Json<CancelResponse>, ApiError> {
+    let session = daemon.sessions.get(&id).await?;
+    let cancelled = session.agent.get().is_some_and(|agent| agent.cancel());
+    Ok(Json(CancelResponse { cancelled }))
 }

@@ -128,6 +128,13 @@ impl Kernel {
         Ok(())
     }
 
+    /// Interrupts whatever runs in `notebook`'s kernel; best effort.
+    pub async fn interrupt(&self, notebook: &Path) {
+        if let Err(error) = self.client.interrupt(notebook).await {
+            tracing::debug!(%error, "interrupt failed");
+        }
+    }
+
     /// Closes `notebook`'s kernel session if one is open.
     pub async fn close(&self, notebook: &Path) -> Result<bool, KernelError> {
         match self.client.resolve_session(notebook).await? {

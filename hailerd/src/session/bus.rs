@@ -22,13 +22,14 @@ impl SessionBus {
         }
     }
 
-    pub fn publish(&self, event: SessionEvent) {
+    pub fn publish(&self, event: SessionEvent) -> SessionEnvelope {
         let envelope = SessionEnvelope {
             seq: self.next_seq.fetch_add(1, Ordering::Relaxed),
             at: crate::clock::unix_now(),
             event,
         };
-        let _ = self.sender.send(envelope);
+        let _ = self.sender.send(envelope.clone());
+        envelope
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<SessionEnvelope> {

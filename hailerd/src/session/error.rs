@@ -22,6 +22,13 @@ pub enum SessionError {
     Notebook(#[from] NotebookError),
     #[error("the kernel did not become ready within {0} s")]
     KernelTimeout(u64),
+    #[error("the agent cannot answer in this session: {message}")]
+    AgentUnavailable {
+        message: String,
+        hint: Option<String>,
+    },
+    #[error("a turn is running; wait for it to end or cancel it first")]
+    Busy,
     #[error("the session is stopping")]
     Stopping,
     #[error("{context}: {source}")]

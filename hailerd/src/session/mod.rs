@@ -27,13 +27,18 @@ pub struct Sessions {
     live: Mutex<HashMap<String, Arc<Session>>>,
     /// Hailer's data folder (managed environments).
     data_dir: PathBuf,
+    /// Hailer's configuration folder (the credential file).
+    config_dir: PathBuf,
+    redactor: crate::redact::Redactor,
 }
 
 impl Sessions {
-    pub fn new(data_dir: PathBuf) -> Self {
+    pub fn new(data_dir: PathBuf, config_dir: PathBuf, redactor: crate::redact::Redactor) -> Self {
         Self {
             live: Mutex::new(HashMap::new()),
             data_dir,
+            config_dir,
+            redactor,
         }
     }
 
@@ -88,7 +93,18 @@ impl Sessions {
             .map_err(SessionError::io("cannot create the session's owner lock"))?;
         let id = new_session_id();
         let owner_id = owner.id.clone();
-        let session = Arc::new(Session::new(id.clone(), loaded, owner));
+        let session = Arc::new(Session::new(
+            id.clone(),
+            loaded,
+            owner,
+            self.redactor.clone(),
+        ));
+        let setup =
+            crate::agent::Agent::set_up(&session, &params.env, &self.config_dir, params.new_thread);
+        let _ = session.agent.set(Arc::new(setup.agent));
+        if let (Some(notice), Ok(mut notices)) = (setup.notice, session.notices.lock()) {
+            notices.push(notice);
+        }
         let spec = session.kernel_spec(&self.data_dir, &params.env);
         tracing::info!(
             session = %id,

@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 
 use hailer_config::{Loaded, Runtime};
 use hailer_protocol::{
-    ExecParams, ExecResponse, KernelStatus, NoticeLevel, SessionEvent, SessionInfo,
+    ExecParams, ExecResponse, KernelStatus, NoticeLevel, SessionEnvelope, SessionEvent, SessionInfo,
 };
+use secrecy::ExposeSecret;
 use tokio::sync::{Mutex, RwLock, watch};
 use tokio_util::sync::CancellationToken;
 
@@ -44,11 +45,23 @@ pub struct Session {
     in_flight: AtomicUsize,
     idle_since: std::sync::Mutex<Option<Instant>>,
     pub stopping: CancellationToken,
+    /// The agent, set right after the session is created.
+    pub agent: std::sync::OnceLock<Arc<crate::agent::Agent>>,
+    /// Notices from setting the session up, shown to each client that attaches.
+    pub(super) notices: std::sync::Mutex<Vec<String>>,
+    /// The running turn's events so far, for clients that attach mid-turn.
+    turn_replay: std::sync::Mutex<Vec<SessionEnvelope>>,
+    redactor: crate::redact::Redactor,
     _owner: OwnerLock,
 }
 
 impl Session {
-    pub(super) fn new(id: String, loaded: Loaded, owner: OwnerLock) -> Self {
+    pub(super) fn new(
+        id: String,
+        loaded: Loaded,
+        owner: OwnerLock,
+        redactor: crate::redact::Redactor,
+    ) -> Self {
         let notebooks = NotebookState::load(&state_dir(&loaded));
         let (kernel_state, _) = watch::channel(KernelSlot {
             status: KernelStatus::Starting,
@@ -67,6 +80,10 @@ impl Session {
             in_flight: AtomicUsize::new(0),
             idle_since: std::sync::Mutex::new(Some(Instant::now())),
             stopping: CancellationToken::new(),
+            agent: std::sync::OnceLock::new(),
+            notices: std::sync::Mutex::new(Vec::new()),
+            turn_replay: std::sync::Mutex::new(Vec::new()),
+            redactor,
             _owner: owner,
         }
     }
@@ -119,6 +136,7 @@ impl Session {
                 .warnings
                 .iter()
                 .map(|warning| warning.message.clone())
+                .chain(self.notices.lock().map(|n| n.clone()).unwrap_or_default())
                 .collect(),
         }
     }
@@ -148,6 +166,40 @@ impl Session {
             .lock()
             .ok()
             .and_then(|idle| idle.map(|since| since.elapsed()))
+    }
+
+    /// Publishes a turn's event and keeps it for clients that attach before the turn ends.
+    pub fn publish_turn_event(&self, event: SessionEvent) {
+        if let Ok(mut replay) = self.turn_replay.lock() {
+            let envelope = self.events.publish(event);
+            replay.push(envelope);
+        }
+    }
+
+    /// The turn ended: forget its events.
+    pub fn end_turn_replay(&self) {
+        if let Ok(mut replay) = self.turn_replay.lock() {
+            replay.clear();
+        }
+    }
+
+    /// A live subscription plus the running turn's events so far; together they hold every
+    /// event exactly once.
+    pub fn subscribe_with_replay(
+        &self,
+    ) -> (
+        tokio::sync::broadcast::Receiver<SessionEnvelope>,
+        Vec<SessionEnvelope>,
+    ) {
+        match self.turn_replay.lock() {
+            Ok(replay) => (self.events.subscribe(), replay.clone()),
+            Err(_) => (self.events.subscribe(), Vec::new()),
+        }
+    }
+
+    /// Masks `secret` in the daemon's log from now on.
+    pub fn redact_secret(&self, secret: &secrecy::SecretString) {
+        self.redactor.add_secret(secret.expose_secret());
     }
 
     /// Marks a request in progress until the guard drops; the linger clock restarts then.

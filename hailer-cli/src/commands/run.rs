@@ -1,0 +1,114 @@
+//! `hailer run "question"`: one turn with no terminal interface, for scripts.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use futures_util::StreamExt;
+use hailer_config::home::HailerHome;
+use hailer_protocol::{SessionEnvelope, SessionEvent, StartTurnParams, StartTurnResponse};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+
+use crate::daemon_client;
+use crate::session_client::{self, SessionFlags};
+
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+pub async fn run(
+    home: &HailerHome,
+    flags: &SessionFlags,
+    question: &str,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let connected = daemon_client::find_or_start(home).await?;
+    let started = session_client::start(&connected.endpoint, flags).await?;
+    let id = &started.session.id;
+    let endpoint = &connected.endpoint;
+
+    // Follow the session before sending, so no event of the turn is missed.
+    let mut request = format!("ws://127.0.0.1:{}/v1/sessions/{id}/events", endpoint.port)
+        .into_client_request()?;
+    request.headers_mut().insert(
+        "Authorization",
+        HeaderValue::from_str(&format!("Bearer {}", endpoint.token))?,
+    );
+    let (mut socket, _) = tokio_tungstenite::connect_async(request)
+        .await
+        .context("cannot follow the session's events")?;
+
+    let turn: StartTurnResponse = endpoint
+        .post(
+            &format!("/v1/sessions/{id}/turns"),
+            &StartTurnParams {
+                text: question.to_owned(),
+                client: "run".to_owned(),
+            },
+            REQUEST_TIMEOUT,
+        )
+        .await?
+        .json()?;
+
+    let mut wrote_text = false;
+    while let Some(message) = socket.next().await {
+        let message = message.context("the session's event stream broke")?;
+        let Ok(text) = message.into_text() else {
+            continue;
+        };
+        let Ok(envelope) = serde_json::from_str::<SessionEnvelope>(&text) else {
+            continue;
+        };
+        if json {
+            println!("{text}");
+        }
+        match envelope.event {
+            SessionEvent::TextDelta { turn_id, delta } if turn_id == turn.turn_id => {
+                if !json {
+                    print!("{delta}");
+                    use std::io::Write;
+                    let _ = std::io::stdout().flush();
+                    wrote_text = true;
+                }
+            }
+            SessionEvent::ToolCallStarted {
+                turn_id,
+                name,
+                preview,
+                ..
+            } if turn_id == turn.turn_id && !json => {
+                eprintln!("[{name}] {}", preview.lines().next().unwrap_or_default());
+            }
+            SessionEvent::TurnFinished { turn_id, text, .. } if turn_id == turn.turn_id => {
+                if !json {
+                    if !wrote_text {
+                        print!("{text}");
+                    }
+                    println!();
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            SessionEvent::TurnFailed {
+                turn_id,
+                message,
+                hint,
+            } if turn_id == turn.turn_id => {
+                if !json {
+                    eprintln!("hailer: {message}");
+                    if let Some(hint) = hint {
+                        eprintln!("  {hint}");
+                    }
+                }
+                return Ok(ExitCode::FAILURE);
+            }
+            SessionEvent::TurnCancelled { turn_id } if turn_id == turn.turn_id => {
+                if !json {
+                    eprintln!("hailer: the turn was cancelled");
+                }
+                return Ok(ExitCode::FAILURE);
+            }
+            SessionEvent::Stopped { reason } => bail!("the session stopped: {reason}"),
+            _ => {}
+        }
+    }
+    bail!("the session's event stream ended before the turn did")
+}

@@ -1,0 +1,120 @@
+//! Turning a turn's events into session events, for every attached client.
+
+use std::sync::{Mutex, Weak};
+
+use hailer_agent::{EventSink, TurnEvent};
+use hailer_protocol::{SessionEvent, TurnUsage};
+use tokio::sync::oneshot;
+
+use crate::session::Session;
+
+/// Publishes a turn's events on the session's bus and keeps them for clients that attach
+/// mid-turn.
+pub struct SessionSink {
+    session: Weak<Session>,
+    client: String,
+    turn_id: Mutex<String>,
+    started: Mutex<Option<oneshot::Sender<String>>>,
+}
+
+impl SessionSink {
+    pub fn new(session: Weak<Session>, client: String) -> (Self, oneshot::Receiver<String>) {
+        let (sender, receiver) = oneshot::channel();
+        (
+            Self {
+                session,
+                client,
+                turn_id: Mutex::new(String::new()),
+                started: Mutex::new(Some(sender)),
+            },
+            receiver,
+        )
+    }
+
+    /// The turn is over: late clients no longer need its events.
+    pub fn finish(&self) {
+        if let Some(session) = self.session.upgrade() {
+            session.end_turn_replay();
+        }
+    }
+
+    fn turn_id(&self) -> String {
+        self.turn_id.lock().map(|id| id.clone()).unwrap_or_default()
+    }
+}
+
+impl EventSink for SessionSink {
+    fn emit(&self, event: TurnEvent) {
+        let Some(session) = self.session.upgrade() else {
+            return;
+        };
+        if let TurnEvent::Started { turn_id, .. } = &event
+            && let Ok(mut id) = self.turn_id.lock()
+        {
+            id.clone_from(turn_id);
+        }
+        let turn_id = self.turn_id();
+        let published = match event {
+            TurnEvent::Started { text, .. } => SessionEvent::TurnStarted {
+                turn_id: turn_id.clone(),
+                text,
+                client: self.client.clone(),
+            },
+            TurnEvent::TextDelta { text } => SessionEvent::TextDelta {
+                turn_id,
+                delta: text,
+            },
+            TurnEvent::ToolCallStarted {
+                call_id,
+                name,
+                argument_preview,
+            } => SessionEvent::ToolCallStarted {
+                turn_id,
+                call_id,
+                name,
+                preview: argument_preview,
+            },
+            TurnEvent::ToolCallFinished {
+                call_id,
+                name,
+                ok,
+                result_preview,
+            } => SessionEvent::ToolCallFinished {
+                turn_id,
+                call_id,
+                name,
+                ok,
+                preview: result_preview,
+            },
+            TurnEvent::Usage { input, output } => SessionEvent::Usage {
+                turn_id,
+                usage: TurnUsage {
+                    input_tokens: Some(input),
+                    output_tokens: Some(output),
+                },
+            },
+            TurnEvent::Finished { text, usage } => SessionEvent::TurnFinished {
+                turn_id,
+                text,
+                usage: TurnUsage {
+                    input_tokens: usage.map(|u| u.input),
+                    output_tokens: usage.map(|u| u.output),
+                },
+            },
+            TurnEvent::Failed { message, hint } => SessionEvent::TurnFailed {
+                turn_id,
+                message,
+                hint: (!hint.is_empty()).then_some(hint),
+            },
+            TurnEvent::Cancelled => SessionEvent::TurnCancelled { turn_id },
+        };
+        let first = matches!(published, SessionEvent::TurnStarted { .. });
+        session.publish_turn_event(published);
+        if first
+            && let Ok(mut started) = self.started.lock()
+            && let Some(sender) = started.take()
+        {
+            let _ = sender.send(self.turn_id());
+        }
+    }
+}
