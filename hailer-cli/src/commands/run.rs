@@ -62,13 +62,11 @@ pub async fn run(
             println!("{text}");
         }
         match envelope.event {
-            SessionEvent::TextDelta { turn_id, delta } if turn_id == turn.turn_id => {
-                if !json {
-                    print!("{delta}");
-                    use std::io::Write;
-                    let _ = std::io::stdout().flush();
-                    wrote_text = true;
-                }
+            SessionEvent::TextDelta { turn_id, delta } if turn_id == turn.turn_id && !json => {
+                print!("{delta}");
+                use std::io::Write;
+                let _ = std::io::stdout().flush();
+                wrote_text = true;
             }
             SessionEvent::ToolCallStarted {
                 turn_id,
