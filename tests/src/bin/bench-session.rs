@@ -206,11 +206,10 @@ fn main() {
         ),
     );
     let body = sessions.split("\r\n\r\n").nth(1).unwrap_or_default();
-    let marimo_session = body
-        .split("\"sessionId\":\"")
-        .nth(1)
-        .or_else(|| body.split("\"session_id\":\"").nth(1))
-        .map(|rest| rest.split('"').next().unwrap_or_default().to_owned())
+    // `/api/sessions` answers an object keyed by session id.
+    let marimo_session = serde_json::from_str::<Value>(body.trim())
+        .ok()
+        .and_then(|sessions| sessions.as_object()?.keys().next().cloned())
         .unwrap_or_default();
     assert!(!marimo_session.is_empty(), "no marimo session in {body}");
 
