@@ -1,0 +1,1 @@
+//! Notebook copies.
