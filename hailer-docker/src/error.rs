@@ -129,7 +129,10 @@ pub enum Error {
 }
 
 impl Error {
-    pub(crate) fn file(what: impl Into<String>, path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
+    pub(crate) fn file(
+        what: impl Into<String>,
+        path: impl Into<PathBuf>,
+    ) -> impl FnOnce(std::io::Error) -> Self {
         let what = what.into();
         let path = path.into();
         move |source| Self::File { what, path, source }
@@ -164,9 +167,7 @@ pub(crate) fn engine_said(error: &bollard::errors::Error) -> String {
 /// The HTTP status the engine answered with, when it answered.
 pub(crate) fn engine_status(error: &bollard::errors::Error) -> Option<u16> {
     match error {
-        bollard::errors::Error::DockerResponseServerError { status_code, .. } => {
-            Some(*status_code)
-        }
+        bollard::errors::Error::DockerResponseServerError { status_code, .. } => Some(*status_code),
         _ => None,
     }
 }

@@ -115,8 +115,12 @@ fn context_host(config_dir: &Path, name: &str) -> Result<String> {
             path.display()
         ))
     })?;
-    let value: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| bad(format!("its description {} is not JSON: {e}", path.display())))?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        bad(format!(
+            "its description {} is not JSON: {e}",
+            path.display()
+        ))
+    })?;
     value
         .pointer("/Endpoints/docker/Host")
         .and_then(serde_json::Value::as_str)
@@ -177,7 +181,10 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         write_context(home.path(), "remote", "tcp://10.0.0.1:2375");
         let endpoint = resolve_with(
-            &[("DOCKER_HOST", "tcp://1.2.3.4:2375"), ("DOCKER_CONTEXT", "remote")],
+            &[
+                ("DOCKER_HOST", "tcp://1.2.3.4:2375"),
+                ("DOCKER_CONTEXT", "remote"),
+            ],
             home.path(),
         )
         .unwrap();
@@ -188,7 +195,11 @@ mod tests {
     #[test]
     fn the_current_context_of_the_cli_config_is_used() {
         let home = tempfile::tempdir().unwrap();
-        write_context(home.path(), "desktop-linux", "unix:///home/me/.docker/run/docker.sock");
+        write_context(
+            home.path(),
+            "desktop-linux",
+            "unix:///home/me/.docker/run/docker.sock",
+        );
         std::fs::write(
             home.path().join(".docker/config.json"),
             r#"{"auths": {}, "currentContext": "desktop-linux"}"#,
@@ -207,8 +218,11 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         write_context(home.path(), "a", "tcp://a:1");
         write_context(home.path(), "b", "tcp://b:2");
-        std::fs::write(home.path().join(".docker/config.json"), r#"{"currentContext":"a"}"#)
-            .unwrap();
+        std::fs::write(
+            home.path().join(".docker/config.json"),
+            r#"{"currentContext":"a"}"#,
+        )
+        .unwrap();
         let endpoint = resolve_with(&[("DOCKER_CONTEXT", "b")], home.path()).unwrap();
         assert_eq!(endpoint.host, "tcp://b:2");
     }

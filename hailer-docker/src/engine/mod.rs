@@ -58,7 +58,11 @@ impl Engine {
         let os = version.os.clone().unwrap_or_default();
         if !os.eq_ignore_ascii_case("linux") {
             return Err(Error::NotLinux {
-                os: if os.is_empty() { "non-Linux".to_owned() } else { os },
+                os: if os.is_empty() {
+                    "non-Linux".to_owned()
+                } else {
+                    os
+                },
             });
         }
         let cpus = match tokio::time::timeout(PROBE_TIMEOUT, docker.info()).await {
@@ -149,13 +153,13 @@ fn client_for(endpoint: &Endpoint) -> Result<Docker> {
     }
     #[cfg(windows)]
     if host.starts_with("npipe://") {
-        return Docker::connect_with_named_pipe(host, REQUEST_TIMEOUT_SECS, version).map_err(
-            |e| Error::NotRunning {
+        return Docker::connect_with_named_pipe(host, REQUEST_TIMEOUT_SECS, version).map_err(|e| {
+            Error::NotRunning {
                 endpoint: host.to_owned(),
                 said: engine_said(&e),
                 context_hint: context_hint(endpoint),
-            },
-        );
+            }
+        });
     }
     Err(Error::BadEndpoint {
         endpoint: host.to_owned(),

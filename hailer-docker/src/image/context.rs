@@ -110,10 +110,8 @@ fn text_file(path: &str, text: &str) -> ContextFile {
 
 /// Every `*.whl` file directly in `wheelhouse` (links and folders are left out).
 fn wheel_files(wheelhouse: &Path) -> Result<Vec<ContextFile>> {
-    let entries = std::fs::read_dir(wheelhouse).map_err(Error::file(
-        "cannot read the wheelhouse folder",
-        wheelhouse,
-    ))?;
+    let entries = std::fs::read_dir(wheelhouse)
+        .map_err(Error::file("cannot read the wheelhouse folder", wheelhouse))?;
     let mut wheels = Vec::new();
     for entry in entries {
         let entry = entry.map_err(Error::file("cannot read the wheelhouse folder", wheelhouse))?;
@@ -177,17 +175,23 @@ impl Context {
     pub fn write_to(&self, dir: &Path) -> Result<()> {
         for folder in &self.folders {
             let path = dir.join(folder);
-            std::fs::create_dir_all(&path)
-                .map_err(Error::file("cannot create a folder of the build context", &path))?;
+            std::fs::create_dir_all(&path).map_err(Error::file(
+                "cannot create a folder of the build context",
+                &path,
+            ))?;
         }
         for file in &self.files {
             let path = dir.join(&file.path);
             if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(Error::file("cannot create a folder of the build context", parent))?;
+                std::fs::create_dir_all(parent).map_err(Error::file(
+                    "cannot create a folder of the build context",
+                    parent,
+                ))?;
             }
-            std::fs::write(&path, &file.bytes)
-                .map_err(Error::file("cannot write a file of the build context", &path))?;
+            std::fs::write(&path, &file.bytes).map_err(Error::file(
+                "cannot write a file of the build context",
+                &path,
+            ))?;
         }
         Ok(())
     }
@@ -212,8 +216,10 @@ pub fn export_context(dir: &Path, options: &BuildOptions, contract: &str) -> Res
             // Only a link to the original, so the secret is never copied by us.
             let target = dir.join("pip").join(name);
             let _ = std::fs::remove_file(&target);
-            std::os::unix::fs::symlink(source, &target)
-                .map_err(Error::file("cannot link a pip file into the build context", &target))?;
+            std::os::unix::fs::symlink(source, &target).map_err(Error::file(
+                "cannot link a pip file into the build context",
+                &target,
+            ))?;
         }
     }
     let command = build_command(dir, options, contract);
@@ -322,7 +328,11 @@ mod tests {
     fn export_writes_the_context_and_a_command_but_never_copies_pip_files() {
         let out = tempfile::tempdir().unwrap();
         let secret = out.path().join("secret.ini");
-        std::fs::write(&secret, "[global]\nindex-url = https://user:pw@mirror/simple\n").unwrap();
+        std::fs::write(
+            &secret,
+            "[global]\nindex-url = https://user:pw@mirror/simple\n",
+        )
+        .unwrap();
         let dir = out.path().join("context");
         let mut options = BuildOptions::new("hailer-kernel:company");
         options.base_image = Some("registry.example/python:3.12 slim".to_owned());

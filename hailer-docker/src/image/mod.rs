@@ -72,7 +72,9 @@ pub async fn build(
         let options = options.clone();
         tokio::task::spawn_blocking(move || gather(&options)?.to_tar())
             .await
-            .map_err(|e| Error::InvalidSetting(format!("packing the build context failed: {e}")))??
+            .map_err(|e| {
+                Error::InvalidSetting(format!("packing the build context failed: {e}"))
+            })??
     };
     progress(&format!(
         "Building {} (kernel contract {contract}; context {} MB)",
@@ -84,7 +86,12 @@ pub async fn build(
         nocache: options.no_cache,
         rm: true,
         forcerm: true,
-        buildargs: Some(options.build_args(contract).into_iter().collect::<HashMap<_, _>>()),
+        buildargs: Some(
+            options
+                .build_args(contract)
+                .into_iter()
+                .collect::<HashMap<_, _>>(),
+        ),
         version: BuilderVersion::BuilderV1,
         ..Default::default()
     };
@@ -108,7 +115,11 @@ pub async fn build(
             }
         };
         if let Some(text) = info.stream.as_deref().or(info.status.as_deref()) {
-            for line in text.lines().map(str::trim_end).filter(|l| !l.trim().is_empty()) {
+            for line in text
+                .lines()
+                .map(str::trim_end)
+                .filter(|l| !l.trim().is_empty())
+            {
                 remember(line);
                 progress(line);
             }
@@ -121,7 +132,10 @@ pub async fn build(
         }
     }
     ensure_image(engine, &options.tag, contract).await?;
-    progress(&format!("{} is ready (kernel contract {contract}).", options.tag));
+    progress(&format!(
+        "{} is ready (kernel contract {contract}).",
+        options.tag
+    ));
     Ok(())
 }
 
@@ -129,7 +143,12 @@ pub async fn build(
 ///
 /// The engine pulls with the credentials it is given, and this passes none: a registry that
 /// needs a login works through `docker pull` after `docker login`.
-pub async fn pull(engine: &Engine, image: &str, contract: &str, progress: Progress<'_>) -> Result<()> {
+pub async fn pull(
+    engine: &Engine,
+    image: &str,
+    contract: &str,
+    progress: Progress<'_>,
+) -> Result<()> {
     progress(&format!("Downloading {image} ..."));
     let query = CreateImageOptions {
         from_image: Some(image.to_owned()),

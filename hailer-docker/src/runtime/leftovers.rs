@@ -34,7 +34,11 @@ pub async fn cleanup_leftovers(
     workspace_id: &str,
     is_owner_alive: impl Fn(&str) -> bool,
 ) -> Result<Removal> {
-    let orphaned = |item: &Labelled| item.owner.as_deref().is_none_or(|owner| !is_owner_alive(owner));
+    let orphaned = |item: &Labelled| {
+        item.owner
+            .as_deref()
+            .is_none_or(|owner| !is_owner_alive(owner))
+    };
     remove_selected(engine, workspace_id, orphaned).await
 }
 
@@ -87,7 +91,10 @@ struct ContainerDetails {
     contract: Option<String>,
 }
 
-async fn containers(engine: &Engine, workspace_id: &str) -> Result<Vec<(Labelled, ContainerDetails)>> {
+async fn containers(
+    engine: &Engine,
+    workspace_id: &str,
+) -> Result<Vec<(Labelled, ContainerDetails)>> {
     let options = ListContainersOptions {
         all: true,
         filters: Some(workspace_filter(workspace_id)),

@@ -171,14 +171,25 @@ async fn create_and_wait(
         settings.network = Some(&network_name);
     }
     let kernel_name = object_name(Role::Kernel, &spec.workspace_id, &suffix);
-    let kernel = create_container(docker, &kernel_name, kernel_body(&settings, &ownership), "kernel").await?;
+    let kernel = create_container(
+        docker,
+        &kernel_name,
+        kernel_body(&settings, &ownership),
+        "kernel",
+    )
+    .await?;
     created.containers.push(kernel.clone());
     let published = if spec.network {
         kernel.clone()
     } else {
         let name = object_name(Role::Forwarder, &spec.workspace_id, &suffix);
-        let forwarder =
-            create_container(docker, &name, forwarder_body(&spec.image, &kernel_name, &ownership), "forwarder").await?;
+        let forwarder = create_container(
+            docker,
+            &name,
+            forwarder_body(&spec.image, &kernel_name, &ownership),
+            "forwarder",
+        )
+        .await?;
         created.containers.push(forwarder.clone());
         let connect = NetworkConnectRequest {
             container: forwarder.id.clone(),

@@ -113,7 +113,10 @@ pub async fn probe(client: &reqwest::Client, base_url: &str, token: &SecretStrin
     }
     let sessions = format!("{base_url}/api/sessions");
     let stranger = client.get(&sessions).send().await.map(|r| r.status());
-    if !matches!(stranger, Ok(StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN)) {
+    if !matches!(
+        stranger,
+        Ok(StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN)
+    ) {
         return false;
     }
     let ours = client
@@ -143,7 +146,10 @@ pub async fn log_tail(docker: &Docker, id: &str, token: &SecretString) -> String
             }
         }
     };
-    if tokio::time::timeout(Duration::from_secs(5), read).await.is_err() {
+    if tokio::time::timeout(Duration::from_secs(5), read)
+        .await
+        .is_err()
+    {
         text.push_str("\n(the log could not be read in time)");
     }
     let text = mask_token(text.trim_end(), token);

@@ -69,9 +69,7 @@ async fn remove_container(docker: &Docker, container: &Object) -> Removal {
         v: true,
         ..Default::default()
     };
-    let outcome = docker
-        .remove_container(&container.id, Some(options))
-        .await;
+    let outcome = docker.remove_container(&container.id, Some(options)).await;
     let gone = match &outcome {
         Ok(()) => true,
         Err(error) => {
@@ -154,9 +152,14 @@ pub fn remove_in_background(docker: Docker, containers: Vec<Object>, networks: V
         }
         Err(_) => {
             let thread = std::thread::spawn(move || {
-                match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
                     Ok(runtime) => runtime.block_on(work),
-                    Err(error) => tracing::warn!(%error, "no runtime to remove a dropped kernel's containers"),
+                    Err(error) => {
+                        tracing::warn!(%error, "no runtime to remove a dropped kernel's containers")
+                    }
                 }
             });
             let _ = thread.join();

@@ -65,7 +65,10 @@ pub fn kernel_command() -> Vec<String> {
 }
 
 /// The kernel container.
-pub fn kernel_body(settings: &KernelSettings<'_>, ownership: &Ownership<'_>) -> ContainerCreateBody {
+pub fn kernel_body(
+    settings: &KernelSettings<'_>,
+    ownership: &Ownership<'_>,
+) -> ContainerCreateBody {
     let (uid, gid) = settings.user;
     let tmpfs = HashMap::from([
         ("/tmp".to_owned(), "rw,nosuid,nodev,mode=1777".to_owned()),
@@ -117,7 +120,11 @@ pub fn kernel_body(settings: &KernelSettings<'_>, ownership: &Ownership<'_>) -> 
 /// The forwarder: the same image, our own TCP forwarder, published on 127.0.0.1 only. It is
 /// created on the default network (a port can only be published there) and joined to the
 /// kernel's internal network before it starts.
-pub fn forwarder_body(image: &str, kernel_name: &str, ownership: &Ownership<'_>) -> ContainerCreateBody {
+pub fn forwarder_body(
+    image: &str,
+    kernel_name: &str,
+    ownership: &Ownership<'_>,
+) -> ContainerCreateBody {
     ContainerCreateBody {
         image: Some(image.to_owned()),
         cmd: Some(
@@ -208,18 +215,27 @@ mod tests {
         let body = kernel_body(&settings(Some("hailer-net-x")), &ownership());
         let host = body.host_config.unwrap();
         assert_eq!(host.network_mode.as_deref(), Some("hailer-net-x"));
-        assert!(host.port_bindings.is_none(), "no port on the internal network");
+        assert!(
+            host.port_bindings.is_none(),
+            "no port on the internal network"
+        );
         assert_eq!(host.readonly_rootfs, Some(true));
         assert_eq!(host.init, Some(true));
         assert_eq!(host.cap_drop, Some(vec!["ALL".to_owned()]));
-        assert_eq!(host.security_opt, Some(vec!["no-new-privileges".to_owned()]));
+        assert_eq!(
+            host.security_opt,
+            Some(vec!["no-new-privileges".to_owned()])
+        );
         assert_eq!(host.pids_limit, Some(256));
         assert_eq!(host.memory, host.memory_swap, "no swap on top of memory");
         assert_eq!(host.nano_cpus, Some(2_000_000_000));
         let tmpfs = host.tmpfs.unwrap();
         assert!(tmpfs["/work/notebooks"].contains("size=512m,uid=1001,gid=1002,mode=0700"));
         assert!(tmpfs.contains_key("/tmp"));
-        assert!(!tmpfs.contains_key("/home/analyst"), "the image keeps marimo's config there");
+        assert!(
+            !tmpfs.contains_key("/home/analyst"),
+            "the image keeps marimo's config there"
+        );
         let mounts = host.mounts.unwrap();
         assert!(mounts.iter().all(|m| m.read_only == Some(true)));
         assert_eq!(mounts.len(), 2);

@@ -96,7 +96,7 @@ pub fn parse_memory(text: &str) -> Result<i64> {
 
 /// Docker's nano-CPUs for a CPU limit.
 pub fn nano_cpus(cpus: f64) -> Result<i64> {
-    if !(cpus.is_finite() && cpus >= 0.01 && cpus <= 1024.0) {
+    if !(cpus.is_finite() && (0.01..=1024.0).contains(&cpus)) {
         return Err(Error::InvalidSetting(format!(
             "cpus = {cpus} under [kernel] is out of range; give a number such as 1, 1.5 or 2"
         )));

@@ -25,7 +25,10 @@ impl TokenFile {
             .recursive(true)
             .mode(0o700)
             .create(state_dir)
-            .map_err(Error::file("cannot create the workspace's state folder", state_dir))?;
+            .map_err(Error::file(
+                "cannot create the workspace's state folder",
+                state_dir,
+            ))?;
         let mut bytes = [0u8; 8];
         rand::fill(&mut bytes);
         let dir = state_dir.join(format!("kernel-token-{}", hex::encode(bytes)));
@@ -42,10 +45,16 @@ impl TokenFile {
             .create_new(true)
             .mode(0o600)
             .open(&made.file)
-            .map_err(Error::file("cannot create the kernel's token file", &made.file))?;
+            .map_err(Error::file(
+                "cannot create the kernel's token file",
+                &made.file,
+            ))?;
         file.write_all(token.expose_secret().as_bytes())
             .and_then(|()| file.sync_all())
-            .map_err(Error::file("cannot write the kernel's token file", &made.file))?;
+            .map_err(Error::file(
+                "cannot write the kernel's token file",
+                &made.file,
+            ))?;
         made.let_reader_in(reader)?;
         Ok(made)
     }
@@ -59,11 +68,16 @@ impl TokenFile {
             return Ok(());
         }
         if cfg!(target_os = "linux") && own_uid == 0 {
-            return std::os::unix::fs::chown(&self.file, Some(uid), Some(gid))
-                .map_err(Error::file("cannot hand the token file to the kernel's user", &self.file));
+            return std::os::unix::fs::chown(&self.file, Some(uid), Some(gid)).map_err(
+                Error::file(
+                    "cannot hand the token file to the kernel's user",
+                    &self.file,
+                ),
+            );
         }
-        std::fs::set_permissions(&self.file, std::fs::Permissions::from_mode(0o644))
-            .map_err(Error::file("cannot set the token file's permissions", &self.file))
+        std::fs::set_permissions(&self.file, std::fs::Permissions::from_mode(0o644)).map_err(
+            Error::file("cannot set the token file's permissions", &self.file),
+        )
     }
 
     /// The file to mount.
@@ -105,7 +119,10 @@ mod tests {
         let dir_meta = std::fs::metadata(file.dir()).unwrap();
         assert_eq!(dir_meta.mode() & 0o777, 0o700);
         let meta = std::fs::metadata(file.path()).unwrap();
-        assert_eq!(std::fs::read_to_string(file.path()).unwrap(), "s3cret-token");
+        assert_eq!(
+            std::fs::read_to_string(file.path()).unwrap(),
+            "s3cret-token"
+        );
         if nix::unistd::getuid().is_root() {
             assert_eq!((meta.uid(), meta.gid()), (1000, 1000));
             assert_eq!(meta.mode() & 0o777, 0o600);
