@@ -63,6 +63,10 @@ pub struct Context {
     pub folders: Vec<&'static str>,
 }
 
+/// The modification time of every file of the context: fixed, so the engine's layer cache
+/// sees the same files as the same, and after 1980, which zip (wheels) cannot go before.
+const CONTEXT_MTIME: u64 = 1_577_836_800; // 2020-01-01
+
 /// The two folders the Dockerfile copies into its build stage.
 const BUILD_STAGE_FOLDERS: [&str; 2] = ["wheels", "pip"];
 
@@ -153,7 +157,7 @@ impl Context {
             header.set_entry_type(tar::EntryType::Directory);
             header.set_mode(0o755);
             header.set_size(0);
-            header.set_mtime(0);
+            header.set_mtime(CONTEXT_MTIME);
             builder
                 .append_data(&mut header, format!("{folder}/"), std::io::empty())
                 .map_err(failed)?;
@@ -163,7 +167,7 @@ impl Context {
             header.set_entry_type(tar::EntryType::Regular);
             header.set_mode(0o644);
             header.set_size(file.bytes.len() as u64);
-            header.set_mtime(0);
+            header.set_mtime(CONTEXT_MTIME);
             builder
                 .append_data(&mut header, &file.path, file.bytes.as_slice())
                 .map_err(failed)?;
