@@ -44,6 +44,7 @@ print("data_delete=" + attempt(lambda: os.remove("/work/data/sales.csv")))
 print("data_read=" + open("/work/data/sales.csv").read().splitlines()[0])
 print("tmp_write=" + attempt(lambda: write("/tmp/scratch")))
 print("tcp_gateway=" + attempt(lambda: tcp(GATEWAY, HOST_PORT)))
+print("tcp_default_bridge=" + attempt(lambda: tcp("172.17.0.1", HOST_PORT)))
 print("tcp_public=" + attempt(lambda: tcp("1.1.1.1", 443)))
 print("dns=" + attempt(lambda: socket.getaddrinfo("pypi.org", 443)))
 print("env_names=" + ",".join(sorted(os.environ)))
@@ -194,6 +195,10 @@ async fn a_docker_kernel_is_isolated_and_its_notebooks_travel_by_copy() {
     assert_eq!(
         found["tcp_gateway"], "fail",
         "no route to this machine ({gateway})"
+    );
+    assert_eq!(
+        found["tcp_default_bridge"], "fail",
+        "no route to this machine's docker0"
     );
     assert_eq!(found["tcp_public"], "fail", "no internet");
     assert_eq!(found["dns"], "fail", "no DNS");

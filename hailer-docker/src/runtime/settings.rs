@@ -33,12 +33,19 @@ pub struct KernelSettings<'a> {
     pub network: Option<&'a str>,
 }
 
-/// The internal network: no route out, and Docker publishes no port on it.
+/// The internal network: no route out, and Docker publishes no port on it. Its bridge gets no
+/// address on this machine: an internal network still gives the host its gateway address,
+/// through which a container reaches every service listening on all of this machine's
+/// interfaces.
 pub fn network_body(name: &str, ownership: &Ownership<'_>) -> NetworkCreateRequest {
     NetworkCreateRequest {
         name: name.to_owned(),
         driver: Some("bridge".to_owned()),
         internal: Some(true),
+        options: Some(HashMap::from([(
+            "com.docker.network.bridge.inhibit_ipv4".to_owned(),
+            "true".to_owned(),
+        )])),
         labels: Some(ownership.labels(Role::Network)),
         ..Default::default()
     }
@@ -275,6 +282,8 @@ mod tests {
     fn the_network_is_internal_and_labelled() {
         let body = network_body("hailer-net-x", &ownership());
         assert_eq!(body.internal, Some(true));
+        let options = body.options.unwrap();
+        assert_eq!(options["com.docker.network.bridge.inhibit_ipv4"], "true");
         assert_eq!(body.labels.unwrap()["org.hailer.role"], "network");
     }
 }
