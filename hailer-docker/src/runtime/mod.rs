@@ -203,17 +203,13 @@ async fn create_and_wait(
         forwarder
     };
     tracing::debug!(elapsed = ?began.elapsed(), "kernel objects created");
-    // Both at once: each start takes the engine a good part of a second.
-    let starts = created.containers.iter().map(|object| async move {
+    for object in &created.containers {
         docker
             .start_container(&object.id, None)
             .await
-            .map_err(Error::engine(format!("start {}", object.name)))
-    });
-    futures_util::future::try_join_all(starts).await?;
+            .map_err(Error::engine(format!("start {}", object.name)))?;
+    }
     tracing::debug!(elapsed = ?began.elapsed(), "kernel containers started");
-    let port = published_port(docker, &published).await?;
-    let base_url = format!("http://127.0.0.1:{port}");
     let mut watched = vec![Watched {
         object: &kernel,
         role: "kernel",
@@ -224,6 +220,12 @@ async fn create_and_wait(
             role: "forwarder",
         });
     }
+    // A container that stopped at once has no port: say why it stopped instead.
+    for item in &watched {
+        readiness::check_running(docker, item, token, &spec.memory).await?;
+    }
+    let port = published_port(docker, &published).await?;
+    let base_url = format!("http://127.0.0.1:{port}");
     readiness::wait_ready(
         docker,
         &watched,

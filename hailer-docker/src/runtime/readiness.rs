@@ -62,7 +62,7 @@ pub async fn wait_ready(
 }
 
 /// Fails when the container stopped or vanished.
-async fn check_running(
+pub(super) async fn check_running(
     docker: &Docker,
     item: &Watched<'_>,
     token: &SecretString,

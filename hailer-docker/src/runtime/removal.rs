@@ -132,8 +132,9 @@ fn verdict(name: &str, gone: bool, error: Option<bollard::errors::Error>) -> Rem
     }
 }
 
-/// Removes in the background what a dropped start or kernel left behind: on the current
-/// runtime when there is one, else on a thread of its own.
+/// Removes what a dropped start or kernel left behind. It runs on a thread of its own with its
+/// own runtime and is waited for: a spawned task would be lost when the caller's runtime is
+/// shutting down (a panic, the end of `main`), which is exactly when this is needed.
 pub fn remove_in_background(docker: Docker, containers: Vec<Object>, networks: Vec<Object>) {
     if containers.is_empty() && networks.is_empty() {
         return;
@@ -146,25 +147,18 @@ pub fn remove_in_background(docker: Docker, containers: Vec<Object>, networks: V
             tracing::warn!(failed = ?removal.failed, "could not remove every container of a dropped kernel; `hailer kernel stop` removes them");
         }
     };
-    match tokio::runtime::Handle::try_current() {
-        Ok(handle) => {
-            handle.spawn(work);
+    let thread = std::thread::spawn(move || {
+        match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => runtime.block_on(work),
+            Err(error) => {
+                tracing::warn!(%error, "no runtime to remove a dropped kernel's containers");
+            }
         }
-        Err(_) => {
-            let thread = std::thread::spawn(move || {
-                match tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                {
-                    Ok(runtime) => runtime.block_on(work),
-                    Err(error) => {
-                        tracing::warn!(%error, "no runtime to remove a dropped kernel's containers")
-                    }
-                }
-            });
-            let _ = thread.join();
-        }
-    }
+    });
+    let _ = thread.join();
 }
 
 #[cfg(test)]
