@@ -1,0 +1,246 @@
+//! The kernel image: is the right one here, build it through the engine, download it.
+
+mod context;
+
+use std::collections::{HashMap, VecDeque};
+
+use bollard::query_parameters::{BuildImageOptions, BuilderVersion, CreateImageOptions};
+use futures_util::StreamExt as _;
+
+pub use context::{BuildOptions, Context, ContextFile, build_command, export_context, gather};
+
+use crate::engine::Engine;
+use crate::error::{Error, Result, engine_said, engine_status};
+use crate::labels::CONTRACT_LABEL;
+
+/// A progress line sink.
+pub type Progress<'a> = &'a (dyn Fn(&str) + Send + Sync);
+
+/// How many of the last output lines a failed build shows.
+const BUILD_TAIL_LINES: usize = 15;
+
+/// `hailer-kernel:<contract>`: the image name used unless the user names another.
+pub fn default_image_name(contract: &str) -> String {
+    format!("hailer-kernel:{contract}")
+}
+
+/// Checks that `image` is on this machine and carries `contract` in its contract label.
+pub async fn ensure_image(engine: &Engine, image: &str, contract: &str) -> Result<()> {
+    let found = image_contract(engine, image).await?;
+    match found {
+        None => Err(Error::ImageMissing {
+            image: image.to_owned(),
+        }),
+        Some(found) if found == contract => Ok(()),
+        Some(found) => Err(Error::ContractMismatch {
+            image: image.to_owned(),
+            found: if found.is_empty() {
+                "(no contract label)".to_owned()
+            } else {
+                found
+            },
+            needed: contract.to_owned(),
+        }),
+    }
+}
+
+/// The contract label of `image`: `None` when the image is not here, `Some("")` when it has
+/// no such label.
+pub async fn image_contract(engine: &Engine, image: &str) -> Result<Option<String>> {
+    match engine.docker().inspect_image(image).await {
+        Ok(inspect) => Ok(Some(
+            inspect
+                .config
+                .and_then(|config| config.labels)
+                .and_then(|labels| labels.get(CONTRACT_LABEL).cloned())
+                .unwrap_or_default(),
+        )),
+        Err(error) if engine_status(&error) == Some(404) => Ok(None),
+        Err(error) => Err(Error::engine(format!("inspect the image {image}"))(error)),
+    }
+}
+
+/// Builds the kernel image through the engine (the classic builder, which needs no registry
+/// when the base image is here), reporting the build's output lines, then checks its label.
+pub async fn build(
+    engine: &Engine,
+    options: &BuildOptions,
+    contract: &str,
+    progress: Progress<'_>,
+) -> Result<()> {
+    let tar = {
+        let options = options.clone();
+        tokio::task::spawn_blocking(move || gather(&options)?.to_tar())
+            .await
+            .map_err(|e| {
+                Error::InvalidSetting(format!("packing the build context failed: {e}"))
+            })??
+    };
+    progress(&format!(
+        "Building {} (kernel contract {contract}; context {} MB)",
+        options.tag,
+        tar.len() / 1_000_000
+    ));
+    let query = BuildImageOptions {
+        t: Some(options.tag.clone()),
+        nocache: options.no_cache,
+        rm: true,
+        forcerm: true,
+        buildargs: Some(
+            options
+                .build_args(contract)
+                .into_iter()
+                .collect::<HashMap<_, _>>(),
+        ),
+        version: BuilderVersion::BuilderV1,
+        ..Default::default()
+    };
+    let body = bollard::body_full(bytes::Bytes::from(tar));
+    let mut stream = engine.docker().build_image(query, None, Some(body));
+    let mut tail = VecDeque::with_capacity(BUILD_TAIL_LINES);
+    let mut remember = |line: &str| {
+        if tail.len() == BUILD_TAIL_LINES {
+            tail.pop_front();
+        }
+        tail.push_back(line.to_owned());
+    };
+    while let Some(item) = stream.next().await {
+        let info = match item {
+            Ok(info) => info,
+            Err(error) => {
+                return Err(Error::BuildFailed {
+                    detail: engine_said(&error),
+                    tail: Vec::from(tail).join("\n"),
+                });
+            }
+        };
+        if let Some(text) = info.stream.as_deref().or(info.status.as_deref()) {
+            for line in text
+                .lines()
+                .map(str::trim_end)
+                .filter(|l| !l.trim().is_empty())
+            {
+                remember(line);
+                progress(line);
+            }
+        }
+        if let Some(detail) = info.error_detail.and_then(|d| d.message) {
+            return Err(Error::BuildFailed {
+                detail,
+                tail: Vec::from(tail).join("\n"),
+            });
+        }
+    }
+    ensure_image(engine, &options.tag, contract).await?;
+    progress(&format!(
+        "{} is ready (kernel contract {contract}).",
+        options.tag
+    ));
+    Ok(())
+}
+
+/// Downloads `image` through the engine, then checks that it is of `contract`.
+///
+/// The engine pulls with the credentials it is given, and this passes none: a registry that
+/// needs a login works through `docker pull` after `docker login`.
+pub async fn pull(
+    engine: &Engine,
+    image: &str,
+    contract: &str,
+    progress: Progress<'_>,
+) -> Result<()> {
+    progress(&format!("Downloading {image} ..."));
+    let query = CreateImageOptions {
+        from_image: Some(image.to_owned()),
+        ..Default::default()
+    };
+    let mut stream = engine.docker().create_image(Some(query), None, None);
+    let mut last_status = String::new();
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(info) => {
+                if let Some(detail) = info.error_detail.and_then(|d| d.message) {
+                    return Err(pull_error(image, &detail));
+                }
+                if let Some(status) = info.status {
+                    let line = match info.id {
+                        Some(id) => format!("{id}: {status}"),
+                        None => status,
+                    };
+                    // Layer progress repeats itself; show each distinct line once.
+                    if line != last_status {
+                        progress(&line);
+                        last_status = line;
+                    }
+                }
+            }
+            Err(error) => return Err(pull_error(image, &engine_said(&error))),
+        }
+    }
+    ensure_image(engine, image, contract).await?;
+    progress(&format!("{image} is ready (kernel contract {contract})."));
+    Ok(())
+}
+
+/// A failed download, telling "not published (or not visible)" from other failures.
+fn pull_error(image: &str, said: &str) -> Error {
+    let lower = said.to_ascii_lowercase();
+    let unpublished = [
+        "denied",
+        "not found",
+        "manifest unknown",
+        "unauthorized",
+        "does not exist",
+    ]
+    .iter()
+    .any(|needle| lower.contains(needle));
+    if unpublished {
+        Error::NotPublished {
+            image: image.to_owned(),
+            said: said.to_owned(),
+        }
+    } else {
+        Error::PullFailed {
+            image: image.to_owned(),
+            said: said.to_owned(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_name_carries_the_contract() {
+        assert_eq!(
+            default_image_name("marimo0.24.2-0123456789ab"),
+            "hailer-kernel:marimo0.24.2-0123456789ab"
+        );
+    }
+
+    #[test]
+    fn unpublished_images_are_told_apart_from_other_download_failures() {
+        let cases = [
+            ("manifest unknown: manifest unknown", true),
+            ("pull access denied for x, repository does not exist", true),
+            ("Head https://ghcr.io/v2/x: unauthorized", true),
+            ("dial tcp: lookup ghcr.io: no such host", false),
+            ("context deadline exceeded", false),
+        ];
+        for (said, unpublished) in cases {
+            let error = pull_error("ghcr.io/x/y:z", said);
+            assert_eq!(
+                matches!(error, Error::NotPublished { .. }),
+                unpublished,
+                "{said}"
+            );
+            assert!(error.to_string().contains(said));
+        }
+        assert!(
+            pull_error("i", "denied")
+                .to_string()
+                .contains("hailer kernel build")
+        );
+    }
+}

@@ -1,0 +1,180 @@
+//! Removing containers and networks by id, telling "gone" (removed, or someone else removed it
+//! first) from "failed" (the engine refused or could not be reached).
+
+use std::time::Duration;
+
+use bollard::Docker;
+use bollard::query_parameters::RemoveContainerOptions;
+
+use crate::error::{engine_said, engine_status};
+
+/// How often a network whose containers are still detaching is tried again.
+const NETWORK_RETRIES: usize = 6;
+const NETWORK_RETRY_PAUSE: Duration = Duration::from_millis(500);
+
+/// An object the engine made for us: its id and its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Object {
+    pub id: String,
+    pub name: String,
+}
+
+/// What one removal pass did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Removal {
+    /// Names of what is gone now.
+    pub removed: Vec<String>,
+    /// Names and what the engine said, for what is still there.
+    pub failed: Vec<(String, String)>,
+}
+
+impl Removal {
+    pub fn is_complete(&self) -> bool {
+        self.failed.is_empty()
+    }
+
+    fn merge(&mut self, other: Removal) {
+        self.removed.extend(other.removed);
+        self.failed.extend(other.failed);
+    }
+
+    /// One line for people: "Removed a, b." plus one line per failure.
+    pub fn summary(&self) -> String {
+        let mut lines = Vec::new();
+        if !self.removed.is_empty() {
+            lines.push(format!("Removed {}.", self.removed.join(", ")));
+        }
+        for (name, said) in &self.failed {
+            lines.push(format!("Could not remove {name}: docker said: {said}"));
+        }
+        lines.join("\n")
+    }
+}
+
+/// Removes `containers` (forcefully, running or not), then `networks`.
+pub async fn remove_all(docker: &Docker, containers: &[Object], networks: &[Object]) -> Removal {
+    let mut removal = Removal::default();
+    for container in containers {
+        removal.merge(remove_container(docker, container).await);
+    }
+    for network in networks {
+        removal.merge(remove_network(docker, network).await);
+    }
+    removal
+}
+
+async fn remove_container(docker: &Docker, container: &Object) -> Removal {
+    let options = RemoveContainerOptions {
+        force: true,
+        v: true,
+        ..Default::default()
+    };
+    let outcome = docker.remove_container(&container.id, Some(options)).await;
+    let gone = match &outcome {
+        Ok(()) => true,
+        Err(error) => {
+            is_gone(error)
+                || matches!(
+                    docker.inspect_container(&container.id, None).await,
+                    Err(ref inspect) if engine_status(inspect) == Some(404)
+                )
+        }
+    };
+    verdict(&container.name, gone, outcome.err())
+}
+
+async fn remove_network(docker: &Docker, network: &Object) -> Removal {
+    let mut attempt = 0;
+    loop {
+        let outcome = docker.remove_network(&network.id).await;
+        let error = match outcome {
+            Ok(()) => return verdict(&network.name, true, None),
+            Err(error) if is_gone(&error) => return verdict(&network.name, true, None),
+            Err(error) => error,
+        };
+        attempt += 1;
+        let busy = engine_said(&error).contains("active endpoints");
+        if busy && attempt < NETWORK_RETRIES {
+            tokio::time::sleep(NETWORK_RETRY_PAUSE).await;
+            continue;
+        }
+        let gone = matches!(
+            docker.inspect_network(&network.id, None).await,
+            Err(ref inspect) if engine_status(inspect) == Some(404)
+        );
+        return verdict(&network.name, gone, Some(error));
+    }
+}
+
+/// 404, or a removal someone else already started.
+fn is_gone(error: &bollard::errors::Error) -> bool {
+    match engine_status(error) {
+        Some(404) => true,
+        Some(409) => engine_said(error).contains("already in progress"),
+        _ => false,
+    }
+}
+
+fn verdict(name: &str, gone: bool, error: Option<bollard::errors::Error>) -> Removal {
+    if gone {
+        Removal {
+            removed: vec![name.to_owned()],
+            failed: Vec::new(),
+        }
+    } else {
+        let said = error
+            .map(|e| engine_said(&e))
+            .unwrap_or_else(|| "it is still there".to_owned());
+        Removal {
+            removed: Vec::new(),
+            failed: vec![(name.to_owned(), said)],
+        }
+    }
+}
+
+/// Removes what a dropped start or kernel left behind. It runs on a thread of its own with its
+/// own runtime and is waited for: a spawned task would be lost when the caller's runtime is
+/// shutting down (a panic, the end of `main`), which is exactly when this is needed.
+pub fn remove_in_background(docker: Docker, containers: Vec<Object>, networks: Vec<Object>) {
+    if containers.is_empty() && networks.is_empty() {
+        return;
+    }
+    let work = async move {
+        let removal = remove_all(&docker, &containers, &networks).await;
+        if removal.is_complete() {
+            tracing::info!(removed = ?removal.removed, "removed the containers of a kernel that was dropped");
+        } else {
+            tracing::warn!(failed = ?removal.failed, "could not remove every container of a dropped kernel; `hailer kernel stop` removes them");
+        }
+    };
+    let thread = std::thread::spawn(move || {
+        match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => runtime.block_on(work),
+            Err(error) => {
+                tracing::warn!(%error, "no runtime to remove a dropped kernel's containers");
+            }
+        }
+    });
+    let _ = thread.join();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_names_what_was_removed_and_what_failed() {
+        let removal = Removal {
+            removed: vec!["a".to_owned(), "b".to_owned()],
+            failed: vec![("c".to_owned(), "permission denied".to_owned())],
+        };
+        assert_eq!(
+            removal.summary(),
+            "Removed a, b.\nCould not remove c: docker said: permission denied"
+        );
+        assert!(!removal.is_complete());
+    }
+}
