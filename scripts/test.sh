@@ -9,7 +9,7 @@ step() { printf '\n==> %s\n' "$*"; }
 
 step "Prerequisites"
 # test-prereqs.sh prints only `export NAME=value` lines on standard output.
-eval "$(bash scripts/test-prereqs.sh)"
+eval "$(bash scripts/test-prereqs.sh --base-image)"
 if ! cargo nextest --version >/dev/null 2>&1; then
     cargo install --locked cargo-nextest
 fi
