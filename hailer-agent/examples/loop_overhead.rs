@@ -119,6 +119,23 @@ fn median(mut values: Vec<Duration>) -> Duration {
     values[values.len() / 2]
 }
 
+/// CPU time this process has used, over all its threads, from `/proc` (Linux); `None` elsewhere.
+fn cpu_time() -> Option<Duration> {
+    let mut total = 0u64;
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+        total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(Duration::from_nanos(total))
+}
+
+fn per_trip(cpu: Option<Duration>) -> String {
+    cpu.map_or_else(
+        || "n/a".to_owned(),
+        |cpu| format!("{:.0} µs", cpu.as_secs_f64() * 1e6 / ROUND_TRIPS as f64),
+    )
+}
+
 fn resident_memory() -> String {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let field = |name: &str| {
@@ -169,6 +186,7 @@ async fn main() {
 
     // 1. Round trips through the loop.
     let stamps = Stamps::default();
+    let cpu_before_loop = cpu_time();
     let run = async |store: &mut ConversationStore, events: &dyn EventSink, text: &str| {
         Turn {
             client: &client,
@@ -184,6 +202,9 @@ async fn main() {
         .await
     };
     run(&mut store, &stamps, "Call noop again and again.").await;
+    let loop_cpu = cpu_time()
+        .zip(cpu_before_loop)
+        .map(|(after, before)| after - before);
     let starts: Vec<Instant> = stamps
         .0
         .lock()
@@ -208,6 +229,7 @@ async fn main() {
         })
         .collect();
     let mut raw_trips = Vec::with_capacity(ROUND_TRIPS);
+    let cpu_before_raw = cpu_time();
     for trip in 1..=ROUND_TRIPS {
         let request = ModelRequest {
             instructions: instructions.to_owned(),
@@ -219,6 +241,9 @@ async fn main() {
         client.complete(&request).await.unwrap();
         raw_trips.push(started.elapsed());
     }
+    let raw_cpu = cpu_time()
+        .zip(cpu_before_raw)
+        .map(|(after, before)| after - before);
     let loop_median = median(loop_trips);
     let raw_median = median(raw_trips);
     println!("round trips measured:           {ROUND_TRIPS}");
@@ -227,6 +252,17 @@ async fn main() {
     // Signed: on a busy machine the difference can fall below zero, which means "lost in noise".
     let overhead_us = loop_median.as_secs_f64() * 1e6 - raw_median.as_secs_f64() * 1e6;
     println!("loop overhead per round trip:   {overhead_us:.0} µs (target <= 2000 µs)");
+    // CPU time is steadier than wall time on a busy machine: what this process spent per trip.
+    println!(
+        "agent CPU per round trip:       {} via the loop, {} bare, overhead {}",
+        per_trip(loop_cpu),
+        per_trip(raw_cpu),
+        per_trip(
+            loop_cpu
+                .zip(raw_cpu)
+                .map(|(looped, raw)| looped.saturating_sub(raw))
+        )
+    );
 
     // 3. A long conversation.
     let thread_items_before = store.load_items(&thread).unwrap().len();
