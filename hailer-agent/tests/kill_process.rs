@@ -2,7 +2,8 @@
 //! and reports each committed one, kills it with SIGKILL mid-stream, then checks that every
 //! reported item is in the reopened store and that SQLite finds the file sound.
 //!
-//! It runs without the test harness so the same binary can be the writer.
+//! It runs without the test harness so the same binary can be the writer. It answers the test
+//! runners' listing protocol (`--list --format terse`, as cargo-nextest asks) with its one test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader, Write};
@@ -16,6 +17,8 @@ const WRITER_VAR: &str = "HAILER_AGENT_KILL_TEST_WRITER";
 const THREAD_VAR: &str = "HAILER_AGENT_KILL_TEST_THREAD";
 /// Items the parent waits for before it kills the writer.
 const BEFORE_KILL: usize = 150;
+/// The one test this binary runs, as listed to test runners.
+const TEST_NAME: &str = "kill_mid_write_and_check";
 
 fn item(n: u64) -> ThreadItem {
     ThreadItem::User(format!("{n}:{}", "d".repeat(12_000)))
@@ -83,6 +86,14 @@ fn main() {
         write_until_killed(Path::new(&path), &thread);
         return;
     }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|arg| arg == "--list") {
+        // No ignored tests; otherwise the one test.
+        if !args.iter().any(|arg| arg == "--ignored") {
+            println!("{TEST_NAME}: test");
+        }
+        return;
+    }
     kill_mid_write_and_check();
-    println!("kill safety: 1 passed, 0 failed");
+    println!("{TEST_NAME}: 1 passed, 0 failed");
 }

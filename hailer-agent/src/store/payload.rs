@@ -96,7 +96,24 @@ pub(crate) fn decode(kind: &str, payload: &str) -> std::result::Result<ThreadIte
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+    use proptest::prelude::*;
+
     use super::*;
+
+    proptest! {
+        #[test]
+        fn any_row_decodes_or_says_why(kind in "[a-z_]{0,12}", payload in ".{0,80}") {
+            if let Err(why) = decode(&kind, &payload) {
+                prop_assert!(why.contains("unknown") || why.contains("not readable"));
+            }
+        }
+
+        #[test]
+        fn any_text_round_trips(text in ".{0,200}") {
+            let item = ThreadItem::User(text);
+            prop_assert_eq!(decode("user", &encode(&item).unwrap()).unwrap(), item);
+        }
+    }
 
     #[test]
     fn every_kind_round_trips() {

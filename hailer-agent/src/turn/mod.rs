@@ -281,3 +281,32 @@ impl Turn<'_> {
         Err(Stop::step_cap(self.settings.max_model_calls))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The daemon spawns turns on the runtime: the turn's future must be `Send`.
+    #[allow(dead_code)]
+    fn a_turn_can_be_spawned(turn: Turn<'_>) {
+        fn is_send<T: Send>(_: T) {}
+        is_send(turn.run("question"));
+    }
+
+    #[test]
+    fn outcomes_end_with_their_own_event() {
+        let finished = TurnOutcome::Finished {
+            text: "done".into(),
+            usage: None,
+        };
+        assert_eq!(
+            finished.event(),
+            TurnEvent::Finished {
+                text: "done".into(),
+                usage: None
+            }
+        );
+        assert!(finished.event().is_final());
+        assert_eq!(TurnOutcome::Cancelled.event(), TurnEvent::Cancelled);
+    }
+}

@@ -169,7 +169,19 @@ impl Batch<'_> {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+    use proptest::prelude::*;
+
     use super::*;
+
+    proptest! {
+        #[test]
+        fn any_arguments_give_an_object_or_an_error_result(arguments in ".{0,60}") {
+            match parse_arguments(&call(&arguments)) {
+                Ok(value) => prop_assert!(value.is_object()),
+                Err(result) => prop_assert!(is_error(&result)),
+            }
+        }
+    }
 
     fn call(arguments: &str) -> ToolCall {
         ToolCall {
