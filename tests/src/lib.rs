@@ -3,6 +3,7 @@
 
 pub mod bins;
 pub mod daemon;
+pub mod docker_image;
 pub mod prereqs;
 pub mod workspace;
 

@@ -30,6 +30,23 @@ impl TestWorkspace {
         Self::unsafe_local_with_env(Vec::new())
     }
 
+    /// `hailer init` (the docker runtime) in a fresh folder.
+    pub fn docker() -> Self {
+        let workspace = Self {
+            root: tempfile::tempdir().unwrap_or_else(|error| panic!("temp dir: {error}")),
+            home: tempfile::tempdir().unwrap_or_else(|error| panic!("temp dir: {error}")),
+            env: Vec::new(),
+        };
+        let init = workspace.hailer(&["init"]);
+        assert!(init.status.success(), "hailer init failed: {init:?}");
+        workspace
+    }
+
+    /// The 16-hex id the workspace's docker objects carry in their names.
+    pub fn runtime_id_hint(&self) -> String {
+        hailer_docker::labels::workspace_id(self.path())
+    }
+
     pub fn unsafe_local_with_env(mut env: Vec<(String, String)>) -> Self {
         let venv = crate::prereqs::kernel_venv();
         env.push(("HAILER_KERNEL_VENV".to_owned(), venv.display().to_string()));

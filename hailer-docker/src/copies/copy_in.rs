@@ -29,11 +29,12 @@ pub async fn copy_in(
         .unwrap_or_default();
     report.refused = refused;
     let deadline = tokio::time::Instant::now() + COPY_IN_TIME;
-    let uploads = futures_util::stream::iter(found.iter().map(|notebook| async move {
-        let outcome = tokio::time::timeout_at(deadline, upload(kernel, notebook)).await;
-        (notebook, outcome)
-    }))
-    .buffer_unordered(PARALLEL_UPLOADS);
+    let found_count = found.len();
+    let mut pending = Vec::with_capacity(found_count);
+    for notebook in found {
+        pending.push(timed_upload(kernel, notebook, deadline));
+    }
+    let uploads = futures_util::stream::iter(pending).buffer_unordered(PARALLEL_UPLOADS);
     let outcomes: Vec<_> = uploads.collect().await;
     let mut failures = Vec::new();
     for (notebook, outcome) in outcomes {
@@ -52,7 +53,7 @@ pub async fn copy_in(
             "Copying the notebooks into the kernel took longer than {} s; {} of {} were copied.",
             COPY_IN_TIME.as_secs(),
             report.copied.len(),
-            found.len()
+            found_count
         ));
     }
     if let Some(first) = failures.first() {
@@ -62,6 +63,20 @@ pub async fn copy_in(
         ));
     }
     report
+}
+
+/// One upload under the copy's deadline. A named function (not a closure) so the future's
+/// lifetimes stay simple enough for callers that need it `Send`.
+async fn timed_upload(
+    kernel: &impl KernelFiles,
+    notebook: HostNotebook,
+    deadline: tokio::time::Instant,
+) -> (
+    HostNotebook,
+    Result<Result<Option<super::state::KernelStamp>, String>, tokio::time::error::Elapsed>,
+) {
+    let outcome = tokio::time::timeout_at(deadline, upload(kernel, &notebook)).await;
+    (notebook, outcome)
 }
 
 async fn upload(

@@ -135,6 +135,7 @@ impl Agent {
                 *running = None;
             }
             sink.finish();
+            busy_session.copy_back_notebooks().await;
         });
         started
             .await

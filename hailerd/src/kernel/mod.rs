@@ -1,9 +1,10 @@
 //! A session's kernel: one marimo server, started for the session and stopped with it.
 //!
-//! Only the unsafe-local runtime (a child process running as the user) exists in this module so
-//! far; the docker runtime fails closed with a message saying so, never falling back to running
-//! code on this machine.
+//! Two runtimes: docker (the default: an isolated container that works on copies of the
+//! notebooks) and unsafe-local (a child process running as the user). Without a usable Docker a
+//! docker start fails; it never falls back to running code on this machine.
 
+mod docker;
 mod local;
 
 pub use local::managed_venv;
@@ -32,35 +33,42 @@ pub struct KernelSpec {
     pub wheelhouse: Option<PathBuf>,
     /// Hailer's data folder, where managed environments live.
     pub data_dir: PathBuf,
+    /// Settings of the docker runtime; `None` for unsafe-local.
+    pub docker: Option<DockerSettings>,
     /// The environment the kernel starts from, before secrets are withheld.
     pub base_env: BTreeMap<String, String>,
     /// Variable names to withhold besides the secret-looking ones (provider keys, header vars).
     pub withheld_names: Vec<String>,
 }
 
+/// What the docker runtime needs besides the common settings.
+#[derive(Debug, Clone)]
+pub struct DockerSettings {
+    pub image: Option<String>,
+    pub memory: String,
+    pub cpus: f64,
+    pub network: bool,
+    pub data_dir: PathBuf,
+    /// The session's owner lock id, for the containers' labels.
+    pub owner_id: String,
+}
+
 /// Why a kernel could not start or run code.
 #[derive(Debug, thiserror::Error)]
 pub enum KernelError {
-    #[error(
-        "the docker kernel runtime is not available in this build, and Hailer never falls back \
-         to running notebook code on this machine by itself"
-    )]
-    DockerNotAvailable,
+    #[error("{0}")]
+    Docker(#[from] hailer_docker::Error),
     #[error("{0}")]
     Marimo(#[from] hailer_marimo::Error),
+    #[error("{0}")]
+    Invalid(String),
 }
 
 impl KernelError {
     /// What the user can do about it.
     pub fn hint(&self) -> Option<String> {
         match self {
-            Self::DockerNotAvailable => Some(
-                "If you accept that notebook code then runs as you, with your files and \
-                 network, set runtime = \"unsafe-local\" under [kernel] in hailer.toml (or pass \
-                 --kernel unsafe-local)."
-                    .to_owned(),
-            ),
-            Self::Marimo(_) => None,
+            Self::Docker(_) | Self::Marimo(_) | Self::Invalid(_) => None,
         }
     }
 }
@@ -75,7 +83,15 @@ pub struct Kernel {
     base_url: String,
     token: SecretString,
     notebooks_dir: PathBuf,
-    server: tokio::sync::Mutex<Option<local::LocalServer>>,
+    /// Where the kernel sees `notebooks_dir`.
+    kernel_notebooks_dir: PathBuf,
+    server: tokio::sync::Mutex<Option<Server>>,
+}
+
+#[derive(Debug)]
+enum Server {
+    Local(local::LocalServer),
+    Docker(docker::DockerServer),
 }
 
 impl Kernel {
@@ -86,7 +102,26 @@ impl Kernel {
         progress: &(dyn Fn(&str) + Send + Sync),
     ) -> Result<Self, KernelError> {
         match spec.runtime {
-            Runtime::Docker => Err(KernelError::DockerNotAvailable),
+            Runtime::Docker => {
+                // Boxed with an explicit `Send`: the copy futures' lifetimes are otherwise too
+                // general for the compiler to prove the task sendable.
+                let starting: std::pin::Pin<
+                    Box<
+                        dyn std::future::Future<Output = Result<docker::DockerServer, KernelError>>
+                            + Send
+                            + '_,
+                    >,
+                > = Box::pin(docker::start(spec, progress));
+                let server = starting.await?;
+                Ok(Self {
+                    client: server.client.clone(),
+                    base_url: server.base_url().to_owned(),
+                    token: server.token().clone(),
+                    notebooks_dir: spec.notebooks_dir.clone(),
+                    kernel_notebooks_dir: PathBuf::from(docker::KERNEL_NOTEBOOKS),
+                    server: tokio::sync::Mutex::new(Some(Server::Docker(server))),
+                })
+            }
             Runtime::UnsafeLocal => {
                 let server = local::start(spec, progress).await?;
                 Ok(Self {
@@ -94,7 +129,8 @@ impl Kernel {
                     base_url: server.base_url().to_owned(),
                     token: server.token().clone(),
                     notebooks_dir: spec.notebooks_dir.clone(),
-                    server: tokio::sync::Mutex::new(Some(server)),
+                    kernel_notebooks_dir: spec.notebooks_dir.clone(),
+                    server: tokio::sync::Mutex::new(Some(Server::Local(server))),
                 })
             }
         }
@@ -108,7 +144,10 @@ impl Kernel {
         code: &str,
         timeout: Duration,
     ) -> Result<ExecResponse, KernelError> {
-        let outcome = self.client.execute(notebook, code, timeout).await?;
+        let outcome = self
+            .client
+            .execute(&self.kernel_path(notebook), code, timeout)
+            .await?;
         Ok(ExecResponse {
             stdout: outcome.stdout,
             stderr: outcome.stderr,
@@ -124,20 +163,26 @@ impl Kernel {
 
     /// Opens `notebook`'s kernel session (its cells run) without running anything else.
     pub async fn open(&self, notebook: &Path) -> Result<(), KernelError> {
-        self.client.ensure_session(notebook).await?;
+        self.client
+            .ensure_session(&self.kernel_path(notebook))
+            .await?;
         Ok(())
     }
 
     /// Interrupts whatever runs in `notebook`'s kernel; best effort.
     pub async fn interrupt(&self, notebook: &Path) {
-        if let Err(error) = self.client.interrupt(notebook).await {
+        if let Err(error) = self.client.interrupt(&self.kernel_path(notebook)).await {
             tracing::debug!(%error, "interrupt failed");
         }
     }
 
     /// Closes `notebook`'s kernel session if one is open.
     pub async fn close(&self, notebook: &Path) -> Result<bool, KernelError> {
-        match self.client.resolve_session(notebook).await? {
+        match self
+            .client
+            .resolve_session(&self.kernel_path(notebook))
+            .await?
+        {
             Some(session) => {
                 self.client.shutdown_session(&session).await?;
                 Ok(true)
@@ -151,7 +196,17 @@ impl Kernel {
         self.client
             .list_sessions()
             .await
-            .map(|sessions| sessions.into_iter().map(|(_, path)| path).collect())
+            .map(|sessions| {
+                sessions
+                    .into_iter()
+                    .map(
+                        |(_, path)| match path.strip_prefix(&self.kernel_notebooks_dir) {
+                            Ok(relative) => self.notebooks_dir.join(relative),
+                            Err(_) => path,
+                        },
+                    )
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -166,11 +221,35 @@ impl Kernel {
         )
     }
 
-    /// Stops the kernel and everything it started. Safe to call twice.
-    pub async fn stop(&self) {
-        if let Some(server) = self.server.lock().await.take() {
-            server.stop().await;
+    /// Copies changed notebooks back from a docker kernel (nothing to do for unsafe-local);
+    /// a line for the user when something needs saying.
+    pub async fn copy_back(&self) -> Option<String> {
+        match self.server.lock().await.as_ref() {
+            Some(Server::Docker(server)) => server.copy_back(false).await,
+            _ => None,
         }
+    }
+
+    /// Copies the host's notebooks into a docker kernel again (nothing to do for unsafe-local).
+    pub async fn copy_in(&self) -> Option<String> {
+        match self.server.lock().await.as_ref() {
+            Some(Server::Docker(server)) => server.copy_in().await,
+            _ => None,
+        }
+    }
+
+    /// Stops the kernel and everything it started (a docker kernel copies its notebooks back
+    /// first). Safe to call twice.
+    pub async fn stop(&self) {
+        match self.server.lock().await.take() {
+            Some(Server::Local(server)) => server.stop().await,
+            Some(Server::Docker(server)) => server.stop().await,
+            None => {}
+        }
+    }
+
+    fn kernel_path(&self, notebook: &Path) -> PathBuf {
+        docker::kernel_path_in(&self.notebooks_dir, &self.kernel_notebooks_dir, notebook)
     }
 
     fn relative_name(&self, notebook: &Path) -> String {

@@ -105,7 +105,7 @@ impl Sessions {
         if let (Some(notice), Ok(mut notices)) = (setup.notice, session.notices.lock()) {
             notices.push(notice);
         }
-        let spec = session.kernel_spec(&self.data_dir, &params.env);
+        let spec = session.kernel_spec(&owner_id, &self.data_dir, &params.env);
         tracing::info!(
             session = %id,
             owner = %owner_id,

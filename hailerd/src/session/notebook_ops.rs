@@ -73,6 +73,11 @@ impl Session {
             "cannot create {}",
             path.display()
         )))?;
+        if let Some(kernel) = self.kernel.read().await.clone()
+            && let Some(line) = kernel.copy_in().await
+        {
+            self.notice(hailer_protocol::NoticeLevel::Warning, line);
+        }
         let message = format!(
             "Created {file_name} from the {} template.",
             match params.template {
@@ -115,6 +120,7 @@ impl Session {
     }
 
     async fn switch_to(&self, name: &str, message: String) -> Result<NotebookChange, SessionError> {
+        self.copy_back_notebooks().await;
         {
             let mut state = self.notebooks.lock().await;
             state.activate(name);

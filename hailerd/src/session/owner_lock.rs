@@ -41,7 +41,6 @@ impl OwnerLock {
     }
 
     /// Whether some process holds the owner lock at `path`.
-    #[cfg(test)]
     pub fn is_held(path: &Path) -> bool {
         let Ok(file) = OpenOptions::new().write(true).open(path) else {
             return false;

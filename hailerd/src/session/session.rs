@@ -202,6 +202,16 @@ impl Session {
         self.redactor.add_secret(secret.expose_secret());
     }
 
+    /// Brings changed notebooks back from a docker kernel now (after a turn, on a switch).
+    pub async fn copy_back_notebooks(&self) {
+        let kernel = self.kernel.read().await.clone();
+        if let Some(kernel) = kernel
+            && let Some(line) = kernel.copy_back().await
+        {
+            self.notice(NoticeLevel::Warning, line);
+        }
+    }
+
     /// Marks a request in progress until the guard drops; the linger clock restarts then.
     pub fn busy(&self) -> BusyGuard<'_> {
         self.in_flight.fetch_add(1, Ordering::Relaxed);
@@ -307,6 +317,7 @@ impl Session {
     /// What the kernel for this session needs.
     pub(super) fn kernel_spec(
         &self,
+        owner_id: &str,
         data_dir: &Path,
         client_env: &std::collections::BTreeMap<String, String>,
     ) -> KernelSpec {
@@ -330,6 +341,18 @@ impl Session {
             prepared_venv: env_path("HAILER_KERNEL_VENV"),
             wheelhouse: env_path("HAILER_WHEELHOUSE"),
             data_dir: data_dir.to_path_buf(),
+            docker: (config.kernel.runtime == Runtime::Docker).then(|| {
+                crate::kernel::DockerSettings {
+                    image: env_path("HAILER_KERNEL_IMAGE")
+                        .map(|image| image.display().to_string())
+                        .or_else(|| config.kernel.image.clone()),
+                    memory: config.kernel.memory.to_string(),
+                    cpus: config.kernel.cpus,
+                    network: config.kernel.network,
+                    data_dir: config.hailer.data_dir.clone(),
+                    owner_id: owner_id.to_owned(),
+                }
+            }),
             base_env: std::env::vars().collect(),
             withheld_names: withheld,
         }

@@ -1,0 +1,211 @@
+//! The docker runtime: the isolated kernel and its forwarder, with notebook copies in and out.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use hailer_docker::copies::{CopyLimits, CopyState, copy_back, copy_in};
+use hailer_docker::runtime::{DockerKernel, DockerSpec, cleanup_leftovers};
+use hailer_docker::{Engine, labels};
+use hailer_marimo::MarimoClient;
+use tokio::sync::Mutex;
+
+use super::{KernelError, KernelSpec};
+
+/// Where the kernel sees the notebooks folder.
+pub const KERNEL_NOTEBOOKS: &str = "/work/notebooks";
+/// How often changed notebooks come back while the kernel runs.
+const COPY_BACK_EVERY: Duration = Duration::from_secs(15);
+
+/// A running docker kernel and what its copies remember.
+pub struct DockerServer {
+    kernel: DockerKernel,
+    pub client: MarimoClient,
+    copies: Arc<Mutex<CopyState>>,
+    notebooks_dir: PathBuf,
+    state_dir: PathBuf,
+    periodic: tokio::task::JoinHandle<()>,
+}
+
+impl std::fmt::Debug for DockerServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DockerServer")
+            .field("kernel", &self.kernel.kernel_name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DockerServer {
+    pub fn base_url(&self) -> &str {
+        &self.kernel.base_url
+    }
+
+    pub fn token(&self) -> &secrecy::SecretString {
+        &self.kernel.token
+    }
+
+    /// Copies changed notebooks back; a line for the user when something needs saying.
+    pub async fn copy_back(&self, last: bool) -> Option<String> {
+        let limits = if last {
+            CopyLimits::last()
+        } else {
+            CopyLimits::background()
+        };
+        let mut state = self.copies.lock().await;
+        let report = copy_back(
+            &self.client,
+            &self.notebooks_dir,
+            &self.state_dir,
+            &mut state,
+            limits,
+        )
+        .await;
+        describe(&report)
+    }
+
+    /// Copies the host's notebooks in again (a notebook created on this machine mid-session).
+    pub async fn copy_in(&self) -> Option<String> {
+        let mut state = self.copies.lock().await;
+        describe(&copy_in(&self.client, &self.notebooks_dir, &mut state).await)
+    }
+
+    /// Copies back one last time, then removes the containers and the network.
+    pub async fn stop(self) {
+        self.periodic.abort();
+        if let Some(line) = self.copy_back(true).await {
+            tracing::info!(line, "last copy back");
+        }
+        let removal = self.kernel.stop().await;
+        tracing::info!(?removal, "docker kernel removed");
+    }
+}
+
+/// Starts the kernel: the engine, leftovers of dead sessions, the image's contract, the
+/// containers, then the notebooks copied in.
+pub async fn start(
+    spec: &KernelSpec,
+    progress: &(dyn Fn(&str) + Send + Sync),
+) -> Result<DockerServer, KernelError> {
+    let docker = spec
+        .docker
+        .as_ref()
+        .ok_or_else(|| KernelError::Invalid("the docker settings are missing".to_owned()))?;
+    let engine = Engine::connect().await?;
+    let workspace_id = labels::workspace_id(&spec.workspace);
+    let state_dir = spec.workspace.join(".hailer");
+    let owners = state_dir.clone();
+    let is_owner_alive = move |owner: &str| -> bool { owner_alive(&owners, owner) };
+    let removed = cleanup_leftovers(&engine, &workspace_id, is_owner_alive).await?;
+    tracing::info!(?removed, "leftovers of earlier sessions");
+    let contract = hailer_kernel_bundle::contract();
+    let image = docker
+        .image
+        .clone()
+        .unwrap_or_else(|| hailer_docker::default_image_name(&contract));
+    hailer_docker::ensure_image(&engine, &image, &contract).await?;
+    progress("Starting the kernel container");
+    let kernel = DockerKernel::start(
+        &engine,
+        &DockerSpec {
+            workspace: spec.workspace.clone(),
+            notebooks_dir: spec.notebooks_dir.clone(),
+            data_dir: docker.data_dir.clone(),
+            image,
+            contract,
+            memory: docker.memory.clone(),
+            cpus: docker.cpus,
+            network: docker.network,
+            owner_id: docker.owner_id.clone(),
+            workspace_id,
+            ready_timeout: Duration::from_secs(60),
+        },
+    )
+    .await?;
+    let client = match kernel.client() {
+        Ok(client) => client,
+        Err(error) => {
+            kernel.stop().await;
+            return Err(error.into());
+        }
+    };
+    let copies = Arc::new(Mutex::new(CopyState::new()));
+    {
+        let mut state = copies.lock().await;
+        let report = copy_in(&client, &spec.notebooks_dir, &mut state).await;
+        if let Some(line) = describe(&report) {
+            progress(&line);
+        }
+    }
+    let periodic = tokio::spawn(copy_back_periodically(
+        client.clone(),
+        Arc::clone(&copies),
+        spec.notebooks_dir.clone(),
+        state_dir.clone(),
+    ));
+    Ok(DockerServer {
+        kernel,
+        client,
+        copies,
+        notebooks_dir: spec.notebooks_dir.clone(),
+        state_dir,
+        periodic,
+    })
+}
+
+fn owner_alive(state_dir: &Path, owner: &str) -> bool {
+    crate::session::OwnerLock::is_held(&state_dir.join(format!("owner-{owner}.lock")))
+}
+
+async fn copy_back_periodically(
+    client: MarimoClient,
+    copies: Arc<Mutex<CopyState>>,
+    notebooks_dir: PathBuf,
+    state_dir: PathBuf,
+) {
+    let mut every = tokio::time::interval(COPY_BACK_EVERY);
+    every.tick().await;
+    loop {
+        every.tick().await;
+        let mut state = copies.lock().await;
+        let report = copy_back(
+            &client,
+            &notebooks_dir,
+            &state_dir,
+            &mut state,
+            CopyLimits::background(),
+        )
+        .await;
+        if let Some(line) = describe(&report) {
+            tracing::info!(line, "background copy back");
+        }
+    }
+}
+
+fn describe(report: &hailer_docker::copies::CopyReport) -> Option<String> {
+    let mut lines = Vec::new();
+    if !report.backups.is_empty() {
+        lines.push(format!(
+            "Your own edits of {} notebook(s) were saved in .hailer/notebook-backups/ before the kernel's copies replaced them.",
+            report.backups.len()
+        ));
+    }
+    if let Some(refused) = report.refused_line() {
+        lines.push(refused);
+    }
+    lines.extend(report.warnings.iter().cloned());
+    if report.cut_short {
+        lines.push(
+            "A notebook copy was cut short; the files on this machine stay as they were and the rest follows on the next pass."
+                .to_owned(),
+        );
+    }
+    (!lines.is_empty()).then(|| lines.join(" "))
+}
+
+/// The path the kernel sees for a notebook on this machine.
+pub fn kernel_path_in(notebooks_dir: &Path, kernel_notebooks_dir: &Path, host: &Path) -> PathBuf {
+    match host.strip_prefix(notebooks_dir) {
+        Ok(relative) => kernel_notebooks_dir.join(relative),
+        Err(_) => host.to_path_buf(),
+    }
+}
