@@ -83,7 +83,7 @@ async fn a_docker_session_runs_isolated_and_copies_notebooks_back() {
     assert!(copied.contains("marimo.App()"));
     assert!(!workspace.path().join("notebooks/conftest.py").exists());
     assert!(
-        !labelled_objects().contains(&format!("{}", workspace.runtime_id_hint())),
+        !labelled_objects().contains(&workspace.runtime_id_hint()),
         "the session's containers are removed"
     );
 }
