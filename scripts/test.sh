@@ -8,6 +8,17 @@ cd "$root"
 step() { printf '\n==> %s\n' "$*"; }
 
 step "Prerequisites"
+# The docker tests need a running engine; start one if the machine has it installed but stopped.
+if ! docker info >/dev/null 2>&1; then
+    if command -v service >/dev/null 2>&1; then
+        service docker start >/dev/null 2>&1 || true
+    fi
+    for _ in $(seq 1 30); do
+        docker info >/dev/null 2>&1 && break
+        sleep 1
+    done
+    docker info >/dev/null 2>&1 || { echo "no Docker engine answers; install and start Docker" >&2; exit 1; }
+fi
 # test-prereqs.sh prints only `export NAME=value` lines on standard output.
 eval "$(bash scripts/test-prereqs.sh --base-image)"
 if ! cargo nextest --version >/dev/null 2>&1; then
