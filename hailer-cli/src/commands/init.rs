@@ -44,7 +44,9 @@ pub async fn run(workspace: &Path, force: bool, kernel: Option<Runtime>) -> anyh
 
     println!("\nNext steps:");
     println!("  1. Review hailer.toml (the model, its provider, the data folder).");
-    println!("  2. Store your API key: `hailer login openai` (or set OPENAI_API_KEY).");
+    println!(
+        "  2. Set OPENAI_API_KEY (or your provider's key variable) in the shell you run hailer from."
+    );
     println!("  3. Put CSV, Parquet, JSON or Excel files in data/.");
     println!("  4. Run `hailer` here and ask a question.");
 
