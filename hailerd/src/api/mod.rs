@@ -9,6 +9,7 @@ mod kernel_routes;
 pub mod openapi;
 mod session_events;
 mod sessions;
+mod ws_stream;
 
 use axum::Router;
 use axum::middleware::from_fn_with_state;

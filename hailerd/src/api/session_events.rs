@@ -1,12 +1,12 @@
 //! `/v1/sessions/{id}/events`: attach to a session and follow it live.
 
-use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::response::Response;
 use hailer_protocol::{SessionEnvelope, SessionEvent, WS_PROTOCOL};
-use tokio::sync::broadcast::error::RecvError;
 
 use super::error::ApiError;
+use super::ws_stream::{forward, send};
 use crate::state::Daemon;
 
 /// Attaches to the session: `attached` first (the session as it is), then its events in order.
@@ -55,39 +55,5 @@ async fn follow(
             return;
         }
     }
-    loop {
-        tokio::select! {
-            received = events.recv() => match received {
-                Ok(envelope) if envelope.seq <= replayed_up_to => {}
-                Ok(envelope) => {
-                    let last = matches!(envelope.event, SessionEvent::Stopped { .. });
-                    if send(&mut socket, &envelope).await.is_err() || last {
-                        break;
-                    }
-                }
-                Err(RecvError::Lagged(missed)) => {
-                    let lagged = SessionEnvelope {
-                        seq: 0,
-                        at: crate::clock::unix_now(),
-                        event: SessionEvent::Lagged { missed },
-                    };
-                    if send(&mut socket, &lagged).await.is_err() {
-                        break;
-                    }
-                }
-                Err(RecvError::Closed) => break,
-            },
-            incoming = socket.recv() => match incoming {
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
-                Some(Ok(_)) => {}
-            },
-            () = daemon.shutdown.cancelled() => break,
-        }
-    }
-    let _ = socket.send(Message::Close(None)).await;
-}
-
-async fn send(socket: &mut WebSocket, envelope: &SessionEnvelope) -> Result<(), axum::Error> {
-    let text = serde_json::to_string(envelope).map_err(axum::Error::new)?;
-    socket.send(Message::Text(Utf8Bytes::from(text))).await
+    forward(&mut socket, &mut events, replayed_up_to, &daemon.shutdown).await;
 }
