@@ -8,9 +8,8 @@ use bollard::Docker;
 use bollard::query_parameters::LogsOptions;
 use futures_util::StreamExt as _;
 use hailer_marimo::access_token::mask_token;
-use reqwest::StatusCode;
-use reqwest::header::AUTHORIZATION;
-use secrecy::{ExposeSecret as _, SecretString};
+use hailer_marimo::launch::readiness::{Probe, probe};
+use secrecy::SecretString;
 
 use super::removal::Object;
 use crate::error::{Error, Result, engine_said, engine_status};
@@ -47,7 +46,7 @@ pub async fn wait_ready(
         for item in watched {
             check_running(docker, item, token, memory).await?;
         }
-        if probe(&client, base_url, token).await {
+        if probe(&client, base_url, token).await == Probe::Ready {
             return Ok(());
         }
         if tokio::time::Instant::now() >= deadline {
@@ -97,35 +96,6 @@ pub(super) async fn check_running(
         code: state.exit_code.unwrap_or(-1),
         log_tail,
     })
-}
-
-/// One readiness probe: healthy, refuses strangers, accepts our token.
-pub async fn probe(client: &reqwest::Client, base_url: &str, token: &SecretString) -> bool {
-    let healthy = match client.get(format!("{base_url}/health")).send().await {
-        Ok(response) if response.status().is_success() => response
-            .text()
-            .await
-            .is_ok_and(|body| body.contains("healthy")),
-        _ => false,
-    };
-    if !healthy {
-        return false;
-    }
-    let sessions = format!("{base_url}/api/sessions");
-    let stranger = client.get(&sessions).send().await.map(|r| r.status());
-    if !matches!(
-        stranger,
-        Ok(StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN)
-    ) {
-        return false;
-    }
-    let ours = client
-        .get(&sessions)
-        .header(AUTHORIZATION, format!("Bearer {}", token.expose_secret()))
-        .send()
-        .await
-        .map(|r| r.status());
-    matches!(ours, Ok(StatusCode::OK))
 }
 
 /// The last lines of a container's output, with the token masked.

@@ -5,7 +5,7 @@
 mod log_file;
 mod port;
 pub mod process_tree;
-mod readiness;
+pub mod readiness;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
