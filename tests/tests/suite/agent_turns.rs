@@ -1,5 +1,4 @@
 //! Agent turns through hailerd with the scripted model and a real unsafe-local kernel.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use hailer_scripted_model::{Reply, Script, ScriptedModel};
 use hailer_tests::TestWorkspace;

@@ -1,5 +1,4 @@
 //! One daemon per user, its runtime file, signals, idle exit, kill -9 and the client's restart.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;

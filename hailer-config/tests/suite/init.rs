@@ -1,5 +1,4 @@
 //! `hailer init`: layout, idempotence, `--force`, `--kernel`.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;

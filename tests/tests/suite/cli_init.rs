@@ -1,5 +1,4 @@
 //! `hailer init` and `hailer config check` as a user runs them.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
 use std::path::Path;

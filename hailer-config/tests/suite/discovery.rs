@@ -1,11 +1,9 @@
 //! Finding the workspace and its configuration file in real folders.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
 
 use std::path::PathBuf;
 
-use common::Scratch;
+use crate::common::Scratch;
 use hailer_config::{
     ClientEnv, Origin, Overrides, WorkspaceSource, find_config_file, find_workspace, load,
 };

@@ -1,5 +1,4 @@
 //! The daemon's front door: tokens, Host and Origin on every route, and no CORS.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use futures_util::StreamExt;
 use hailer_tests::TestDaemon;

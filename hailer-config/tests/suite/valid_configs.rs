@@ -1,11 +1,9 @@
 //! Valid configurations load cleanly, with defaults and resolved paths.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
 
 use std::path::PathBuf;
 
-use common::Scratch;
+use crate::common::Scratch;
 use hailer_config::{
     CredentialsStore, LogLevel, Provenance, ReasoningEffort, Runtime, WireApi, check, defaults,
     hailer_toml, init, load,

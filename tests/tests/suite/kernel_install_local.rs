@@ -1,6 +1,5 @@
 //! The unsafe-local kernel's managed environment: built offline from a wheelhouse, reused, and
 //! used by a session that was given no prepared environment.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Instant;
 

@@ -1,10 +1,8 @@
 //! Hostile input never panics: arbitrary bytes, and TOML documents built from the schema's own
 //! key names with random values, go through the whole loader.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
 
-use common::Scratch;
+use crate::common::Scratch;
 use hailer_config::keys::SCHEMA;
 use hailer_config::{ClientEnv, DomainRule, MemoryLimit, check, load};
 use proptest::prelude::*;

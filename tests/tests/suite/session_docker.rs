@@ -1,5 +1,4 @@
 //! A workspace session with the default docker kernel, driven through hailerd.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use hailer_tests::TestWorkspace;
 

@@ -1,5 +1,4 @@
 //! A workspace session with the unsafe-local kernel, driven through hailerd with no browser.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::{Duration, Instant};
 

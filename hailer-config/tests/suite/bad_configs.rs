@@ -1,10 +1,8 @@
 //! A table of broken configurations: each must give its own clear message, never a panic, and
 //! never quote a value it must keep to itself.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
 
-use common::Scratch;
+use crate::common::Scratch;
 use hailer_config::{Problem, Report, Severity, check};
 
 use Severity::{Fatal, Warning};

@@ -1,5 +1,4 @@
 //! The docker data-folder rules, on real folders and symlinks.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 

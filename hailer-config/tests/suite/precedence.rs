@@ -1,9 +1,7 @@
 //! flag > environment > file > default, with the client's environment passed explicitly.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
 
-use common::Scratch;
+use crate::common::Scratch;
 use hailer_config::{
     ClientEnv, LoadInputs, LogLevel, Origin, Overrides, Provenance, Runtime, load,
     parse_kernel_flag,

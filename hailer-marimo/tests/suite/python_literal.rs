@@ -1,8 +1,6 @@
 //! The string literals embedded in code-mode snippets, evaluated by a real Python.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
 
 use std::io::Write as _;
 use std::process::{Command, Stdio};
@@ -27,7 +25,7 @@ fn generated_literals_evaluate_back_to_the_same_text_in_python() {
         .map(|t| python_string_literal(t).unwrap())
         .collect();
 
-    let mut child = Command::new(support::test_python())
+    let mut child = Command::new(crate::support::test_python())
         .args([
             "-c",
             "import ast, json, sys\n\

@@ -1,8 +1,6 @@
 //! Against a real marimo 0.24.2 (the Python named by HAILER_TEST_PYTHON).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -10,7 +8,7 @@ use std::time::{Duration, Instant};
 use hailer_marimo::launch::process_tree::{ProcessId, descendants, is_running, read_stat};
 use hailer_marimo::{CellEdit, Error, KernelState, NewCell};
 use secrecy::ExposeSecret;
-use support::{PLANTED_SECRETS, TestWorkspace, VISIBLE_VAR};
+use crate::support::{PLANTED_SECRETS, TestWorkspace, VISIBLE_VAR};
 
 const BUDGET: Duration = Duration::from_secs(90);
 

@@ -2,15 +2,13 @@
 //! that it has no network and never sees the token, its labelled objects, notebook copies in
 //! and back, and that a stop leaves nothing behind.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
-use common::{NOTEBOOK, Workspace, engine, kernel_image, labelled_objects};
+use crate::common::{NOTEBOOK, Workspace, engine, kernel_image, labelled_objects};
 use hailer_docker::copies::{CopyLimits, CopyState, MARKER_FILE, Refusal, copy_back, copy_in};
 use hailer_docker::runtime::{DockerKernel, list_kernels};
 use hailer_kernel_bundle as bundle;

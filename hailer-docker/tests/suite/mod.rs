@@ -1,0 +1,4 @@
+pub(crate) mod common;
+mod kernel_image;
+mod kernel_isolation;
+mod kernel_lifecycle;
