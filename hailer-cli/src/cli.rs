@@ -76,6 +76,19 @@ pub enum Command {
         #[arg(long, value_name = "RUNTIME")]
         kernel: Option<String>,
     },
+    /// Keep a provider's API key in the OS credential store (or a key file only you can read).
+    ///
+    /// Type the key at the hidden prompt, or pipe it in: `printenv KEY | hailer login openai`.
+    /// A key in the provider's environment variable still wins over the stored one.
+    Login {
+        /// The provider id from hailer.toml (default: the configured model's provider).
+        provider: Option<String>,
+    },
+    /// Forget a provider's stored API key.
+    Logout {
+        /// The provider id from hailer.toml (default: the configured model's provider).
+        provider: Option<String>,
+    },
     /// Prepare and manage the notebook kernel.
     Kernel {
         #[command(subcommand)]

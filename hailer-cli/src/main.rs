@@ -114,6 +114,24 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             return commands::run::run(&home, &flags, &question, json).await;
         }
+        Command::Login { provider } => {
+            let home = HailerHome::from_env()?;
+            let flags = session_client::SessionFlags {
+                workspace: cli.workspace,
+                config: cli.config,
+                ..Default::default()
+            };
+            commands::login::login(&home, &flags, provider).await?;
+        }
+        Command::Logout { provider } => {
+            let home = HailerHome::from_env()?;
+            let flags = session_client::SessionFlags {
+                workspace: cli.workspace,
+                config: cli.config,
+                ..Default::default()
+            };
+            commands::login::logout(&home, &flags, provider).await?;
+        }
         Command::Kernel {
             action: KernelAction::InstallLocal { python, wheelhouse },
         } => {

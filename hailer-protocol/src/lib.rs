@@ -4,12 +4,14 @@
 //! `hailer` client and the tests agree on one definition. JSON field names are camelCase and
 //! timestamps are `*_at` seconds since the Unix epoch.
 
+mod credentials;
 mod daemon;
 mod error;
 mod events;
 mod sessions;
 mod turns;
 
+pub use credentials::{CredentialTarget, CredentialsResponse, LoginParams, LogoutParams};
 pub use daemon::{DaemonInfo, RuntimeFile, ShutdownResponse};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::{DaemonEvent, EventEnvelope};

@@ -1,6 +1,7 @@
 //! The session's agent: the model client, the conversation store, the tools and the running
 //! turn, with its events broadcast to every attached client.
 
+pub mod login;
 mod prompt;
 mod sink;
 mod tools;
@@ -173,7 +174,7 @@ fn prepare(
                 model.provider
             )),
         })?;
-    let credentials = Credentials::new(model.credentials_store, config_dir.join("credentials"));
+    let credentials = Credentials::new(model.credentials_store, login::credentials_dir(config_dir));
     let (key, _source) = credentials
         .resolve_key(&model.provider, &provider.env_key, client_env)
         .map_err(|missing| Unavailable {

@@ -93,6 +93,15 @@ impl From<SessionError> for ApiError {
                 ErrorCode::ModelFailed,
                 hint.clone(),
             ),
+            SessionError::CredentialStore(_) => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::Internal,
+                Some(
+                    "Set credentials_store = \"file\" in hailer.toml to keep keys in a file only \
+                     you can read, or provide the key in the provider's environment variable."
+                        .to_owned(),
+                ),
+            ),
             SessionError::Io { .. } => {
                 (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, None)
             }

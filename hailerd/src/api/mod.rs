@@ -1,5 +1,6 @@
 //! hailerd's HTTP and WebSocket API: the router and its guards.
 
+mod credential_routes;
 mod daemon_routes;
 mod error;
 mod events_ws;
@@ -27,6 +28,8 @@ pub fn router(daemon: Daemon) -> Router {
         .route("/daemon/shutdown", post(daemon_routes::shutdown))
         .route("/events", get(events_ws::subscribe))
         .route("/openapi.json", get(openapi::document))
+        .route("/credentials/login", post(credential_routes::login))
+        .route("/credentials/logout", post(credential_routes::logout))
         .route("/kernel/install-local", post(kernel_routes::install_local))
         .route("/sessions", post(sessions::start).get(sessions::list))
         .route("/sessions/{id}", get(sessions::get).delete(sessions::stop))

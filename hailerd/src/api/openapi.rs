@@ -25,6 +25,8 @@ use utoipa::{Modify, OpenApi};
         super::sessions::close_notebook,
         super::session_events::subscribe,
         super::kernel_routes::install_local,
+        super::credential_routes::login,
+        super::credential_routes::logout,
         super::sessions::start_turn,
         super::sessions::cancel,
         document,
@@ -59,6 +61,10 @@ use utoipa::{Modify, OpenApi};
         hailer_protocol::StartTurnResponse,
         hailer_protocol::CancelResponse,
         hailer_protocol::TurnUsage,
+        hailer_protocol::LoginParams,
+        hailer_protocol::LogoutParams,
+        hailer_protocol::CredentialTarget,
+        hailer_protocol::CredentialsResponse,
     )),
     modifiers(&BearerAuth)
 )]

@@ -27,6 +27,8 @@ pub enum SessionError {
         message: String,
         hint: Option<String>,
     },
+    #[error("the credential store could not be used: {0}")]
+    CredentialStore(String),
     #[error("a turn is running; wait for it to end or cancel it first")]
     Busy,
     #[error("the session is stopping")]

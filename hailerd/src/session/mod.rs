@@ -199,7 +199,7 @@ async fn start_kernel(session: Arc<Session>, spec: crate::kernel::KernelSpec) {
     }
 }
 
-fn load_inputs(params: &StartSessionParams) -> Result<LoadInputs, SessionError> {
+pub(crate) fn load_inputs(params: &StartSessionParams) -> Result<LoadInputs, SessionError> {
     let cwd = PathBuf::from(&params.cwd);
     if !cwd.is_absolute() {
         return Err(SessionError::Invalid(

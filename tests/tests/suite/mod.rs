@@ -3,5 +3,6 @@ mod cli_init;
 mod daemon_guard;
 mod daemon_lifecycle;
 mod kernel_install_local;
+mod login;
 mod session_docker;
 mod session_local;

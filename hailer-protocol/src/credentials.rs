@@ -1,0 +1,79 @@
+//! `/v1/credentials/...`: keeping a provider's API key in the OS credential store or the key file.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// `POST /v1/credentials/login`: keep `key` for a provider of the workspace's configuration.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LoginParams {
+    /// Which workspace's configuration names the provider, as the client sees it.
+    #[serde(flatten)]
+    pub target: CredentialTarget,
+    /// The API key. Kept by the daemon in the store only; never logged or echoed.
+    pub key: String,
+}
+
+impl std::fmt::Debug for LoginParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoginParams")
+            .field("target", &self.target)
+            .field("key", &"<redacted>")
+            .finish()
+    }
+}
+
+/// `POST /v1/credentials/logout`: forget the stored key of a provider.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LogoutParams {
+    #[serde(flatten)]
+    pub target: CredentialTarget,
+}
+
+/// The provider whose key is meant, and the workspace whose configuration declares it.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CredentialTarget {
+    /// The client's working folder; the workspace is found from it.
+    pub cwd: String,
+    /// `--workspace`.
+    #[serde(default)]
+    pub workspace: Option<String>,
+    /// `--config`.
+    #[serde(default)]
+    pub config: Option<String>,
+    /// The provider id (default: the provider of the configured model).
+    #[serde(default)]
+    pub provider: Option<String>,
+    /// The client's `HAILER_*` variables, which can change the configuration.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+impl std::fmt::Debug for CredentialTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CredentialTarget")
+            .field("cwd", &self.cwd)
+            .field("workspace", &self.workspace)
+            .field("config", &self.config)
+            .field("provider", &self.provider)
+            .field("env", &self.env.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// What a login or logout did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CredentialsResponse {
+    pub provider: String,
+    /// The variable that, set in a client's environment, wins over the stored key.
+    pub env_key: String,
+    /// Where the key is kept now (`keyring` or `file`); `None` after a logout.
+    pub stored_in: Option<String>,
+    /// For a logout: whether a stored key was there to remove.
+    pub removed: bool,
+}
