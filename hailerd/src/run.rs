@@ -79,6 +79,15 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     .with_context(|| format!("cannot write {}", runtime_path.display()))?;
     tracing::info!(pid, port, version = VERSION, "hailerd started");
 
+    // Kernels of a daemon that was killed still run; end them without delaying the start.
+    let data_dir = home.data_dir.clone();
+    tokio::spawn(async move {
+        let ended = crate::kernel::local_leftovers::reap(&data_dir).await;
+        if ended > 0 {
+            tracing::info!(ended, "ended kernels left by an earlier daemon");
+        }
+    });
+
     let config = DaemonConfig {
         token,
         idle_exit: (args.idle_exit_secs > 0).then(|| Duration::from_secs(args.idle_exit_secs)),

@@ -234,7 +234,9 @@ impl MarimoClient {
         })
     }
 
-    /// Interrupts whatever the kernel serving `notebook` is running.
+    /// Sends SIGINT to the kernel serving `notebook`, for runs this client did not start (a
+    /// browser's). To stop an `execute`, drop it instead: closing its request stops the code, and a
+    /// SIGINT that arrives once the kernel is idle ends the kernel process itself.
     pub async fn interrupt(&self, notebook: &Path) -> Result<()> {
         let id = self.require_session(notebook).await?;
         let deadline = self.request_deadline();

@@ -408,3 +408,44 @@ async fn dropping_the_server_leaves_no_process_behind() {
     assert!(left.is_empty(), "still running after drop: {left:?}");
     assert!(!log_path.exists());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_a_silent_run_frees_the_kernel_at_once_and_keeps_the_session() {
+    let workspace = TestWorkspace::new();
+    let server = workspace.launch().await;
+    let client = std::sync::Arc::new(server.client().unwrap());
+    let notebook = workspace.notebook.clone();
+    let marker = notebook.with_file_name("run-started");
+    let code = format!(
+        "import pathlib, time\npathlib.Path({:?}).touch()\nfor _ in range(600):\n    time.sleep(0.1)\nprint('never')",
+        marker.display().to_string()
+    );
+    let running = {
+        let client = std::sync::Arc::clone(&client);
+        let notebook = notebook.clone();
+        tokio::spawn(async move { client.execute(&notebook, &code, BUDGET).await })
+    };
+    for _ in 0..600 {
+        if marker.exists() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(marker.exists(), "the run never started");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Dropping the request is what interrupts a run: marimo stops the code when its client goes.
+    running.abort();
+    let started = Instant::now();
+    let outcome = client
+        .execute(&notebook, "print('free')", Duration::from_secs(20))
+        .await
+        .unwrap();
+    let took = started.elapsed();
+    assert_eq!(outcome.stdout, "free\n", "{outcome:?}");
+    assert!(!outcome.fresh_session, "{outcome:?}");
+    assert!(
+        took < Duration::from_secs(2),
+        "the kernel was busy for {took:?}"
+    );
+    server.stop().await;
+}

@@ -56,7 +56,9 @@ globals are available; names defined here are gone after the call. Runs stop aft
         let outcome = tokio::select! {
             outcome = run => outcome,
             () = ctx.cancel.cancelled() => {
-                kernel.interrupt(&notebook).await;
+                // Dropping the run closes its request, which is what stops the code in marimo.
+                // marimo's interrupt endpoint must not follow: a SIGINT that reaches the kernel
+                // after the code stopped ends the kernel itself.
                 return tool_error("the run was cancelled by the user", "Do not retry it.");
             }
         };

@@ -12,6 +12,8 @@ use hailer_kernel_bundle as bundle;
 pub struct LocalServer {
     server: MarimoServer,
     pub client: MarimoClient,
+    /// The record that lets the next daemon end this server if this one dies.
+    record: Option<PathBuf>,
 }
 
 impl LocalServer {
@@ -25,6 +27,9 @@ impl LocalServer {
 
     pub async fn stop(self) {
         self.server.stop().await;
+        if let Some(record) = &self.record {
+            super::local_leftovers::forget(record);
+        }
     }
 }
 
@@ -49,7 +54,12 @@ pub async fn start(
     );
     let server = hailer_marimo::launch(&options).await?;
     let client = server.client()?;
-    Ok(LocalServer { server, client })
+    let record = super::local_leftovers::remember(&spec.data_dir, server.pid());
+    Ok(LocalServer {
+        server,
+        client,
+        record,
+    })
 }
 
 /// The interpreter of the environment the kernel runs in.

@@ -6,6 +6,7 @@
 
 mod docker;
 mod local;
+pub mod local_leftovers;
 
 pub use local::managed_venv;
 mod value;
@@ -167,13 +168,6 @@ impl Kernel {
             .ensure_session(&self.kernel_path(notebook))
             .await?;
         Ok(())
-    }
-
-    /// Interrupts whatever runs in `notebook`'s kernel; best effort.
-    pub async fn interrupt(&self, notebook: &Path) {
-        if let Err(error) = self.client.interrupt(&self.kernel_path(notebook)).await {
-            tracing::debug!(%error, "interrupt failed");
-        }
     }
 
     /// Closes `notebook`'s kernel session if one is open.

@@ -6,3 +6,4 @@ mod kernel_install_local;
 mod login;
 mod session_docker;
 mod session_local;
+mod turn_control;
