@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
-use crate::events::EventBus;
+use crate::events::{DAEMON_CAPACITY, EventBus};
 use crate::redact::Redactor;
 use crate::session::Sessions;
 use crate::token::AccessToken;
@@ -59,7 +59,7 @@ impl DaemonState {
             pid: std::process::id(),
             started_at: crate::clock::unix_now(),
             started: Instant::now(),
-            events: EventBus::new(),
+            events: EventBus::new(DAEMON_CAPACITY),
             shutdown: CancellationToken::new(),
             clients: AtomicUsize::new(0),
             last_busy: Mutex::new(Instant::now()),

@@ -4,6 +4,7 @@
 pub mod bins;
 pub mod daemon;
 pub mod docker_image;
+pub mod live;
 pub mod prereqs;
 pub mod workspace;
 

@@ -24,6 +24,11 @@ impl std::fmt::Debug for TestWorkspace {
     }
 }
 
+/// The variable the scripted provider reads its key from.
+pub const SCRIPTED_KEY_VARIABLE: &str = "SCRIPTED_KEY";
+/// The key [`TestWorkspace::scripted`] puts in the client's environment.
+pub const SCRIPTED_KEY: &str = "scripted-key-7f3a9c1e5b";
+
 impl TestWorkspace {
     /// `hailer init --kernel unsafe-local` in a fresh folder, using the prepared kernel venv.
     pub fn unsafe_local() -> Self {
@@ -58,6 +63,45 @@ impl TestWorkspace {
         let init = workspace.hailer(&["init", "--kernel", "unsafe-local"]);
         assert!(init.status.success(), "hailer init failed: {init:?}");
         workspace
+    }
+
+    /// An unsafe-local workspace whose model is the scripted server at `base_url` (provider
+    /// `scripted`, chat completions, streamed), with its key in the client's environment.
+    pub fn scripted(base_url: &str) -> Self {
+        Self::scripted_with(base_url, "chat", true)
+    }
+
+    /// [`Self::scripted`] with the wire API (`chat` or `responses`) and streaming chosen.
+    pub fn scripted_with(base_url: &str, wire_api: &str, stream: bool) -> Self {
+        let workspace = Self::unsafe_local_with_env(vec![(
+            SCRIPTED_KEY_VARIABLE.to_owned(),
+            SCRIPTED_KEY.to_owned(),
+        )]);
+        workspace.use_scripted_model(base_url, wire_api, stream, "");
+        workspace
+    }
+
+    /// Rewrites hailer.toml so the model is provider `scripted` at `base_url`, reading its key
+    /// from `SCRIPTED_KEY`; `model_lines` go into the `[model]` section.
+    pub fn use_scripted_model(
+        &self,
+        base_url: &str,
+        wire_api: &str,
+        stream: bool,
+        model_lines: &str,
+    ) {
+        let toml = std::fs::read_to_string(self.path().join("hailer.toml"))
+            .unwrap_or_else(|error| panic!("hailer.toml: {error}"));
+        let toml = toml.replace(
+            "[model]\n",
+            &format!("[model]\nprovider = \"scripted\"\n{model_lines}"),
+        );
+        self.write(
+            "hailer.toml",
+            &format!(
+                "{toml}\n[model_providers.scripted]\nbase_url = \"{base_url}\"\nenv_key = \"{SCRIPTED_KEY_VARIABLE}\"\nwire_api = \"{wire_api}\"\nstream = {stream}\n"
+            ),
+        );
     }
 
     pub fn path(&self) -> &Path {

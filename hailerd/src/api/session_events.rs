@@ -6,7 +6,7 @@ use axum::response::Response;
 use hailer_protocol::{SessionEnvelope, SessionEvent, WS_PROTOCOL};
 
 use super::error::ApiError;
-use super::ws_stream::{forward, send};
+use super::ws_stream::{forward, send, send_encoded};
 use crate::state::Daemon;
 
 /// Attaches to the session: `attached` first (the session as it is), then its events in order.
@@ -39,7 +39,7 @@ async fn follow(
     let _daemon_client = daemon.client_connected();
     let _attached = session.attach();
     let (mut events, replay) = session.subscribe_with_replay();
-    let replayed_up_to = replay.last().map_or(0, |envelope| envelope.seq);
+    let replayed_up_to = replay.last().map_or(0, |shared| shared.envelope.seq);
     let first = SessionEnvelope {
         seq: 0,
         at: crate::clock::unix_now(),
@@ -50,8 +50,8 @@ async fn follow(
     if send(&mut socket, &first).await.is_err() {
         return;
     }
-    for envelope in &replay {
-        if send(&mut socket, envelope).await.is_err() {
+    for shared in &replay {
+        if send_encoded(&mut socket, &shared.json).await.is_err() {
             return;
         }
     }

@@ -1,6 +1,5 @@
 //! Sessions: at most one live session per workspace, shared by every client that attaches.
 
-mod bus;
 mod error;
 mod notebook_ops;
 mod owner_lock;

@@ -13,9 +13,9 @@ use secrecy::ExposeSecret;
 use tokio::sync::{Mutex, RwLock, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::bus::SessionBus;
 use super::error::SessionError;
 use super::owner_lock::OwnerLock;
+use crate::events::{SESSION_CAPACITY, SessionBus, Shared};
 use crate::kernel::{DEFAULT_EXEC_TIMEOUT, Kernel, KernelSpec};
 use crate::notebooks::NotebookState;
 
@@ -50,7 +50,7 @@ pub struct Session {
     /// Notices from setting the session up, shown to each client that attaches.
     pub(super) notices: std::sync::Mutex<Vec<String>>,
     /// The running turn's events so far, for clients that attach mid-turn.
-    turn_replay: std::sync::Mutex<Vec<SessionEnvelope>>,
+    turn_replay: std::sync::Mutex<Vec<Shared<SessionEnvelope>>>,
     redactor: crate::redact::Redactor,
     _owner: OwnerLock,
 }
@@ -72,7 +72,7 @@ impl Session {
             id,
             loaded,
             started_at: crate::clock::unix_now(),
-            events: SessionBus::new(),
+            events: SessionBus::new(SESSION_CAPACITY),
             kernel_state,
             kernel: RwLock::new(None),
             notebooks: Mutex::new(notebooks),
@@ -188,8 +188,8 @@ impl Session {
     pub fn subscribe_with_replay(
         &self,
     ) -> (
-        tokio::sync::broadcast::Receiver<SessionEnvelope>,
-        Vec<SessionEnvelope>,
+        tokio::sync::broadcast::Receiver<Shared<SessionEnvelope>>,
+        Vec<Shared<SessionEnvelope>>,
     ) {
         match self.turn_replay.lock() {
             Ok(replay) => (self.events.subscribe(), replay.clone()),

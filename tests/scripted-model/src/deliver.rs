@@ -75,10 +75,17 @@ impl Deliverer {
             .as_ref()
             .map(|interruption| (cut_index(&frames, interruption), interruption.kind));
         let mut deltas_sent = 0usize;
+        let schedule_start = tokio::time::Instant::now();
         for (index, frame) in frames.into_iter().enumerate() {
             if frame.kind == FrameKind::TextDelta {
                 if deltas_sent > 0 && !self.pause(reply.delta_delay_ms).await {
                     return;
+                }
+                if reply.deltas_per_second > 0 {
+                    let offset = Duration::from_secs_f64(
+                        deltas_sent as f64 / reply.deltas_per_second as f64,
+                    );
+                    tokio::time::sleep_until(schedule_start + offset).await;
                 }
                 deltas_sent += 1;
             }

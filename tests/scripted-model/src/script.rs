@@ -31,6 +31,9 @@ pub struct Reply {
     pub deltas: usize,
     /// Pause between two text deltas, in milliseconds.
     pub delta_delay_ms: u64,
+    /// When non-zero, text deltas follow a fixed schedule of this many per second (delta `i` is
+    /// sent `i / rate` seconds after the first), for rates finer than a millisecond pause.
+    pub deltas_per_second: u64,
     pub tool_calls: Vec<ScriptedToolCall>,
     /// Token usage to report; `None` reports none.
     pub usage: Option<ScriptedUsage>,
@@ -45,6 +48,7 @@ impl Default for Reply {
             text: String::new(),
             deltas: 1,
             delta_delay_ms: 0,
+            deltas_per_second: 0,
             tool_calls: Vec::new(),
             usage: Some(ScriptedUsage::default()),
             headers_delay_ms: 0,
@@ -220,6 +224,12 @@ impl Reply {
 
     pub fn delta_delay(mut self, delay: Duration) -> Self {
         self.delta_delay_ms = millis(delay);
+        self
+    }
+
+    /// Sends the text deltas on a fixed schedule of `rate` per second.
+    pub fn deltas_per_second(mut self, rate: u64) -> Self {
+        self.deltas_per_second = rate;
         self
     }
 

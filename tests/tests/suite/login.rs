@@ -11,21 +11,15 @@ use serde_json::{Value, json};
 
 const KEY: &str = "sk-stored-4c1d8e2f9a";
 
-/// A workspace whose model provider reads `STORED_KEY`, which the shell does not set, and keeps
-/// keys in the file store (headless machines have no OS credential store).
+/// A workspace whose model key is not in the client's environment and is kept in the file store
+/// (headless machines have no OS credential store).
 fn workspace_for(model: &ScriptedModel) -> TestWorkspace {
     let workspace = TestWorkspace::unsafe_local();
-    let toml = std::fs::read_to_string(workspace.path().join("hailer.toml")).unwrap();
-    let toml = toml.replace(
-        "[model]\n",
-        "[model]\nprovider = \"scripted\"\ncredentials_store = \"file\"\n",
-    );
-    workspace.write(
-        "hailer.toml",
-        &format!(
-            "{toml}\n[model_providers.scripted]\nbase_url = \"{}\"\nenv_key = \"STORED_KEY\"\nwire_api = \"chat\"\nstream = true\n",
-            model.base_url()
-        ),
+    workspace.use_scripted_model(
+        &model.base_url(),
+        "chat",
+        true,
+        "credentials_store = \"file\"\n",
     );
     workspace
 }
@@ -33,7 +27,7 @@ fn workspace_for(model: &ScriptedModel) -> TestWorkspace {
 fn with_stdin(workspace: &TestWorkspace, args: &[&str], input: &str) -> Output {
     let mut child = workspace
         .command(args)
-        .env_remove("STORED_KEY")
+        .env_remove("SCRIPTED_KEY")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -88,7 +82,7 @@ async fn a_stored_key_is_used_by_the_next_session_and_forgotten_after_logout() {
     let run = tokio::task::block_in_place(|| {
         workspace
             .command(&["run", "Say something"])
-            .env_remove("STORED_KEY")
+            .env_remove("SCRIPTED_KEY")
             .output()
             .unwrap()
     });

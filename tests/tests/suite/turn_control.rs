@@ -3,135 +3,10 @@
 
 use std::time::{Duration, Instant};
 
-use futures_util::StreamExt as _;
 use hailer_scripted_model::{Reply, Script, ScriptedModel};
 use hailer_tests::TestWorkspace;
-use serde_json::{Value, json};
-use tokio::sync::mpsc;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
-use tokio_tungstenite::tungstenite::http::HeaderValue;
-
-const KEY: &str = "scripted-key-turn-control";
-
-fn workspace_for(model: &ScriptedModel) -> TestWorkspace {
-    let workspace =
-        TestWorkspace::unsafe_local_with_env(vec![("SCRIPTED_KEY".to_owned(), KEY.to_owned())]);
-    let toml = std::fs::read_to_string(workspace.path().join("hailer.toml")).unwrap();
-    let toml = toml.replace("[model]\n", "[model]\nprovider = \"scripted\"\n");
-    workspace.write(
-        "hailer.toml",
-        &format!(
-            "{toml}\n[model_providers.scripted]\nbase_url = \"{}\"\nenv_key = \"SCRIPTED_KEY\"\nwire_api = \"chat\"\nstream = true\n",
-            model.base_url()
-        ),
-    );
-    workspace
-}
-
-/// A session started through the API, with its event stream read in the background.
-struct Live {
-    client: reqwest::Client,
-    base: String,
-    token: String,
-    id: String,
-    events: mpsc::UnboundedReceiver<(Instant, Value)>,
-}
-
-impl Live {
-    async fn start(workspace: &TestWorkspace) -> Self {
-        let daemon = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "start"]));
-        assert!(daemon.status.success(), "{daemon:?}");
-        let (client, base, token) = workspace.api();
-        let env: serde_json::Map<String, Value> = [
-            ("SCRIPTED_KEY", KEY.to_owned()),
-            (
-                "HAILER_KERNEL_VENV",
-                hailer_tests::prereqs::kernel_venv().display().to_string(),
-            ),
-        ]
-        .into_iter()
-        .map(|(name, value)| (name.to_owned(), Value::String(value)))
-        .collect();
-        let started: Value = client
-            .post(format!("{base}/v1/sessions"))
-            .bearer_auth(&token)
-            .json(&json!({"cwd": workspace.path(), "client": "api", "env": env}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let id = started["session"]["id"].as_str().unwrap().to_owned();
-        let events = subscribe(&base, &token, &id).await;
-        Self {
-            client,
-            base,
-            token,
-            id,
-            events,
-        }
-    }
-
-    async fn post(&self, path: &str, body: Value) -> (u16, Value) {
-        let response = self
-            .client
-            .post(format!("{}/v1/sessions/{}{path}", self.base, self.id))
-            .bearer_auth(&self.token)
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        let status = response.status().as_u16();
-        (status, response.json().await.unwrap_or(Value::Null))
-    }
-
-    async fn ask(&self, text: &str) {
-        let (status, body) = self
-            .post("/turns", json!({"text": text, "client": "api"}))
-            .await;
-        assert_eq!(status, 200, "{body}");
-    }
-
-    /// Events until one of type `kind`, which is returned with when it arrived.
-    async fn until(&mut self, kind: &str) -> (Instant, Value, Vec<Value>) {
-        let mut seen = Vec::new();
-        loop {
-            let (at, event) = tokio::time::timeout(Duration::from_secs(120), self.events.recv())
-                .await
-                .unwrap_or_else(|_| panic!("no {kind} event; saw {seen:?}"))
-                .unwrap_or_else(|| panic!("the stream ended before {kind}; saw {seen:?}"));
-            if event["type"] == kind {
-                return (at, event, seen);
-            }
-            seen.push(event);
-        }
-    }
-}
-
-async fn subscribe(base: &str, token: &str, id: &str) -> mpsc::UnboundedReceiver<(Instant, Value)> {
-    let url = format!(
-        "{}/v1/sessions/{id}/events",
-        base.replace("http://", "ws://")
-    );
-    let mut request = url.into_client_request().unwrap();
-    request.headers_mut().insert(
-        "Authorization",
-        HeaderValue::from_str(&format!("Bearer {token}")).unwrap(),
-    );
-    let (mut socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
-    let (sender, receiver) = mpsc::unbounded_channel();
-    tokio::spawn(async move {
-        while let Some(Ok(message)) = socket.next().await {
-            if let Ok(text) = message.into_text()
-                && let Ok(envelope) = serde_json::from_str::<Value>(&text)
-            {
-                let _ = sender.send((Instant::now(), envelope["event"].clone()));
-            }
-        }
-    });
-    receiver
-}
+use hailer_tests::live::LiveSession;
+use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancelling_a_streamed_reply_ends_the_turn_at_once_and_the_next_turn_is_valid() {
@@ -143,8 +18,8 @@ async fn cancelling_a_streamed_reply_ends_the_turn_at_once_and_the_next_turn_is_
         )
         .reply_text("Fresh answer after the cancel.");
     let model = ScriptedModel::start(script).await.unwrap();
-    let workspace = workspace_for(&model);
-    let mut live = Live::start(&workspace).await;
+    let workspace = TestWorkspace::scripted(&model.base_url());
+    let mut live = LiveSession::start(&workspace).await;
 
     live.ask("Tell me a long story").await;
     live.until("textDelta").await;
@@ -182,8 +57,8 @@ async fn cancelling_a_long_kernel_run_interrupts_it_and_the_kernel_answers_at_on
         .reply(Reply::tool_call("marimo_execute", json!({"code": code})))
         .reply_text("After the interruption.");
     let model = ScriptedModel::start(script).await.unwrap();
-    let workspace = workspace_for(&model);
-    let mut live = Live::start(&workspace).await;
+    let workspace = TestWorkspace::scripted(&model.base_url());
+    let mut live = LiveSession::start(&workspace).await;
 
     live.ask("Run something slow").await;
     live.until("toolCallStarted").await;
@@ -254,13 +129,13 @@ async fn a_client_attaching_mid_turn_gets_the_turn_so_far_then_the_rest() {
             .delta_delay(Duration::from_millis(40)),
     );
     let model = ScriptedModel::start(script).await.unwrap();
-    let workspace = workspace_for(&model);
-    let mut first = Live::start(&workspace).await;
+    let workspace = TestWorkspace::scripted(&model.base_url());
+    let mut first = LiveSession::start(&workspace).await;
     first.ask("Count for me").await;
     for _ in 0..10 {
         first.until("textDelta").await;
     }
-    let mut late = subscribe(&first.base, &first.token, &first.id).await;
+    let mut late = first.subscribe().await;
     let mut deltas = String::new();
     let mut kinds = Vec::new();
     loop {
@@ -301,8 +176,8 @@ async fn a_daemon_killed_mid_turn_loses_no_completed_message() {
         )
         .reply_text("Resumed fine.");
     let model = ScriptedModel::start(script).await.unwrap();
-    let workspace = workspace_for(&model);
-    let mut live = Live::start(&workspace).await;
+    let workspace = TestWorkspace::scripted(&model.base_url());
+    let mut live = LiveSession::start(&workspace).await;
     live.ask("Compute forty-two").await;
     live.until("toolCallFinished").await;
     live.until("textDelta").await;
