@@ -2,8 +2,12 @@
 //! turn, with its events broadcast to every attached client.
 
 mod prompt;
+mod prompt_context;
 mod sink;
 mod tools;
+mod tools_workspace;
+
+pub use prompt_context::turn_message;
 
 use std::path::Path;
 use std::sync::{Arc, Weak};
@@ -110,7 +114,7 @@ impl Agent {
             }
             *running = Some(cancel.clone());
         }
-        let _ = ready;
+        let instructions = prompt_context::instructions_for_turn(&ready.instructions, session);
         let (sink, started) = sink::SessionSink::new(Arc::downgrade(session), client);
         let agent = Arc::clone(self);
         let busy_session = Arc::clone(session);
@@ -120,7 +124,7 @@ impl Agent {
                 let mut store = ready.store.lock().await;
                 Turn {
                     client: &ready.client,
-                    instructions: &ready.instructions,
+                    instructions: &instructions,
                     store: &mut store,
                     thread: &ready.thread,
                     tools: &ready.tools,
@@ -247,7 +251,8 @@ fn prepare(
         .register(tools::MarimoExecute {
             session: weak.clone(),
         })
-        .and_then(|()| tools.register(tools::MarimoStatus { session: weak }));
+        .and_then(|()| tools.register(tools::MarimoStatus { session: weak }))
+        .and_then(|()| tools_workspace::register(&mut tools, &loaded.config));
     if let Err(duplicate) = registered {
         return Err(Unavailable {
             message: format!("two tools share the name {}", duplicate.0),

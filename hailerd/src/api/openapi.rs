@@ -27,6 +27,8 @@ use utoipa::{Modify, OpenApi};
         super::kernel_routes::install_local,
         super::sessions::start_turn,
         super::sessions::cancel,
+        super::workspace_routes::skills,
+        super::workspace_routes::prompts,
         document,
     ),
     components(schemas(
@@ -59,6 +61,11 @@ use utoipa::{Modify, OpenApi};
         hailer_protocol::StartTurnResponse,
         hailer_protocol::CancelResponse,
         hailer_protocol::TurnUsage,
+        hailer_protocol::SkillRequest,
+        hailer_protocol::PromptRequest,
+        hailer_protocol::SkillList,
+        hailer_protocol::SkillEntry,
+        hailer_protocol::PromptList,
     )),
     modifiers(&BearerAuth)
 )]

@@ -27,6 +27,9 @@ pub enum SessionError {
         message: String,
         hint: Option<String>,
     },
+    /// A skill or prompt the request named does not exist (the hint lists those that do).
+    #[error("{message}")]
+    UnknownName { message: String, hint: String },
     #[error("a turn is running; wait for it to end or cancel it first")]
     Busy,
     #[error("the session is stopping")]

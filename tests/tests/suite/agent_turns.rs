@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 const KEY: &str = "scripted-key-7f3a9c1e5b";
 
-fn workspace_for(model: &ScriptedModel, wire_api: &str, stream: bool) -> TestWorkspace {
+pub(super) fn workspace_for(model: &ScriptedModel, wire_api: &str, stream: bool) -> TestWorkspace {
     let workspace =
         TestWorkspace::unsafe_local_with_env(vec![("SCRIPTED_KEY".to_owned(), KEY.to_owned())]);
     let toml = std::fs::read_to_string(workspace.path().join("hailer.toml")).unwrap();
@@ -21,7 +21,7 @@ fn workspace_for(model: &ScriptedModel, wire_api: &str, stream: bool) -> TestWor
     workspace
 }
 
-fn events(output: &std::process::Output) -> Vec<Value> {
+pub(super) fn events(output: &std::process::Output) -> Vec<Value> {
     String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
