@@ -55,7 +55,7 @@ pub fn discover(skills_dir: &Path) -> Vec<Skill> {
             })
         })
         .collect();
-    skills.sort_by(|a, b| a.name.to_lowercase().cmp(&b.name.to_lowercase()));
+    skills.sort_by_key(|skill| skill.name.to_lowercase());
     skills
 }
 
@@ -207,19 +207,18 @@ fn walk(root: &Path, dir: &Path, depth: usize, found: &mut Vec<String>) {
         };
         if kind.is_dir() {
             walk(root, &path, depth + 1, found);
-        } else if kind.is_file()
+        } else if (kind.is_file()
             || (kind.is_symlink()
                 && path
                     .canonicalize()
-                    .is_ok_and(|target| target.starts_with(root) && target.is_file()))
+                    .is_ok_and(|target| target.starts_with(root) && target.is_file())))
+            && let Ok(relative) = path.strip_prefix(root)
         {
-            if let Ok(relative) = path.strip_prefix(root) {
-                let parts: Vec<String> = relative
-                    .components()
-                    .map(|part| part.as_os_str().to_string_lossy().into_owned())
-                    .collect();
-                found.push(parts.join("/"));
-            }
+            let parts: Vec<String> = relative
+                .components()
+                .map(|part| part.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            found.push(parts.join("/"));
         }
     }
 }
