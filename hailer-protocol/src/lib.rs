@@ -21,7 +21,10 @@ pub use sessions::{
     NotebookTemplate, NoticeLevel, SessionEnvelope, SessionEvent, SessionInfo, SessionList,
     StartSessionParams, StartSessionResponse,
 };
-pub use turns::{CancelResponse, StartTurnParams, StartTurnResponse, TurnUsage};
+pub use turns::{
+    CancelResponse, PromptList, PromptRequest, SkillEntry, SkillList, SkillRequest,
+    StartTurnParams, StartTurnResponse, TurnUsage,
+};
 
 /// The API version prefix every route lives under.
 pub const API_PREFIX: &str = "/v1";

@@ -5,10 +5,63 @@ use utoipa::ToSchema;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StartTurnParams {
+    /// The user's message. May be empty when `skill` or `prompt` is given.
+    #[serde(default)]
     pub text: String,
     /// Who sent it (`terminal`, `browser`, `api`), shown to the other clients.
     #[serde(default)]
     pub client: String,
+    /// `/skill <name> [message]`: the skill's `SKILL.md` goes into the turn's message, before
+    /// its `message` (or, when that is empty, `text`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skill: Option<SkillRequest>,
+    /// `/prompt <name> [args]`: the prompt template, with `{{args}}` replaced, is the message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<PromptRequest>,
+}
+
+/// A skill attached to a turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillRequest {
+    /// The skill's name or folder, in any case.
+    pub name: String,
+    #[serde(default)]
+    pub message: String,
+}
+
+/// A prompt template sent as a turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptRequest {
+    /// The template's file name without `.md`.
+    pub name: String,
+    #[serde(default)]
+    pub args: String,
+}
+
+/// `GET /v1/sessions/{id}/skills`: the workspace's skills, for completion.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillList {
+    pub skills: Vec<SkillEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillEntry {
+    pub name: String,
+    /// The folder under the skills folder.
+    pub folder: String,
+    /// Empty when the front matter has none.
+    pub description: String,
+}
+
+/// `GET /v1/sessions/{id}/prompts`: the workspace's prompt templates, for completion.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptList {
+    pub prompts: Vec<String>,
 }
 
 /// The turn was accepted; its events follow on the session's stream.

@@ -43,6 +43,8 @@ pub async fn run(
             &StartTurnParams {
                 text: question.to_owned(),
                 client: "run".to_owned(),
+                skill: None,
+                prompt: None,
             },
             REQUEST_TIMEOUT,
         )

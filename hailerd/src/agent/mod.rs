@@ -3,8 +3,12 @@
 
 pub mod login;
 mod prompt;
+mod prompt_context;
 mod sink;
 mod tools;
+mod tools_workspace;
+
+pub use prompt_context::turn_message;
 
 use std::path::Path;
 use std::sync::{Arc, Weak};
@@ -111,7 +115,7 @@ impl Agent {
             }
             *running = Some(cancel.clone());
         }
-        let _ = ready;
+        let instructions = prompt_context::instructions_for_turn(&ready.instructions, session);
         let (sink, started) = sink::SessionSink::new(Arc::downgrade(session), client);
         let agent = Arc::clone(self);
         let busy_session = Arc::clone(session);
@@ -121,7 +125,7 @@ impl Agent {
                 let mut store = ready.store.lock().await;
                 Turn {
                     client: &ready.client,
-                    instructions: &ready.instructions,
+                    instructions: &instructions,
                     store: &mut store,
                     thread: &ready.thread,
                     tools: &ready.tools,
@@ -248,7 +252,8 @@ fn prepare(
         .register(tools::MarimoExecute {
             session: weak.clone(),
         })
-        .and_then(|()| tools.register(tools::MarimoStatus { session: weak }));
+        .and_then(|()| tools.register(tools::MarimoStatus { session: weak }))
+        .and_then(|()| tools_workspace::register(&mut tools, &loaded.config));
     if let Err(duplicate) = registered {
         return Err(Unavailable {
             message: format!("two tools share the name {}", duplicate.0),

@@ -85,6 +85,11 @@ impl From<SessionError> for ApiError {
             SessionError::KernelTimeout(_) => {
                 (StatusCode::GATEWAY_TIMEOUT, ErrorCode::Timeout, None)
             }
+            SessionError::UnknownName { hint, .. } => (
+                StatusCode::NOT_FOUND,
+                ErrorCode::NotFound,
+                Some(hint.clone()),
+            ),
             SessionError::Stopping | SessionError::Busy => {
                 (StatusCode::CONFLICT, ErrorCode::Conflict, None)
             }

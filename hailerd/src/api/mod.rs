@@ -10,6 +10,7 @@ mod kernel_routes;
 pub mod openapi;
 mod session_events;
 mod sessions;
+mod workspace_routes;
 mod ws_stream;
 
 use axum::Router;
@@ -49,6 +50,8 @@ pub fn router(daemon: Daemon) -> Router {
         .route("/sessions/{id}/events", get(session_events::subscribe))
         .route("/sessions/{id}/turns", post(sessions::start_turn))
         .route("/sessions/{id}/cancel", post(sessions::cancel))
+        .route("/sessions/{id}/skills", get(workspace_routes::skills))
+        .route("/sessions/{id}/prompts", get(workspace_routes::prompts))
         .fallback(|| async { ApiError::NotFound("no such API route".to_owned()) })
         .layer(from_fn_with_state(daemon.clone(), guard::require_token));
     Router::new()

@@ -29,6 +29,8 @@ use utoipa::{Modify, OpenApi};
         super::credential_routes::logout,
         super::sessions::start_turn,
         super::sessions::cancel,
+        super::workspace_routes::skills,
+        super::workspace_routes::prompts,
         document,
     ),
     components(schemas(
@@ -65,6 +67,11 @@ use utoipa::{Modify, OpenApi};
         hailer_protocol::LogoutParams,
         hailer_protocol::CredentialTarget,
         hailer_protocol::CredentialsResponse,
+        hailer_protocol::SkillRequest,
+        hailer_protocol::PromptRequest,
+        hailer_protocol::SkillList,
+        hailer_protocol::SkillEntry,
+        hailer_protocol::PromptList,
     )),
     modifiers(&BearerAuth)
 )]

@@ -183,6 +183,7 @@ pub async fn close_notebook(
     request_body = StartTurnParams,
     responses(
         (status = 200, body = StartTurnResponse),
+        (status = 404, description = "No such session, or the named skill or prompt does not exist (the hint lists those that do)", body = hailer_protocol::ErrorBody),
         (status = 409, description = "A turn is running", body = hailer_protocol::ErrorBody),
         (status = 424, description = "The agent cannot answer (no key, bad provider)", body = hailer_protocol::ErrorBody),
     ),
@@ -199,12 +200,13 @@ pub async fn start_turn(
         .get()
         .cloned()
         .ok_or_else(|| ApiError::NotFound("the session has no agent".to_owned()))?;
+    let text = crate::agent::turn_message(&session.loaded.config, &params)?;
     let client = if params.client.is_empty() {
         "api".to_owned()
     } else {
         params.client
     };
-    let turn_id = agent.start_turn(&session, params.text, client).await?;
+    let turn_id = agent.start_turn(&session, text, client).await?;
     Ok(Json(StartTurnResponse { turn_id }))
 }
 

@@ -29,6 +29,9 @@ pub enum SessionError {
     },
     #[error("the credential store could not be used: {0}")]
     CredentialStore(String),
+    /// A skill or prompt the request named does not exist (the hint lists those that do).
+    #[error("{message}")]
+    UnknownName { message: String, hint: String },
     #[error("a turn is running; wait for it to end or cancel it first")]
     Busy,
     #[error("the session is stopping")]

@@ -5,11 +5,11 @@ use hailer_tests::TestWorkspace;
 use hailer_tests::workspace::SCRIPTED_KEY as KEY;
 use serde_json::{Value, json};
 
-fn workspace_for(model: &ScriptedModel, wire_api: &str, stream: bool) -> TestWorkspace {
+pub(super) fn workspace_for(model: &ScriptedModel, wire_api: &str, stream: bool) -> TestWorkspace {
     TestWorkspace::scripted_with(&model.base_url(), wire_api, stream)
 }
 
-fn events(output: &std::process::Output) -> Vec<Value> {
+pub(super) fn events(output: &std::process::Output) -> Vec<Value> {
     String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())

@@ -1,4 +1,5 @@
 mod agent_turns;
+mod agent_workspace_tools;
 mod cli_init;
 mod daemon_guard;
 mod daemon_lifecycle;

@@ -1,0 +1,18 @@
+//! What a workspace tool says when it cannot do what was asked.
+
+/// A message for the model and a hint on what to do instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Failure {
+    pub message: String,
+    pub hint: String,
+}
+
+impl Failure {
+    pub fn new(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+}
