@@ -7,12 +7,14 @@
 mod daemon;
 mod error;
 mod events;
+mod render;
 mod sessions;
 mod turns;
 
 pub use daemon::{DaemonInfo, RuntimeFile, ShutdownResponse};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::{DaemonEvent, EventEnvelope};
+pub use render::{RenderParams, RenderResponse};
 pub use sessions::{
     CreateNotebookParams, ExecParams, ExecResponse, ExecValue, InstallLocalParams,
     InstallLocalResponse, KernelStatus, NotebookChange, NotebookEntry, NotebookList, NotebookRef,

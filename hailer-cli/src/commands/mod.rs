@@ -5,4 +5,5 @@ pub mod daemon;
 pub mod exec;
 pub mod init;
 pub mod kernel;
+pub mod open;
 pub mod run;

@@ -1,4 +1,4 @@
-//! hailerd's HTTP and WebSocket API: the router and its guards.
+//! hailerd's HTTP and WebSocket API: the router, its guards, and the chat page's files.
 
 mod daemon_routes;
 mod error;
@@ -7,8 +7,10 @@ mod guard;
 mod json_body;
 mod kernel_routes;
 pub mod openapi;
+mod render;
 mod session_events;
 mod sessions;
+mod web_page;
 mod ws_stream;
 
 use axum::Router;
@@ -19,14 +21,15 @@ pub use error::ApiError;
 
 use crate::state::Daemon;
 
-/// The whole application: `/v1/` behind the token, and every route behind the Host and Origin
-/// checks.
+/// The whole application: the chat page's files, `/v1/` behind the token, and every route
+/// behind the Host and Origin checks.
 pub fn router(daemon: Daemon) -> Router {
     let v1 = Router::new()
         .route("/daemon", get(daemon_routes::info))
         .route("/daemon/shutdown", post(daemon_routes::shutdown))
         .route("/events", get(events_ws::subscribe))
         .route("/openapi.json", get(openapi::document))
+        .route("/render", post(render::render))
         .route("/kernel/install-local", post(kernel_routes::install_local))
         .route("/sessions", post(sessions::start).get(sessions::list))
         .route("/sessions/{id}", get(sessions::get).delete(sessions::stop))
@@ -48,8 +51,12 @@ pub fn router(daemon: Daemon) -> Router {
         .route("/sessions/{id}/cancel", post(sessions::cancel))
         .fallback(|| async { ApiError::NotFound("no such API route".to_owned()) })
         .layer(from_fn_with_state(daemon.clone(), guard::require_token));
-    Router::new()
-        .nest(hailer_protocol::API_PREFIX, v1)
+    let page = web_page::ASSETS
+        .iter()
+        .fold(Router::new(), |page, asset| {
+            page.route(asset.path, get(web_page::serve))
+        });
+    page.nest(hailer_protocol::API_PREFIX, v1)
         .fallback(|| async { ApiError::NotFound("not found".to_owned()) })
         .layer(from_fn_with_state(
             daemon.clone(),

@@ -27,6 +27,7 @@ use utoipa::{Modify, OpenApi};
         super::kernel_routes::install_local,
         super::sessions::start_turn,
         super::sessions::cancel,
+        super::render::render,
         document,
     ),
     components(schemas(
@@ -59,6 +60,8 @@ use utoipa::{Modify, OpenApi};
         hailer_protocol::StartTurnResponse,
         hailer_protocol::CancelResponse,
         hailer_protocol::TurnUsage,
+        hailer_protocol::RenderParams,
+        hailer_protocol::RenderResponse,
     )),
     modifiers(&BearerAuth)
 )]

@@ -126,6 +126,10 @@ impl Session {
             runtime: self.runtime().to_string(),
             kernel_line: self.kernel_line(),
             kernel: slot.status,
+            model: format!(
+                "{}:{}",
+                self.loaded.config.model.provider, self.loaded.config.model.name
+            ),
             kernel_error: slot.error,
             active_notebook: self.notebooks.lock().await.active.clone(),
             notebooks_dir: self.notebooks_dir().display().to_string(),
