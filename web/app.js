@@ -25,6 +25,13 @@
   }
 
   const { token, session: linkedSession } = takeFragment();
+  // A new link opened over this page changes only the fragment: start again with it.
+  window.addEventListener("hashchange", () => {
+    if (new URLSearchParams(location.hash.slice(1)).has("token")) {
+      takeFragment();
+      location.reload();
+    }
+  });
   let everConnected = false;
 
   function showGate(reason) {
@@ -229,6 +236,7 @@
       case "kernel":
         current.info.kernel = event.status;
         showKernel();
+        loadSessions();
         if (event.message) conversation.add({ kind: "notice", text: event.message });
         break;
       case "notebookSwitched":
@@ -520,6 +528,10 @@
       for (const envelope of envelopes) applyEnvelope(envelope);
     },
     pendingNodes: () => conversation.pending.length,
+    // Closes the session's connection as a network failure would; the page reconnects.
+    dropConnection() {
+      if (current && current.socket) current.socket.close(4000, "dropped");
+    },
     lastSeq: () => (current ? current.lastSeq : 0),
   };
 

@@ -60,6 +60,24 @@ impl TestWorkspace {
         workspace
     }
 
+    /// An unsafe-local workspace whose model is the scripted one at `base_url` (Chat
+    /// Completions, streaming), with its key in the client's `key_variable`.
+    pub fn scripted(base_url: &str, key_variable: &str, key: &str) -> Self {
+        let workspace =
+            Self::unsafe_local_with_env(vec![(key_variable.to_owned(), key.to_owned())]);
+        let path = workspace.path().join("hailer.toml");
+        let toml = std::fs::read_to_string(&path)
+            .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+        let toml = toml.replace("[model]\n", "[model]\nprovider = \"scripted\"\n");
+        workspace.write(
+            "hailer.toml",
+            &format!(
+                "{toml}\n[model_providers.scripted]\nbase_url = \"{base_url}\"\nenv_key = \"{key_variable}\"\nwire_api = \"chat\"\nstream = true\n"
+            ),
+        );
+        workspace
+    }
+
     pub fn path(&self) -> &Path {
         self.root.path()
     }

@@ -49,6 +49,7 @@ pub fn safe_html(markdown: &str) -> String {
         .url_schemes(HashSet::from(["http", "https", "mailto"]))
         .url_relative(ammonia::UrlRelative::Deny)
         .link_rel(Some("noopener noreferrer nofollow"))
+        .set_tag_attribute_value("a", "target", "_blank")
         .clean(&raw)
         .to_string()
 }
@@ -84,5 +85,6 @@ mod tests {
         }
         assert!(html.contains("href=\"https://example.com\""), "{html}");
         assert!(html.contains("rel=\"noopener noreferrer nofollow\""), "{html}");
+        assert!(html.contains("target=\"_blank\""), "{html}");
     }
 }

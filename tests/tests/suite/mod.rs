@@ -5,3 +5,4 @@ mod daemon_lifecycle;
 mod kernel_install_local;
 mod session_docker;
 mod session_local;
+mod web_page;
