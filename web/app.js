@@ -7,7 +7,7 @@
   const WS_PROTOCOL = "hailer.v1";
   const WS_TOKEN_PREFIX = "hailer.token.";
   const RETRY_MS = [250, 500, 1000, 2000, 4000];
-  const NODES_PER_FRAME = 400;
+  const NODES_PER_FRAME = 2500;
 
   const $ = (id) => document.getElementById(id);
 

@@ -76,7 +76,12 @@ impl Browser {
     }
 
     /// Waits until `script` returns a truthy value; answers that value.
-    pub async fn wait_for(&self, what: &str, script: &str, timeout: Duration) -> anyhow::Result<Value> {
+    pub async fn wait_for(
+        &self,
+        what: &str,
+        script: &str,
+        timeout: Duration,
+    ) -> anyhow::Result<Value> {
         let deadline = Instant::now() + timeout;
         loop {
             let value = self.eval(script).await?;
@@ -201,12 +206,19 @@ async fn wait_until_ready(base: &str) -> anyhow::Result<()> {
 struct BrowserLog;
 
 impl WebDriverCompatibleCommand for BrowserLog {
-    fn endpoint(&self, base: &url::Url, session: Option<&str>) -> Result<url::Url, url::ParseError> {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
         base.join(&format!("session/{}/se/log", session.unwrap_or_default()))
     }
 
     fn method_and_body(&self, _: &url::Url) -> (axum::http::Method, Option<String>) {
-        (axum::http::Method::POST, Some(r#"{"type":"browser"}"#.to_owned()))
+        (
+            axum::http::Method::POST,
+            Some(r#"{"type":"browser"}"#.to_owned()),
+        )
     }
 }
 
@@ -217,7 +229,11 @@ struct Cdp {
 }
 
 impl WebDriverCompatibleCommand for Cdp {
-    fn endpoint(&self, base: &url::Url, session: Option<&str>) -> Result<url::Url, url::ParseError> {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
         base.join(&format!(
             "session/{}/goog/cdp/execute",
             session.unwrap_or_default()

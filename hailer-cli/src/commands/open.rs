@@ -28,7 +28,9 @@ pub async fn open(home: &HailerHome, flags: &SessionFlags, print_only: bool) -> 
         return Ok(());
     }
     match launch_browser(&link) {
-        Ok(browser) => println!("Opened the chat page in {browser}. If it did not appear, open:\n{link}"),
+        Ok(browser) => {
+            println!("Opened the chat page in {browser}. If it did not appear, open:\n{link}")
+        }
         Err(reason) => println!("{reason}; open this link in your browser:\n{link}"),
     }
     println!("The link signs in to hailerd until it stops: keep it to yourself.");
@@ -57,7 +59,14 @@ fn launch_browser(link: &str) -> Result<String, String> {
                 .collect()
         })
         .unwrap_or_default();
-    candidates.push(if cfg!(target_os = "macos") { "open" } else { "xdg-open" }.to_owned());
+    candidates.push(
+        if cfg!(target_os = "macos") {
+            "open"
+        } else {
+            "xdg-open"
+        }
+        .to_owned(),
+    );
     for candidate in &candidates {
         let mut words = candidate.split_whitespace();
         let Some(program) = words.next() else {

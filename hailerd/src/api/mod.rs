@@ -51,11 +51,9 @@ pub fn router(daemon: Daemon) -> Router {
         .route("/sessions/{id}/cancel", post(sessions::cancel))
         .fallback(|| async { ApiError::NotFound("no such API route".to_owned()) })
         .layer(from_fn_with_state(daemon.clone(), guard::require_token));
-    let page = web_page::ASSETS
-        .iter()
-        .fold(Router::new(), |page, asset| {
-            page.route(asset.path, get(web_page::serve))
-        });
+    let page = web_page::ASSETS.iter().fold(Router::new(), |page, asset| {
+        page.route(asset.path, get(web_page::serve))
+    });
     page.nest(hailer_protocol::API_PREFIX, v1)
         .fallback(|| async { ApiError::NotFound("not found".to_owned()) })
         .layer(from_fn_with_state(

@@ -41,7 +41,8 @@ pub async fn render(
 /// Markdown to sanitised HTML.
 pub fn safe_html(markdown: &str) -> String {
     use pulldown_cmark::{Options, Parser, html};
-    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    let options =
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     let mut raw = String::with_capacity(markdown.len() * 3 / 2);
     html::push_html(&mut raw, Parser::new_ext(markdown, options));
     ammonia::Builder::default()
@@ -60,7 +61,8 @@ mod tests {
 
     #[test]
     fn markdown_becomes_html() {
-        let html = safe_html("# Title\n\nSome **bold** and `code`.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n");
+        let html =
+            safe_html("# Title\n\nSome **bold** and `code`.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n");
         assert!(html.contains("<h1>Title</h1>"), "{html}");
         assert!(html.contains("<strong>bold</strong>"), "{html}");
         assert!(html.contains("<code>code</code>"), "{html}");
@@ -78,13 +80,25 @@ mod tests {
             "[rel](/v1/sessions) [ok](https://example.com)\n",
         ));
         for bad in [
-            "<script", "pwned", "onerror", "<img", "javascript:", "onclick", "style=", "<iframe",
-            "<svg", "onload", "/v1/sessions",
+            "<script",
+            "pwned",
+            "onerror",
+            "<img",
+            "javascript:",
+            "onclick",
+            "style=",
+            "<iframe",
+            "<svg",
+            "onload",
+            "/v1/sessions",
         ] {
             assert!(!html.contains(bad), "{bad} survived: {html}");
         }
         assert!(html.contains("href=\"https://example.com\""), "{html}");
-        assert!(html.contains("rel=\"noopener noreferrer nofollow\""), "{html}");
+        assert!(
+            html.contains("rel=\"noopener noreferrer nofollow\""),
+            "{html}"
+        );
         assert!(html.contains("target=\"_blank\""), "{html}");
     }
 }

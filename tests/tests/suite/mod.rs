@@ -6,3 +6,4 @@ mod kernel_install_local;
 mod session_docker;
 mod session_local;
 mod web_page;
+mod web_page_performance;

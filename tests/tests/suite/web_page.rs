@@ -72,7 +72,10 @@ async fn errors_in_console(browser: &Browser) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_chats_with_a_session_the_terminal_shares_and_survives_reconnects() {
     let script = Script::new()
-        .reply(Reply::tool_call("marimo_execute", json!({"code": "print(6*7)"})))
+        .reply(Reply::tool_call(
+            "marimo_execute",
+            json!({"code": "print(6*7)"}),
+        ))
         .reply(
             Reply::text(HOSTILE_ANSWER)
                 .in_deltas(12)
@@ -132,7 +135,10 @@ async fn the_page_chats_with_a_session_the_terminal_shares_and_survives_reconnec
     assert!(!url.as_str().contains(&token), "token still in {url}");
     assert_eq!(url.fragment(), None);
     assert_eq!(
-        browser.eval("return sessionStorage.getItem('hailer.token')").await.unwrap(),
+        browser
+            .eval("return sessionStorage.getItem('hailer.token')")
+            .await
+            .unwrap(),
         Value::String(token.clone())
     );
     let facts = browser
@@ -159,7 +165,10 @@ async fn the_page_chats_with_a_session_the_terminal_shares_and_survives_reconnec
 
     // The answer streams in pieces.
     let streaming = "const n = document.querySelector('.msg.assistant[aria-busy=\"true\"] .text'); return n ? n.textContent : ''";
-    let partial = browser.wait_for("the answer streaming", streaming, WAIT).await.unwrap();
+    let partial = browser
+        .wait_for("the answer streaming", streaming, WAIT)
+        .await
+        .unwrap();
     browser.screenshot("web-page-mid-stream").await.unwrap();
     let partial = partial.as_str().unwrap().to_owned();
     let rendered = browser
@@ -176,24 +185,35 @@ async fn the_page_chats_with_a_session_the_terminal_shares_and_survives_reconnec
         partial.len() < "Here is the result: 42. That is all.".len(),
         "not seen mid-stream: {partial:?}"
     );
-    assert!(rendered.contains("<strong>the result</strong>"), "{rendered}");
+    assert!(
+        rendered.contains("<strong>the result</strong>"),
+        "{rendered}"
+    );
     assert!(rendered.contains("That is all."), "{rendered}");
     for inert in ["<script", "<img", "onerror", "javascript:"] {
         assert!(!rendered.contains(inert), "{inert} in {rendered}");
     }
     // No script ran (an alert would also make this call fail).
-    assert_eq!(browser.eval("return typeof window.pwned").await.unwrap(), "undefined");
+    assert_eq!(
+        browser.eval("return typeof window.pwned").await.unwrap(),
+        "undefined"
+    );
     // The trap link lost its target; clicking it does nothing.
     let trap_has_href = browser
         .eval("const trap = [...document.querySelectorAll('.msg.assistant a')].find(a => a.textContent === 'a trap'); trap.click(); return trap.hasAttribute('href')")
         .await
         .unwrap();
     assert_eq!(trap_has_href, false);
-    assert_eq!(browser.eval("return typeof window.pwned").await.unwrap(), "undefined");
+    assert_eq!(
+        browser.eval("return typeof window.pwned").await.unwrap(),
+        "undefined"
+    );
 
     // The tool call is a collapsible block with the code and its result.
     let tool = browser
-        .eval("const d = document.querySelector('.msg.tool details'); return d ? d.textContent : ''")
+        .eval(
+            "const d = document.querySelector('.msg.tool details'); return d ? d.textContent : ''",
+        )
         .await
         .unwrap();
     let tool = tool.as_str().unwrap();
@@ -227,9 +247,7 @@ async fn the_page_chats_with_a_session_the_terminal_shares_and_survives_reconnec
     // connections but leaves open sockets alone, so the page is told to drop its own); a turn
     // happens meanwhile; back online the page catches up on it, once.
     browser.cdp("Network.enable", json!({})).await.unwrap();
-    let offline = |offline: bool| {
-        json!({"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
-    };
+    let offline = |offline: bool| json!({"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1});
     browser
         .cdp("Network.emulateNetworkConditions", offline(true))
         .await
@@ -260,8 +278,19 @@ async fn the_page_chats_with_a_session_the_terminal_shares_and_survives_reconnec
         .await
         .unwrap();
     browser.screenshot("web-page-caught-up").await.unwrap();
-    assert_eq!(count(&browser, "user", "A question while the page is away").await, 1);
-    assert_eq!(count(&browser, "assistant", "Answer given while the page was away.").await, 1);
+    assert_eq!(
+        count(&browser, "user", "A question while the page is away").await,
+        1
+    );
+    assert_eq!(
+        count(
+            &browser,
+            "assistant",
+            "Answer given while the page was away."
+        )
+        .await,
+        1
+    );
     assert_eq!(count(&browser, "assistant", "Terminal answer").await, 1);
     assert_eq!(count(&browser, "user", "What is six times seven?").await, 1);
 
@@ -272,7 +301,10 @@ async fn the_page_chats_with_a_session_the_terminal_shares_and_survives_reconnec
     // The old daemon lets go of the port before the new one takes it.
     let deadline = std::time::Instant::now() + WAIT;
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-        assert!(std::time::Instant::now() < deadline, "the old daemon still listens");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the old daemon still listens"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let started = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "start"]));
@@ -298,7 +330,10 @@ async fn the_page_chats_with_a_session_the_terminal_shares_and_survives_reconnec
     assert!(reason.contains("hailer open"), "{reason}");
     assert!(reason.contains("restarted"), "{reason}");
     assert_eq!(
-        browser.eval("return document.getElementById('app').hidden").await.unwrap(),
+        browser
+            .eval("return document.getElementById('app').hidden")
+            .await
+            .unwrap(),
         true
     );
     let link = open_link(&workspace);
@@ -320,7 +355,10 @@ async fn without_a_valid_token_the_page_shows_only_how_to_sign_in() {
     let browser = Browser::start().await.unwrap();
     for (link, wrong) in [
         (daemon.url("/"), false),
-        (daemon.url("/#token=0000000000000000000000000000000000000000000000000000000000000000"), true),
+        (
+            daemon.url("/#token=0000000000000000000000000000000000000000000000000000000000000000"),
+            true,
+        ),
     ] {
         browser.client.goto(&link).await.unwrap();
         let gate = browser
@@ -332,13 +370,32 @@ async fn without_a_valid_token_the_page_shows_only_how_to_sign_in() {
             .await
             .unwrap();
         let gate = gate.as_str().unwrap();
-        assert!(gate.contains("open the link from hailer open") || gate.contains("Open the link from hailer open"), "{gate}");
-        assert_eq!(browser.eval("return document.getElementById('app').hidden").await.unwrap(), true);
+        assert!(
+            gate.contains("open the link from hailer open")
+                || gate.contains("Open the link from hailer open"),
+            "{gate}"
+        );
         assert_eq!(
-            browser.eval("return document.getElementById('session-list').children.length").await.unwrap(),
+            browser
+                .eval("return document.getElementById('app').hidden")
+                .await
+                .unwrap(),
+            true
+        );
+        assert_eq!(
+            browser
+                .eval("return document.getElementById('session-list').children.length")
+                .await
+                .unwrap(),
             0
         );
-        assert_eq!(browser.eval("return sessionStorage.getItem('hailer.token')").await.unwrap(), Value::Null);
+        assert_eq!(
+            browser
+                .eval("return sessionStorage.getItem('hailer.token')")
+                .await
+                .unwrap(),
+            Value::Null
+        );
         let url = browser.client.current_url().await.unwrap();
         assert_eq!(url.fragment(), None, "{url} (wrong token: {wrong})");
     }
@@ -372,7 +429,12 @@ async fn the_page_needs_no_token_but_the_host_and_origin_rules_hold() {
     assert_eq!(own.status(), 200);
     let body: Value = own.json().await.unwrap();
     assert_eq!(body["html"].as_str().unwrap().trim(), "<p><em>hi</em></p>");
-    for foreign in ["http://evil.example", "http://localhost.evil.example", "null", "https://127.0.0.1"] {
+    for foreign in [
+        "http://evil.example",
+        "http://localhost.evil.example",
+        "null",
+        "https://127.0.0.1",
+    ] {
         let refused = render(foreign).await.unwrap();
         assert_eq!(refused.status(), 403, "{foreign}");
     }
