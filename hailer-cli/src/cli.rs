@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
         hailer config check              list what is wrong with hailer.toml\n  \
         hailer exec -c 'print(6*7)'      run code in the workspace's kernel\n  \
         hailer run \"what drove March?\"   ask one question, print the answer\n  \
+        hailer open                      chat in the browser\n  \
         hailer daemon status             show the background daemon (starts it if needed)\n  \
         hailer daemon logs -f            follow the daemon's log\n  \
         hailer completions bash > ~/.local/share/bash-completion/completions/hailer"
@@ -88,6 +89,12 @@ pub enum Command {
     Logout {
         /// The provider id from hailer.toml (default: the configured model's provider).
         provider: Option<String>,
+    },
+    /// Open the chat page in the browser, signed in, on the workspace's session.
+    Open {
+        /// Print the signed link instead of starting a browser.
+        #[arg(long)]
+        print: bool,
     },
     /// Prepare and manage the notebook kernel.
     Kernel {

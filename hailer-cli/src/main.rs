@@ -132,6 +132,15 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             commands::login::logout(&home, &flags, provider).await?;
         }
+        Command::Open { print } => {
+            let home = HailerHome::from_env()?;
+            let flags = session_client::SessionFlags {
+                workspace: cli.workspace,
+                config: cli.config,
+                ..Default::default()
+            };
+            commands::open::open(&home, &flags, print).await?;
+        }
         Command::Kernel {
             action: KernelAction::InstallLocal { python, wheelhouse },
         } => {

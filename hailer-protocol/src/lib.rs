@@ -8,6 +8,7 @@ mod credentials;
 mod daemon;
 mod error;
 mod events;
+mod render;
 mod sessions;
 mod turns;
 
@@ -15,6 +16,7 @@ pub use credentials::{CredentialTarget, CredentialsResponse, LoginParams, Logout
 pub use daemon::{DaemonInfo, RuntimeFile, ShutdownResponse};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::{DaemonEvent, EventEnvelope};
+pub use render::{RenderParams, RenderResponse};
 pub use sessions::{
     CreateNotebookParams, ExecParams, ExecResponse, ExecValue, InstallLocalParams,
     InstallLocalResponse, KernelStatus, NotebookChange, NotebookEntry, NotebookList, NotebookRef,

@@ -73,6 +73,9 @@ pub struct SessionInfo {
     /// The one-line description of the kernel users see (`Kernel:` line).
     pub kernel_line: String,
     pub kernel: KernelStatus,
+    /// The model the agent uses, as `provider:name`.
+    #[serde(default)]
+    pub model: String,
     /// Why the kernel failed, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel_error: Option<String>,

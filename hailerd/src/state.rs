@@ -59,7 +59,7 @@ impl DaemonState {
             pid: std::process::id(),
             started_at: crate::clock::unix_now(),
             started: Instant::now(),
-            events: EventBus::new(DAEMON_CAPACITY),
+            events: EventBus::new(DAEMON_CAPACITY, 0),
             shutdown: CancellationToken::new(),
             clients: AtomicUsize::new(0),
             last_busy: Mutex::new(Instant::now()),

@@ -2,6 +2,7 @@
 //! started in it.
 
 pub mod bins;
+pub mod browser;
 pub mod daemon;
 pub mod docker_image;
 pub mod live;

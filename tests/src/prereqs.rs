@@ -29,3 +29,25 @@ pub fn kernel_venv() -> PathBuf {
 pub fn wheelhouse() -> PathBuf {
     required("HAILER_TEST_WHEELHOUSE")
 }
+
+/// Debian's Chromium.
+pub fn chromium() -> PathBuf {
+    let path = required("HAILER_TEST_CHROMIUM");
+    assert!(
+        path.is_file(),
+        "{} is missing: run `bash scripts/test-prereqs.sh` (it installs Debian's chromium)",
+        path.display()
+    );
+    path
+}
+
+/// Debian's chromedriver, matching [`chromium`].
+pub fn chromedriver() -> PathBuf {
+    let path = required("HAILER_TEST_CHROMEDRIVER");
+    assert!(
+        path.is_file(),
+        "{} is missing: run `bash scripts/test-prereqs.sh` (it installs Debian's chromium-driver)",
+        path.display()
+    );
+    path
+}

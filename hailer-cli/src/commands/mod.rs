@@ -6,4 +6,5 @@ pub mod exec;
 pub mod init;
 pub mod kernel;
 pub mod login;
+pub mod open;
 pub mod run;

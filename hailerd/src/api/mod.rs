@@ -1,4 +1,4 @@
-//! hailerd's HTTP and WebSocket API: the router and its guards.
+//! hailerd's HTTP and WebSocket API: the router, its guards, and the chat page's files.
 
 mod credential_routes;
 mod daemon_routes;
@@ -8,9 +8,11 @@ mod guard;
 mod json_body;
 mod kernel_routes;
 pub mod openapi;
+mod render;
 mod session_events;
 mod sessions;
 mod workspace_routes;
+mod web_page;
 mod ws_stream;
 
 use axum::Router;
@@ -21,8 +23,8 @@ pub use error::ApiError;
 
 use crate::state::Daemon;
 
-/// The whole application: `/v1/` behind the token, and every route behind the Host and Origin
-/// checks.
+/// The whole application: the chat page's files, `/v1/` behind the token, and every route
+/// behind the Host and Origin checks.
 pub fn router(daemon: Daemon) -> Router {
     let v1 = Router::new()
         .route("/daemon", get(daemon_routes::info))
@@ -31,6 +33,7 @@ pub fn router(daemon: Daemon) -> Router {
         .route("/openapi.json", get(openapi::document))
         .route("/credentials/login", post(credential_routes::login))
         .route("/credentials/logout", post(credential_routes::logout))
+        .route("/render", post(render::render))
         .route("/kernel/install-local", post(kernel_routes::install_local))
         .route("/sessions", post(sessions::start).get(sessions::list))
         .route("/sessions/{id}", get(sessions::get).delete(sessions::stop))
@@ -54,8 +57,10 @@ pub fn router(daemon: Daemon) -> Router {
         .route("/sessions/{id}/prompts", get(workspace_routes::prompts))
         .fallback(|| async { ApiError::NotFound("no such API route".to_owned()) })
         .layer(from_fn_with_state(daemon.clone(), guard::require_token));
-    Router::new()
-        .nest(hailer_protocol::API_PREFIX, v1)
+    let page = web_page::ASSETS.iter().fold(Router::new(), |page, asset| {
+        page.route(asset.path, get(web_page::serve))
+    });
+    page.nest(hailer_protocol::API_PREFIX, v1)
         .fallback(|| async { ApiError::NotFound("not found".to_owned()) })
         .layer(from_fn_with_state(
             daemon.clone(),

@@ -31,6 +31,7 @@ use utoipa::{Modify, OpenApi};
         super::sessions::cancel,
         super::workspace_routes::skills,
         super::workspace_routes::prompts,
+        super::render::render,
         document,
     ),
     components(schemas(
@@ -72,6 +73,8 @@ use utoipa::{Modify, OpenApi};
         hailer_protocol::SkillList,
         hailer_protocol::SkillEntry,
         hailer_protocol::PromptList,
+        hailer_protocol::RenderParams,
+        hailer_protocol::RenderResponse,
     )),
     modifiers(&BearerAuth)
 )]

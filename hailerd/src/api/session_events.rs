@@ -1,19 +1,30 @@
 //! `/v1/sessions/{id}/events`: attach to a session and follow it live.
 
 use axum::extract::ws::{WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::response::Response;
 use hailer_protocol::{SessionEnvelope, SessionEvent, WS_PROTOCOL};
+use serde::Deserialize;
 
 use super::error::ApiError;
 use super::ws_stream::{forward, send, send_encoded};
 use crate::state::Daemon;
 
+/// Where a reconnecting client left off.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct Resume {
+    /// The last sequence number the client received: the events after it that the session
+    /// still keeps come first, each once. Without it (or when they are no longer kept), the
+    /// running turn's events so far come first.
+    after: Option<u64>,
+}
+
 /// Attaches to the session: `attached` first (the session as it is), then its events in order.
 /// While a client is attached the session does not linger out.
 #[utoipa::path(
     get, path = "/v1/sessions/{id}/events", tag = "sessions",
-    params(("id" = String, Path, description = "Session id")),
+    params(("id" = String, Path, description = "Session id"), Resume),
     responses(
         (status = 101, description = "WebSocket of JSON session envelopes", body = SessionEnvelope),
         (status = 404, body = hailer_protocol::ErrorBody),
@@ -23,23 +34,37 @@ use crate::state::Daemon;
 pub async fn subscribe(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
+    Query(resume): Query<Resume>,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     let session = daemon.sessions.get(&id).await?;
     Ok(upgrade
         .protocols([WS_PROTOCOL])
-        .on_upgrade(move |socket| follow(daemon, session, socket)))
+        .on_upgrade(move |socket| follow(daemon, session, resume, socket)))
 }
 
 async fn follow(
     daemon: Daemon,
     session: std::sync::Arc<crate::session::Session>,
+    resume: Resume,
     mut socket: WebSocket,
 ) {
     let _daemon_client = daemon.client_connected();
     let _attached = session.attach();
-    let (mut events, replay) = session.subscribe_with_replay();
-    let replayed_up_to = replay.last().map_or(0, |shared| shared.envelope.seq);
+    let caught_up = resume
+        .after
+        .map(|after| (after, session.events.subscribe_after(after)));
+    let (mut events, replay, already_sent) = match caught_up {
+        Some((after, (events, Some(missed)))) => {
+            let last = missed.last().map_or(after, |shared| shared.envelope.seq);
+            (events, missed, last)
+        }
+        _ => {
+            let (events, replay) = session.subscribe_with_replay();
+            let last = replay.last().map_or(0, |shared| shared.envelope.seq);
+            (events, replay, last)
+        }
+    };
     let first = SessionEnvelope {
         seq: 0,
         at: crate::clock::unix_now(),
@@ -55,5 +80,5 @@ async fn follow(
             return;
         }
     }
-    forward(&mut socket, &mut events, replayed_up_to, &daemon.shutdown).await;
+    forward(&mut socket, &mut events, already_sent, &daemon.shutdown).await;
 }

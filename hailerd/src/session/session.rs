@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::error::SessionError;
 use super::owner_lock::OwnerLock;
-use crate::events::{SESSION_CAPACITY, SessionBus, Shared};
+use crate::events::{SESSION_BACKLOG, SESSION_CAPACITY, SessionBus, Shared};
 use crate::kernel::{DEFAULT_EXEC_TIMEOUT, Kernel, KernelSpec};
 use crate::notebooks::NotebookState;
 
@@ -72,7 +72,7 @@ impl Session {
             id,
             loaded,
             started_at: crate::clock::unix_now(),
-            events: SessionBus::new(SESSION_CAPACITY),
+            events: SessionBus::new(SESSION_CAPACITY, SESSION_BACKLOG),
             kernel_state,
             kernel: RwLock::new(None),
             notebooks: Mutex::new(notebooks),
@@ -126,6 +126,10 @@ impl Session {
             runtime: self.runtime().to_string(),
             kernel_line: self.kernel_line(),
             kernel: slot.status,
+            model: format!(
+                "{}:{}",
+                self.loaded.config.model.provider, self.loaded.config.model.name
+            ),
             kernel_error: slot.error,
             active_notebook: self.notebooks.lock().await.active.clone(),
             notebooks_dir: self.notebooks_dir().display().to_string(),

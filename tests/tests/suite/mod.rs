@@ -8,3 +8,5 @@ mod login;
 mod session_docker;
 mod session_local;
 mod turn_control;
+mod web_page;
+mod web_page_performance;

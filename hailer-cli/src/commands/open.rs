@@ -1,0 +1,104 @@
+//! `hailer open`: the browser chat page, signed in with this daemon's token.
+//!
+//! The token rides in the link's fragment (`#token=...`), which browsers never send to a server
+//! and which the page removes from the address bar as soon as it has read it.
+
+use std::process::{Command, Stdio};
+
+use hailer_config::home::HailerHome;
+
+use crate::daemon_client;
+use crate::session_client::{self, SessionFlags};
+
+pub async fn open(home: &HailerHome, flags: &SessionFlags, print_only: bool) -> anyhow::Result<()> {
+    let connected = daemon_client::find_or_start(home).await?;
+    let endpoint = &connected.endpoint;
+    // Attach the workspace's session, so the page shows it and the agent gets this shell's
+    // settings; outside a workspace the page just lists the live sessions.
+    let session = match session_client::start(endpoint, flags).await {
+        Ok(started) => Some(started.session.id),
+        Err(error) => {
+            eprintln!("No workspace session attached ({error:#}); the page lists the live ones.");
+            None
+        }
+    };
+    let link = signed_link(endpoint.port, &endpoint.token, session.as_deref());
+    if print_only {
+        println!("{link}");
+        return Ok(());
+    }
+    match launch_browser(&link) {
+        Ok(browser) => {
+            println!("Opened the chat page in {browser}. If it did not appear, open:\n{link}")
+        }
+        Err(reason) => println!("{reason}; open this link in your browser:\n{link}"),
+    }
+    println!("The link signs in to hailerd until it stops: keep it to yourself.");
+    Ok(())
+}
+
+fn signed_link(port: u16, token: &str, session: Option<&str>) -> String {
+    let mut link = format!("http://127.0.0.1:{port}/#token={token}");
+    if let Some(session) = session {
+        link.push_str("&session=");
+        link.push_str(session);
+    }
+    link
+}
+
+/// Starts `$BROWSER` (a `:`-separated list; `%s` marks where the link goes) or the desktop's
+/// opener, without waiting; answers which one, or why none could start.
+fn launch_browser(link: &str) -> Result<String, String> {
+    let mut candidates: Vec<String> = std::env::var("BROWSER")
+        .ok()
+        .map(|value| {
+            value
+                .split(':')
+                .filter(|part| !part.trim().is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    candidates.push(
+        if cfg!(target_os = "macos") {
+            "open"
+        } else {
+            "xdg-open"
+        }
+        .to_owned(),
+    );
+    for candidate in &candidates {
+        let mut words = candidate.split_whitespace();
+        let Some(program) = words.next() else {
+            continue;
+        };
+        let mut args: Vec<String> = words.map(str::to_owned).collect();
+        if args.iter().any(|arg| arg.contains("%s")) {
+            args = args.iter().map(|arg| arg.replace("%s", link)).collect();
+        } else {
+            args.push(link.to_owned());
+        }
+        let spawned = Command::new(program)
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        if spawned.is_ok() {
+            return Ok(program.to_owned());
+        }
+    }
+    Err("No browser could be started".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::signed_link;
+
+    #[test]
+    fn the_token_travels_in_the_fragment_only() {
+        let link = signed_link(4242, "abc123", Some("s_01"));
+        assert_eq!(link, "http://127.0.0.1:4242/#token=abc123&session=s_01");
+        assert!(!link.contains('?'));
+    }
+}

@@ -1,0 +1,562 @@
+// Hailer's chat page. Plain script, no build step. Model output never reaches innerHTML unless
+// the daemon rendered and sanitised it (POST /v1/render); everything else is set as text.
+"use strict";
+
+(() => {
+  const TOKEN_KEY = "hailer.token";
+  const WS_PROTOCOL = "hailer.v1";
+  const WS_TOKEN_PREFIX = "hailer.token.";
+  const RETRY_MS = [250, 500, 1000, 2000, 4000];
+  const NODES_PER_FRAME = 2500;
+
+  const $ = (id) => document.getElementById(id);
+
+  class AuthError extends Error {}
+
+  // ---- the token: from the link's fragment to sessionStorage, never in the address bar ----
+
+  // The link is `/#token=...&session=...`; both leave the address bar at once.
+  function takeFragment() {
+    const fragment = new URLSearchParams(location.hash.slice(1));
+    const given = fragment.get("token");
+    if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+    if (given && /^[0-9A-Za-z_-]+$/.test(given)) sessionStorage.setItem(TOKEN_KEY, given);
+    return { token: sessionStorage.getItem(TOKEN_KEY), session: fragment.get("session") };
+  }
+
+  const { token, session: linkedSession } = takeFragment();
+  // A new link opened over this page changes only the fragment: start again with it.
+  window.addEventListener("hashchange", () => {
+    if (new URLSearchParams(location.hash.slice(1)).has("token")) {
+      takeFragment();
+      location.reload();
+    }
+  });
+  let everConnected = false;
+
+  function showGate(reason) {
+    sessionStorage.removeItem(TOKEN_KEY);
+    closeSocket();
+    $("app").hidden = true;
+    $("gate").hidden = false;
+    $("gate-reason").textContent = reason;
+    setConnection("Not signed in", true);
+  }
+
+  function setConnection(text, bad) {
+    const element = $("connection");
+    element.textContent = text;
+    element.classList.toggle("bad", Boolean(bad));
+  }
+
+  async function api(method, path, body) {
+    const headers = { Authorization: `Bearer ${token}` };
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: "no-store",
+      credentials: "omit",
+    });
+    if (response.status === 401) throw new AuthError("unauthorized");
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      const error = new Error(data.hint ? `${data.message} ${data.hint}` : data.message || response.statusText);
+      error.status = response.status;
+      throw error;
+    }
+    everConnected = true;
+    return data;
+  }
+
+  function refused() {
+    showGate(
+      everConnected
+        ? "The daemon restarted, so this page's sign-in no longer counts."
+        : "This page was opened without a valid sign-in link."
+    );
+  }
+
+  // ---- the conversation: a list of items, drawn into the page a few hundred per frame ----
+
+  const conversation = {
+    items: [],
+    pending: [],
+    scheduled: false,
+    turns: new Map(),
+    tools: new Map(),
+
+    reset() {
+      this.items = [];
+      this.pending = [];
+      this.turns.clear();
+      this.tools.clear();
+      $("conversation").replaceChildren();
+    },
+
+    add(item) {
+      item.node = buildNode(item);
+      this.items.push(item);
+      this.pending.push(item.node);
+      this.schedule();
+      return item;
+    },
+
+    schedule() {
+      if (this.scheduled) return;
+      this.scheduled = true;
+      requestAnimationFrame(() => this.flush());
+    },
+
+    flush() {
+      this.scheduled = false;
+      const list = $("conversation");
+      const stick = list.scrollHeight - list.scrollTop - list.clientHeight < 80;
+      const batch = this.pending.splice(0, NODES_PER_FRAME);
+      const fragment = document.createDocumentFragment();
+      for (const node of batch) fragment.append(node);
+      list.append(fragment);
+      if (stick) list.scrollTop = list.scrollHeight;
+      if (this.pending.length) this.schedule();
+    },
+
+    followIfNear() {
+      const list = $("conversation");
+      if (list.scrollHeight - list.scrollTop - list.clientHeight < 160) list.scrollTop = list.scrollHeight;
+    },
+  };
+
+  function element(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function buildNode(item) {
+    const node = element("li", `msg ${item.kind}`);
+    if (item.kind === "user") {
+      node.append(element("span", "who", item.client ? `You (${item.client})` : "You"));
+      node.append(element("div", "text", item.text));
+    } else if (item.kind === "assistant") {
+      node.append(element("span", "who", "Agent"));
+      item.textNode = element("div", "text", item.text || "");
+      node.append(item.textNode);
+      if (item.streaming) {
+        node.setAttribute("aria-live", "polite");
+        node.setAttribute("aria-busy", "true");
+      }
+    } else if (item.kind === "tool") {
+      const details = element("details");
+      const summary = element("summary");
+      item.statusNode = element("span", "", " running…");
+      summary.append(element("span", "", `Tool: ${item.name}`), item.statusNode);
+      details.append(summary, element("h3", "", "Code"));
+      const pre = element("pre");
+      pre.append(element("code", "", item.code));
+      details.append(pre);
+      item.resultNode = element("div");
+      details.append(item.resultNode);
+      node.classList.add("tool");
+      node.append(details);
+      if (item.done) finishTool(item);
+    } else {
+      node.textContent = item.text;
+    }
+    return node;
+  }
+
+  function finishTool(item) {
+    item.statusNode.textContent = item.ok ? " done" : " failed";
+    item.statusNode.className = item.ok ? "status-ok" : "status-failed";
+    const pre = element("pre");
+    pre.append(element("code", "", item.result));
+    item.resultNode.replaceChildren(element("h3", "", "Result"), pre);
+  }
+
+  async function renderMarkdown(item) {
+    try {
+      const { html } = await api("POST", "/v1/render", { markdown: item.text });
+      // The daemon sanitised it: no script, handler, style, image or javascript: link survives.
+      item.textNode.innerHTML = html;
+      item.textNode.classList.add("html");
+    } catch (error) {
+      if (error instanceof AuthError) refused();
+      // Otherwise the plain text stays.
+    }
+    conversation.followIfNear();
+  }
+
+  // ---- session events ----
+
+  let current = null; // { id, info, socket, lastSeq, retry, stopped, usage }
+
+  function turnOf(turnId) {
+    let turn = conversation.turns.get(turnId);
+    if (!turn) {
+      turn = { answer: null };
+      conversation.turns.set(turnId, turn);
+    }
+    return turn;
+  }
+
+  function answerOf(turnId) {
+    const turn = turnOf(turnId);
+    if (!turn.answer || turn.answer.closed) {
+      turn.answer = conversation.add({ kind: "assistant", text: "", streaming: true });
+    }
+    return turn.answer;
+  }
+
+  function closeAnswer(turnId, finalText) {
+    const turn = turnOf(turnId);
+    let answer = turn.answer;
+    if (finalText !== undefined && finalText !== "" && (!answer || answer.closed)) answer = answerOf(turnId);
+    if (!answer) return null;
+    if (finalText !== undefined && finalText !== "") answer.text = finalText;
+    answer.textNode.textContent = answer.text;
+    answer.streaming = false;
+    answer.closed = true;
+    answer.node.setAttribute("aria-busy", "false");
+    return answer;
+  }
+
+  function applyEnvelope(envelope) {
+    if (!current) return;
+    if (envelope.seq > 0) {
+      if (envelope.seq <= current.lastSeq) return; // seen before a reconnect
+      current.lastSeq = envelope.seq;
+    }
+    const event = envelope.event;
+    switch (event.type) {
+      case "attached":
+        showInfo(event.session);
+        break;
+      case "kernel":
+        current.info.kernel = event.status;
+        showKernel();
+        loadSessions();
+        if (event.message) conversation.add({ kind: "notice", text: event.message });
+        break;
+      case "notebookSwitched":
+        current.info.activeNotebook = event.notebook;
+        $("fact-notebook").textContent = event.notebook;
+        break;
+      case "turnStarted":
+        conversation.add({ kind: "user", text: event.text, client: event.client });
+        turnOf(event.turn_id);
+        setRunning(true);
+        break;
+      case "textDelta": {
+        const answer = answerOf(event.turn_id);
+        answer.text += event.delta;
+        answer.textNode.textContent = answer.text;
+        conversation.followIfNear();
+        break;
+      }
+      case "toolCallStarted": {
+        const turn = turnOf(event.turn_id);
+        if (turn.answer) closeAnswer(event.turn_id);
+        const item = conversation.add({ kind: "tool", name: event.name, code: event.preview, done: false });
+        conversation.tools.set(event.call_id, item);
+        break;
+      }
+      case "toolCallFinished": {
+        let item = conversation.tools.get(event.call_id);
+        if (!item) item = conversation.add({ kind: "tool", name: event.name, code: "", done: false });
+        item.done = true;
+        item.ok = event.ok;
+        item.result = event.preview;
+        if (item.statusNode) finishTool(item);
+        break;
+      }
+      case "usage":
+        showUsage(event.usage, false);
+        break;
+      case "turnFinished": {
+        const answer = closeAnswer(event.turn_id, event.text);
+        showUsage(event.usage, true);
+        setRunning(false);
+        if (answer && answer.text) renderMarkdown(answer);
+        break;
+      }
+      case "turnFailed":
+        closeAnswer(event.turn_id);
+        conversation.add({ kind: "error", text: event.hint ? `${event.message} ${event.hint}` : event.message });
+        setRunning(false);
+        break;
+      case "turnCancelled":
+        closeAnswer(event.turn_id);
+        conversation.add({ kind: "notice", text: "The answer was cancelled." });
+        setRunning(false);
+        break;
+      case "notice":
+        conversation.add({ kind: event.level === "error" ? "error" : "notice", text: event.message });
+        break;
+      case "lagged":
+        conversation.add({ kind: "notice", text: `This page missed ${event.missed} events; the session view may be incomplete.` });
+        break;
+      case "stopped":
+        current.stopped = true;
+        current.info.kernel = "stopped";
+        showKernel();
+        conversation.add({ kind: "notice", text: `The session ended: ${event.reason}` });
+        setRunning(false);
+        $("send").disabled = true;
+        break;
+      default:
+        break;
+    }
+  }
+
+  function showInfo(info) {
+    current.info = info;
+    $("session-title").textContent = info.workspace;
+    $("fact-model").textContent = info.model || "unknown";
+    $("fact-runtime").textContent = info.kernelLine;
+    $("fact-notebook").textContent = info.activeNotebook || "none";
+    $("unsafe-warning").hidden = info.runtime !== "unsafe-local";
+    const warnings = $("session-warnings");
+    warnings.replaceChildren(...(info.warnings || []).map((text) => element("li", "", text)));
+    showKernel();
+  }
+
+  function showKernel() {
+    const state = $("fact-kernel-state");
+    const status = current.info.kernel;
+    state.textContent = status;
+    state.className = `state ${status}`;
+    if (current.info.kernelError && status === "failed") state.title = current.info.kernelError;
+  }
+
+  function showUsage(usage, final) {
+    if (!usage) return;
+    const turnTokens = (usage.inputTokens || 0) + (usage.outputTokens || 0);
+    if (final) {
+      current.usage.input += usage.inputTokens || 0;
+      current.usage.output += usage.outputTokens || 0;
+      current.usage.turn = null;
+    } else {
+      current.usage.turn = turnTokens;
+    }
+    const { input, output, turn } = current.usage;
+    let text = `${input.toLocaleString()} in · ${output.toLocaleString()} out`;
+    if (turn !== null) text += ` (this answer so far: ${turn.toLocaleString()})`;
+    $("fact-tokens").textContent = text;
+  }
+
+  function setRunning(running) {
+    current.running = running;
+    $("cancel").disabled = !running;
+  }
+
+  // ---- the session's WebSocket, reconnecting and catching up by sequence number ----
+
+  function closeSocket() {
+    if (current && current.socket) {
+      current.socket.onclose = null;
+      current.socket.close();
+      current.socket = null;
+    }
+  }
+
+  function connect(session) {
+    const after = session.lastSeq > 0 ? `?after=${session.lastSeq}` : "";
+    const url = `ws://${location.host}/v1/sessions/${encodeURIComponent(session.id)}/events${after}`;
+    const socket = new WebSocket(url, [WS_PROTOCOL, WS_TOKEN_PREFIX + token]);
+    session.socket = socket;
+    socket.onopen = () => {
+      session.retry = 0;
+      everConnected = true;
+      setConnection("Connected");
+    };
+    socket.onmessage = (message) => {
+      if (current !== session) return;
+      try {
+        applyEnvelope(JSON.parse(message.data));
+      } catch (error) {
+        console.warn("ignored an event the page cannot read", error);
+      }
+    };
+    socket.onclose = () => {
+      if (current !== session || session.socket !== socket) return;
+      session.socket = null;
+      if (session.stopped) {
+        setConnection("Session ended");
+        return;
+      }
+      setConnection("Connection lost; reconnecting…", true);
+      const delay = RETRY_MS[Math.min(session.retry, RETRY_MS.length - 1)];
+      session.retry += 1;
+      setTimeout(() => reconnect(session), delay);
+    };
+  }
+
+  async function reconnect(session) {
+    if (current !== session) return;
+    try {
+      await api("GET", `/v1/sessions/${encodeURIComponent(session.id)}`);
+    } catch (error) {
+      if (error instanceof AuthError) return refused();
+      if (error.status === 404) {
+        conversation.add({ kind: "notice", text: "This session no longer exists (the daemon may have restarted)." });
+        current.stopped = true;
+        setConnection("Session ended", true);
+        $("send").disabled = true;
+        return;
+      }
+      // The daemon is unreachable: try again later.
+      const delay = RETRY_MS[Math.min(session.retry, RETRY_MS.length - 1)];
+      session.retry += 1;
+      setTimeout(() => reconnect(session), delay);
+      return;
+    }
+    connect(session);
+  }
+
+  function openSession(info) {
+    closeSocket();
+    conversation.reset();
+    current = {
+      id: info.id,
+      info,
+      socket: null,
+      lastSeq: 0,
+      retry: 0,
+      stopped: false,
+      running: false,
+      usage: { input: 0, output: 0, turn: null },
+    };
+    $("fact-tokens").textContent = "none yet";
+    $("send").disabled = false;
+    $("composer-error").textContent = "";
+    showInfo(info);
+    setRunning(false);
+    $("session").hidden = false;
+    $("app").classList.add("in-session");
+    connect(current);
+    $("message").focus();
+  }
+
+  // ---- sessions list and start ----
+
+  async function loadSessions() {
+    try {
+      const { sessions } = await api("GET", "/v1/sessions");
+      setConnection(current && current.socket ? "Connected" : "Signed in");
+      const list = $("session-list");
+      list.replaceChildren(
+        ...sessions.map((info) => {
+          const item = element("li");
+          const button = element("button", "quiet", `${info.workspace} (${info.runtime}, kernel ${info.kernel})`);
+          button.type = "button";
+          button.addEventListener("click", () => openSession(info));
+          item.append(button);
+          return item;
+        })
+      );
+      $("no-sessions").hidden = sessions.length > 0;
+      $("app").hidden = false;
+      return sessions;
+    } catch (error) {
+      if (error instanceof AuthError) refused();
+      else setConnection(`Cannot reach the daemon: ${error.message}`, true);
+      return [];
+    }
+  }
+
+  async function startSession(event) {
+    event.preventDefault();
+    const path = $("workspace").value.trim();
+    $("start-error").textContent = "";
+    if (!path.startsWith("/")) {
+      $("start-error").textContent = "Give the workspace folder as an absolute path, starting with /.";
+      return;
+    }
+    try {
+      const { session } = await api("POST", "/v1/sessions", { cwd: path, workspace: path, client: "browser" });
+      await loadSessions();
+      openSession(session);
+    } catch (error) {
+      if (error instanceof AuthError) refused();
+      else $("start-error").textContent = error.message;
+    }
+  }
+
+  async function send(event) {
+    event.preventDefault();
+    if (!current || current.stopped) return;
+    const box = $("message");
+    const text = box.value.trim();
+    if (!text) return;
+    $("composer-error").textContent = "";
+    $("send").disabled = true;
+    try {
+      await api("POST", `/v1/sessions/${encodeURIComponent(current.id)}/turns`, { text, client: "browser" });
+      box.value = "";
+    } catch (error) {
+      if (error instanceof AuthError) refused();
+      else $("composer-error").textContent = error.status === 409 ? "The agent is still answering: wait, or cancel the answer." : error.message;
+    } finally {
+      $("send").disabled = Boolean(current && current.stopped);
+    }
+  }
+
+  async function cancel() {
+    if (!current) return;
+    try {
+      await api("POST", `/v1/sessions/${encodeURIComponent(current.id)}/cancel`);
+    } catch (error) {
+      if (error instanceof AuthError) refused();
+      else $("composer-error").textContent = error.message;
+    }
+  }
+
+  function backToList() {
+    closeSocket();
+    current = null;
+    $("session").hidden = true;
+    $("app").classList.remove("in-session");
+    loadSessions();
+    $("refresh").focus();
+  }
+
+  // A way for benchmarks and diagnostics to feed recorded envelopes into the open session view.
+  window.hailerPage = {
+    feed(envelopes) {
+      for (const envelope of envelopes) applyEnvelope(envelope);
+    },
+    pendingNodes: () => conversation.pending.length,
+    // Closes the session's connection as a network failure would; the page reconnects.
+    dropConnection() {
+      if (current && current.socket) current.socket.close(4000, "dropped");
+    },
+    lastSeq: () => (current ? current.lastSeq : 0),
+  };
+
+  function start() {
+    if (!token) {
+      showGate("This page was opened without a sign-in link.");
+      return;
+    }
+    $("start-form").addEventListener("submit", startSession);
+    $("refresh").addEventListener("click", loadSessions);
+    $("composer").addEventListener("submit", send);
+    $("cancel").addEventListener("click", cancel);
+    $("back").addEventListener("click", backToList);
+    $("message").addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        $("composer").requestSubmit();
+      }
+    });
+    setConnection("Connecting…");
+    loadSessions().then((sessions) => {
+      const linked = sessions.find((info) => info.id === linkedSession);
+      if (!current && (linked || sessions.length === 1)) openSession(linked || sessions[0]);
+    });
+  }
+
+  start();
+})();
