@@ -12,6 +12,8 @@ use hailer_kernel_bundle as bundle;
 pub struct LocalServer {
     server: MarimoServer,
     pub client: MarimoClient,
+    /// The interpreter marimo runs on (its folder holds the environment's programs).
+    pub python: PathBuf,
 }
 
 impl LocalServer {
@@ -42,14 +44,18 @@ pub async fn start(
     );
     progress("Starting marimo");
     let options = LaunchOptions::new(
-        python,
+        python.clone(),
         spec.workspace.clone(),
         spec.notebooks_dir.clone(),
         env,
     );
     let server = hailer_marimo::launch(&options).await?;
     let client = server.client()?;
-    Ok(LocalServer { server, client })
+    Ok(LocalServer {
+        server,
+        client,
+        python,
+    })
 }
 
 /// The interpreter of the environment the kernel runs in.
