@@ -47,9 +47,10 @@ impl TestWorkspace {
         hailer_docker::labels::workspace_id(self.path())
     }
 
-    pub fn unsafe_local_with_env(mut env: Vec<(String, String)>) -> Self {
+    pub fn unsafe_local_with_env(env: Vec<(String, String)>) -> Self {
         let venv = crate::prereqs::kernel_venv();
-        env.push(("HAILER_KERNEL_VENV".to_owned(), venv.display().to_string()));
+        let mut env = env;
+        env.insert(0, ("HAILER_KERNEL_VENV".to_owned(), venv.display().to_string()));
         let workspace = Self {
             root: tempfile::tempdir().unwrap_or_else(|error| panic!("temp dir: {error}")),
             home: tempfile::tempdir().unwrap_or_else(|error| panic!("temp dir: {error}")),
@@ -57,6 +58,30 @@ impl TestWorkspace {
         };
         let init = workspace.hailer(&["init", "--kernel", "unsafe-local"]);
         assert!(init.status.success(), "hailer init failed: {init:?}");
+        workspace
+    }
+
+    /// An unsafe-local workspace whose model is the scripted server at `base_url`, its key in
+    /// `SCRIPTED_KEY`; `env` comes on top (a later value of a name wins).
+    pub fn scripted(
+        base_url: &str,
+        key: &str,
+        wire_api: &str,
+        stream: bool,
+        env: Vec<(String, String)>,
+    ) -> Self {
+        let mut all = vec![("SCRIPTED_KEY".to_owned(), key.to_owned())];
+        all.extend(env);
+        let workspace = Self::unsafe_local_with_env(all);
+        let toml = std::fs::read_to_string(workspace.path().join("hailer.toml"))
+            .unwrap_or_else(|error| panic!("hailer.toml: {error}"));
+        let toml = toml.replace("[model]\n", "[model]\nprovider = \"scripted\"\n");
+        workspace.write(
+            "hailer.toml",
+            &format!(
+                "{toml}\n[model_providers.scripted]\nbase_url = \"{base_url}\"\nenv_key = \"SCRIPTED_KEY\"\nwire_api = \"{wire_api}\"\nstream = {stream}\n"
+            ),
+        );
         workspace
     }
 

@@ -215,16 +215,18 @@ pub(super) async fn status_text(session: &Session) -> String {
         },
         paths.notebooks
     ));
-    let list = session.list_notebooks().await;
-    let active = list.active.clone().unwrap_or_else(|| "none".to_owned());
     let kernel = match session.kernel().await {
         Ok(kernel) => kernel,
         Err(error) => {
+            let list = session.list_notebooks().await;
+            let active = list.active.unwrap_or_else(|| "none".to_owned());
             lines.push(format!("marimo: not running ({error})"));
             lines.push(format!("active notebook: {active}"));
             return lines.join("\n");
         }
     };
+    let list = session.list_notebooks().await;
+    let active = list.active.clone().unwrap_or_else(|| "none".to_owned());
     lines.push("marimo: running".to_owned());
     let notebook = session.active_notebook().await;
     let state = match kernel.notebook_state(&notebook).await {

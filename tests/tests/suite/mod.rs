@@ -1,3 +1,4 @@
+mod agent_tools;
 mod agent_turns;
 mod cli_init;
 mod daemon_guard;
