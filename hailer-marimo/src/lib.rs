@@ -18,11 +18,11 @@ pub mod launch;
 pub mod python_env;
 pub mod sse;
 
+pub use cell_snapshot::{CellSnapshot, SnapshotOptions, SyntaxIssue};
 pub use client::{
     CellChange, ClientOptions, ExecChunk, ExecOutcome, ExecOutput, KernelState, MarimoClient,
     SessionHandle, StreamKind,
 };
-pub use cell_snapshot::{CellSnapshot, SnapshotOptions, SyntaxIssue};
 pub use code_mode::{CellEdit, CellInfo, NewCell};
 pub use env_scrub::{ScrubbedEnv, scrub_environment};
 pub use error::{Error, Result};

@@ -57,8 +57,7 @@ impl MarimoClient {
         let outcome = self
             .execute(notebook, &cell_snapshot::snapshot_code(options), budget)
             .await?;
-        cell_snapshot::parse_snapshot(&outcome.stdout)
-            .map_err(|error| with_stderr(error, &outcome))
+        cell_snapshot::parse_snapshot(&outcome.stdout).map_err(|error| with_stderr(error, &outcome))
     }
 
     async fn change_cell(

@@ -245,12 +245,13 @@ fn prepare(
     };
     let max_tool_output_chars =
         usize::try_from(loaded.config.hailer.max_tool_output_chars).unwrap_or(usize::MAX);
-    let tools = kernel_tools(Arc::downgrade(session), max_tool_output_chars).map_err(
-        |duplicate| Unavailable {
-            message: format!("two tools share the name {}", duplicate.0),
-            hint: None,
-        },
-    )?;
+    let tools =
+        kernel_tools(Arc::downgrade(session), max_tool_output_chars).map_err(|duplicate| {
+            Unavailable {
+                message: format!("two tools share the name {}", duplicate.0),
+                hint: None,
+            }
+        })?;
     let settings = TurnSettings {
         max_tool_output_chars,
         reasoning_effort: model

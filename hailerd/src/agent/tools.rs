@@ -236,7 +236,9 @@ pub(super) async fn status_text(session: &Session) -> String {
             "session's kernel has STOPPED; the next marimo_execute starts a new one".to_owned()
         }
         Ok(Some(KernelState::Other(state))) => format!("session state {state}"),
-        Ok(None) => "no session yet; the next marimo_execute or notebook_open starts one".to_owned(),
+        Ok(None) => {
+            "no session yet; the next marimo_execute or notebook_open starts one".to_owned()
+        }
         Err(error) => format!("state unknown ({error})"),
     };
     lines.push(format!("active notebook: {active} -> {state}"));

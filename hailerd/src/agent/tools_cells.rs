@@ -69,7 +69,11 @@ pub(super) async fn check_changes(
     };
     let after = match kernel.snapshot_cells(notebook, options).await {
         Ok(after) => after,
-        Err(error) => return Some(format!("(Check skipped: the cells could not be read: {error})")),
+        Err(error) => {
+            return Some(format!(
+                "(Check skipped: the cells could not be read: {error})"
+            ));
+        }
     };
     let changed = checks::changed_cells(before, &after);
     if changed.is_empty() {
@@ -163,7 +167,13 @@ fn cell_line(cell: &CellSnapshot) -> String {
         first_line
     );
     for error in &cell.errors {
-        let error: String = error.lines().next().unwrap_or("").chars().take(200).collect();
+        let error: String = error
+            .lines()
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take(200)
+            .collect();
         line.push_str("\n    ! ");
         line.push_str(&error);
     }

@@ -63,7 +63,9 @@ which have a kernel session."
             })
             .collect();
         if session.kernel().await.is_err() {
-            lines.push("(The kernel is not running, so which notebooks are open is unknown.)".into());
+            lines.push(
+                "(The kernel is not running, so which notebooks are open is unknown.)".into(),
+            );
         }
         lines.join("\n")
     }

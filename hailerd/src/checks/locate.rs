@@ -79,7 +79,12 @@ mod tests {
             find("ty", Some(Path::new("ty")), None, Some(&path_var)).unwrap(),
             other.join("ty")
         );
-        let missing = find("ruff", Some(&dir.path().join("nothing")), Some(&python), None);
+        let missing = find(
+            "ruff",
+            Some(&dir.path().join("nothing")),
+            Some(&python),
+            None,
+        );
         assert!(missing.unwrap_err().contains("[checks] ruff"));
         assert!(find("ruff", None, None, None).is_err());
     }

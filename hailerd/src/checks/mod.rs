@@ -96,7 +96,12 @@ pub async fn check(
         if !checkers.lint {
             return None;
         }
-        let program = match locate::find("ruff", checkers.ruff.as_deref(), kernel_python, search_path.as_deref()) {
+        let program = match locate::find(
+            "ruff",
+            checkers.ruff.as_deref(),
+            kernel_python,
+            search_path.as_deref(),
+        ) {
             Ok(program) => program,
             Err(why) => return Some(Err(why)),
         };
@@ -109,7 +114,12 @@ pub async fn check(
         if !checkers.typecheck {
             return None;
         }
-        let program = match locate::find("ty", checkers.ty.as_deref(), kernel_python, search_path.as_deref()) {
+        let program = match locate::find(
+            "ty",
+            checkers.ty.as_deref(),
+            kernel_python,
+            search_path.as_deref(),
+        ) {
             Ok(program) => program,
             Err(why) => return Some(Err(why)),
         };

@@ -144,7 +144,11 @@ mod tests {
             .collect();
         assert_eq!(
             rules,
-            vec![(0, 5, "B006"), (1, 1, "F821"), (1, 2, "unresolved-reference")]
+            vec![
+                (0, 5, "B006"),
+                (1, 1, "F821"),
+                (1, 2, "unresolved-reference")
+            ]
         );
     }
 }

@@ -29,7 +29,12 @@ pub struct RawFinding {
 }
 
 /// Runs `program` with `args` in `dir`, feeding `stdin`; stdout, or why it could not run.
-async fn run(program: &Path, args: &[&str], stdin: Option<&str>, dir: &Path) -> Result<String, String> {
+async fn run(
+    program: &Path,
+    args: &[&str],
+    stdin: Option<&str>,
+    dir: &Path,
+) -> Result<String, String> {
     let mut command = tokio::process::Command::new(program);
     command
         .args(args)
@@ -40,7 +45,11 @@ async fn run(program: &Path, args: &[&str], stdin: Option<&str>, dir: &Path) -> 
         .env("XDG_CACHE_HOME", dir.join("cache"))
         .env("XDG_CONFIG_HOME", dir.join("config"))
         .env("LANG", "C.UTF-8")
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
@@ -55,15 +64,28 @@ async fn run(program: &Path, args: &[&str], stdin: Option<&str>, dir: &Path) -> 
     }
     let output = tokio::time::timeout(CHECK_TIMEOUT, child.wait_with_output())
         .await
-        .map_err(|_| format!("{} took longer than {} s", program.display(), CHECK_TIMEOUT.as_secs()))?
+        .map_err(|_| {
+            format!(
+                "{} took longer than {} s",
+                program.display(),
+                CHECK_TIMEOUT.as_secs()
+            )
+        })?
         .map_err(|error| format!("{} failed ({error})", program.display()))?;
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     if stdout.trim_start().starts_with('[') {
         return Ok(stdout);
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
-    let said = stderr.lines().find(|line| !line.trim().is_empty()).unwrap_or("no output");
-    Err(format!("{} failed ({}): {said}", program.display(), output.status))
+    let said = stderr
+        .lines()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or("no output");
+    Err(format!(
+        "{} failed ({}): {said}",
+        program.display(),
+        output.status
+    ))
 }
 
 #[derive(Deserialize)]
@@ -79,7 +101,12 @@ struct RuffLocation {
 }
 
 /// ruff on the script (given on stdin).
-pub async fn ruff(program: &Path, script: &str, target: &str, dir: &Path) -> Result<Vec<RawFinding>, String> {
+pub async fn ruff(
+    program: &Path,
+    script: &str,
+    target: &str,
+    dir: &Path,
+) -> Result<Vec<RawFinding>, String> {
     let target_version = format!("--target-version={target}");
     let args = [
         "check",
@@ -140,7 +167,8 @@ pub async fn ty(
     dir: &Path,
 ) -> Result<Vec<RawFinding>, String> {
     let file: PathBuf = dir.join(SCRIPT_NAME);
-    std::fs::write(&file, script).map_err(|error| format!("the script could not be written ({error})"))?;
+    std::fs::write(&file, script)
+        .map_err(|error| format!("the script could not be written ({error})"))?;
     let mut args: Vec<String> = vec!["check".into()];
     if let Some(python) = python {
         args.push("--python".into());
@@ -168,7 +196,11 @@ pub async fn ty(
         .into_iter()
         .filter(|item| item.location.path.ends_with(SCRIPT_NAME))
         // Top-level await is how notebooks run async code; it is not a mistake there.
-        .filter(|item| !item.description.contains("outside of an asynchronous function"))
+        .filter(|item| {
+            !item
+                .description
+                .contains("outside of an asynchronous function")
+        })
         .map(|item| {
             let prefix = format!("{}: ", item.check_name);
             RawFinding {

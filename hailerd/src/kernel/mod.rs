@@ -182,7 +182,10 @@ impl Kernel {
     }
 
     /// The state of the kernel serving `notebook`; `None` when it has no session.
-    pub async fn notebook_state(&self, notebook: &Path) -> Result<Option<KernelState>, KernelError> {
+    pub async fn notebook_state(
+        &self,
+        notebook: &Path,
+    ) -> Result<Option<KernelState>, KernelError> {
         let path = self.kernel_path(notebook);
         match self.client.resolve_session(&path).await? {
             Some(session) => Ok(Some(self.client.kernel_status_of(&session).await?)),

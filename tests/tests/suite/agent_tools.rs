@@ -74,7 +74,10 @@ async fn each_notebook_tool_answers_the_model_in_plain_text() {
         ("notebook_list", json!({})),
         ("notebook_cells", json!({"pattern": "data_files|welcome"})),
         ("notebook_cells", json!({"pattern": "no such thing"})),
-        ("notebook_create", json!({"name": "Sales Q3", "template": "empty"})),
+        (
+            "notebook_create",
+            json!({"name": "Sales Q3", "template": "empty"}),
+        ),
         ("notebook_create", json!({"name": "Sales Q3"})),
         ("notebook_create", json!({"name": "x", "template": "fancy"})),
         ("notebook_open", json!({"notebook": "../hailer.toml"})),
@@ -92,7 +95,10 @@ async fn each_notebook_tool_answers_the_model_in_plain_text() {
     assert_eq!(results.len(), calls.len(), "{results:?}");
     for ((name, text), (called, _)) in results.iter().zip(calls.iter()) {
         assert_eq!(name, called);
-        assert!(!text.contains("access_token"), "a token reached the model: {text}");
+        assert!(
+            !text.contains("access_token"),
+            "a token reached the model: {text}"
+        );
     }
     let transcript: String = results
         .iter()
@@ -127,10 +133,7 @@ async fn a_down_kernel_comes_back_as_an_error_with_a_hint() {
         );
         assert!(text.lines().count() >= 2, "a hint follows: {text}");
     }
-    assert!(
-        results[2].1.contains("marimo: not running"),
-        "{transcript}"
-    );
+    assert!(results[2].1.contains("marimo: not running"), "{transcript}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -184,7 +187,11 @@ async fn the_first_request_fits_in_12_kb() {
         tools.len(),
         tools_bytes
     );
-    assert!(body.len() <= 12_288, "the first request is {} bytes", body.len());
+    assert!(
+        body.len() <= 12_288,
+        "the first request is {} bytes",
+        body.len()
+    );
     // The prompt names the kernel's paths for this runtime (unsafe-local: the host's).
     let data = workspace.canonical().join("data");
     assert!(
@@ -218,7 +225,10 @@ async fn code_checks_report_findings_in_the_new_cell_only() {
     insta::assert_snapshot!("checks_new_cell", report.replace(&id, "<id>"));
     let whole = results[1].1.replace(&id, "<id>");
     assert!(whole.contains("B006"), "{whole}");
-    assert!(!whole.contains("cell Hbol"), "untouched starter cells are clean: {whole}");
+    assert!(
+        !whole.contains("cell Hbol"),
+        "untouched starter cells are clean: {whole}"
+    );
 
     // The new cell was formatted with ruff before it ran and was saved.
     let saved = std::fs::read_to_string(workspace.path().join("notebooks/analysis.py")).unwrap();
@@ -229,12 +239,8 @@ async fn code_checks_report_findings_in_the_new_cell_only() {
 async fn a_missing_checker_makes_the_report_say_it_was_skipped() {
     let code = "import marimo._code_mode as cm\nasync with cm.get_context() as ctx:\n    ctx.create_cell('value = undefined_name + 1', name='lonely')\n";
     let calls = [("marimo_execute", json!({"code": code}))];
-    let (_workspace, model, output) = turn_with_calls(
-        &calls,
-        "ruff = \"/nonexistent/bin/ruff\"\n",
-        Vec::new(),
-    )
-    .await;
+    let (_workspace, model, output) =
+        turn_with_calls(&calls, "ruff = \"/nonexistent/bin/ruff\"\n", Vec::new()).await;
     assert!(output.status.success(), "{output:?}");
     let text = &tool_results(&model)[0].1;
     assert!(
@@ -242,6 +248,9 @@ async fn a_missing_checker_makes_the_report_say_it_was_skipped() {
         "{text}"
     );
     // ty still ran and found the undefined name.
-    assert!(text.contains("Code checks (ty) on 1 changed cell: 1 finding."), "{text}");
+    assert!(
+        text.contains("Code checks (ty) on 1 changed cell: 1 finding."),
+        "{text}"
+    );
     assert!(text.contains("ty unresolved-reference"), "{text}");
 }
