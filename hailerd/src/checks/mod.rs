@@ -140,7 +140,7 @@ pub async fn check(
                 tools.push(tool);
                 findings.extend(raw.into_iter().filter_map(|raw| {
                     let (cell, line) = script.origin(raw.line)?;
-                    is_target(cell).then(|| Finding {
+                    is_target(cell).then_some(Finding {
                         cell,
                         line,
                         tool,
