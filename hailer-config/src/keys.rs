@@ -39,7 +39,7 @@ pub const KERNEL_KEYS: &[&str] = &["runtime", "image", "memory", "cpus", "networ
 /// `[daemon]` keys.
 pub const DAEMON_KEYS: &[&str] = &["session_linger_secs"];
 /// `[checks]` keys.
-pub const CHECKS_KEYS: &[&str] = &["lint", "typecheck", "format"];
+pub const CHECKS_KEYS: &[&str] = &["lint", "typecheck", "format", "ruff", "ty"];
 
 /// Every section with its keys. `model_providers` holds one table per provider id.
 pub const SCHEMA: &[(&str, &[&str])] = &[

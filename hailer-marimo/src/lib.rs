@@ -5,9 +5,11 @@
 //! * [`launch`]: starting an unsafe-local marimo server that only answers to our token.
 //! * [`client`]: headless sessions, execute with deadlines and recovery, cells, files.
 //! * [`code_mode`]: the Python snippets behind durable cells.
+//! * [`cell_snapshot`]: reading the cells from the notebook document without marking them read.
 //! * [`sse`]: the bounded event-stream parser the client uses.
 
 pub mod access_token;
+pub mod cell_snapshot;
 pub mod client;
 pub mod code_mode;
 pub mod env_scrub;
@@ -16,6 +18,7 @@ pub mod launch;
 pub mod python_env;
 pub mod sse;
 
+pub use cell_snapshot::{CellSnapshot, SnapshotOptions, SyntaxIssue};
 pub use client::{
     CellChange, ClientOptions, ExecChunk, ExecOutcome, ExecOutput, KernelState, MarimoClient,
     SessionHandle, StreamKind,

@@ -7,6 +7,7 @@
 
 mod agent;
 mod api;
+mod checks;
 mod clock;
 mod events;
 mod kernel;

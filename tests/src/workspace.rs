@@ -52,9 +52,13 @@ impl TestWorkspace {
         hailer_docker::labels::workspace_id(self.path())
     }
 
-    pub fn unsafe_local_with_env(mut env: Vec<(String, String)>) -> Self {
+    pub fn unsafe_local_with_env(env: Vec<(String, String)>) -> Self {
         let venv = crate::prereqs::kernel_venv();
-        env.push(("HAILER_KERNEL_VENV".to_owned(), venv.display().to_string()));
+        let mut env = env;
+        env.insert(
+            0,
+            ("HAILER_KERNEL_VENV".to_owned(), venv.display().to_string()),
+        );
         let workspace = Self {
             root: tempfile::tempdir().unwrap_or_else(|error| panic!("temp dir: {error}")),
             home: tempfile::tempdir().unwrap_or_else(|error| panic!("temp dir: {error}")),
@@ -73,10 +77,20 @@ impl TestWorkspace {
 
     /// [`Self::scripted`] with the wire API (`chat` or `responses`) and streaming chosen.
     pub fn scripted_with(base_url: &str, wire_api: &str, stream: bool) -> Self {
-        let workspace = Self::unsafe_local_with_env(vec![(
-            SCRIPTED_KEY_VARIABLE.to_owned(),
-            SCRIPTED_KEY.to_owned(),
-        )]);
+        Self::scripted_with_env(base_url, wire_api, stream, Vec::new())
+    }
+
+    /// [`Self::scripted_with`] with more client environment on top (a later value of a name
+    /// wins).
+    pub fn scripted_with_env(
+        base_url: &str,
+        wire_api: &str,
+        stream: bool,
+        env: Vec<(String, String)>,
+    ) -> Self {
+        let mut all = vec![(SCRIPTED_KEY_VARIABLE.to_owned(), SCRIPTED_KEY.to_owned())];
+        all.extend(env);
+        let workspace = Self::unsafe_local_with_env(all);
         workspace.use_scripted_model(base_url, wire_api, stream, "");
         workspace
     }

@@ -66,6 +66,8 @@ runtime = "{runtime}"{padding}# {runtime_note}
 # lint = true                             # ruff on the cells the agent changes
 # typecheck = true                        # ty on the cells the agent changes
 # format = true                           # format those cells before they run
+# ruff = "/usr/local/bin/ruff"            # default: next to the kernel's Python, then PATH
+# ty = "/usr/local/bin/ty"                # default: next to the kernel's Python, then PATH
 "#,
         runtime = runtime.word(),
         padding = " ".repeat(30usize.saturating_sub(runtime.word().len())),

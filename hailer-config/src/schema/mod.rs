@@ -140,6 +140,11 @@ pub struct ChecksSettings {
     pub lint: bool,
     pub typecheck: bool,
     pub format: bool,
+    /// The ruff program: a path (resolved against the workspace) or a command name. `None`
+    /// looks next to the kernel's Python (unsafe-local), then on PATH.
+    pub ruff: Option<PathBuf>,
+    /// The ty program, found the same way as `ruff`.
+    pub ty: Option<PathBuf>,
 }
 
 impl ProviderSettings {

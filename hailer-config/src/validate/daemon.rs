@@ -1,7 +1,11 @@
 //! `[daemon]` and `[checks]`: small sections of switches and durations.
 
+use std::path::PathBuf;
+
+use super::Place;
 use super::section::Section;
 use crate::keys::{CHECKS_KEYS, DAEMON_KEYS};
+use crate::paths;
 use crate::problem::Report;
 use crate::schema::{ChecksSettings, DaemonSettings, defaults};
 
@@ -15,12 +19,32 @@ pub(crate) fn read_daemon(section: &Section<'_, '_>, report: &mut Report) -> Dae
     }
 }
 
-pub(crate) fn read_checks(section: &Section<'_, '_>, report: &mut Report) -> ChecksSettings {
+pub(crate) fn read_checks(
+    section: &Section<'_, '_>,
+    place: &Place<'_>,
+    report: &mut Report,
+) -> ChecksSettings {
     let mut switch = |key: &str| section.boolean(key, true, report).is_none_or(|at| at.value);
+    let lint = switch("lint");
+    let typecheck = switch("typecheck");
+    let format = switch("format");
+    let mut program = |key: &str, example: &str| {
+        section.text(key, example, report).map(|at| {
+            let written = at.value.trim();
+            if written.contains(['/', '\\']) || written.starts_with('~') {
+                paths::resolve_setting(place.workspace, place.home, written)
+            } else {
+                // A bare command name is looked up on PATH when the check runs.
+                PathBuf::from(written)
+            }
+        })
+    };
     let settings = ChecksSettings {
-        lint: switch("lint"),
-        typecheck: switch("typecheck"),
-        format: switch("format"),
+        lint,
+        typecheck,
+        format,
+        ruff: program("ruff", "\"/usr/local/bin/ruff\""),
+        ty: program("ty", "\"/usr/local/bin/ty\""),
     };
     section.warn_unknown_keys(CHECKS_KEYS, report);
     settings

@@ -78,7 +78,7 @@ pub(crate) fn read_file(
     let web = web::read(&section("web"), report);
     let kernel = kernel::read(&section("kernel"), place, report);
     let daemon = daemon::read_daemon(&section("daemon"), report);
-    let checks = daemon::read_checks(&section("checks"), report);
+    let checks = daemon::read_checks(&section("checks"), place, report);
 
     FileRead {
         provider_origin: model.provider_span.as_ref().map(|span| doc.origin(span)),

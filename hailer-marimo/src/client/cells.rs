@@ -4,6 +4,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::{ExecOutcome, MarimoClient};
+use crate::cell_snapshot::{self, CellSnapshot, SnapshotOptions};
 use crate::code_mode::{self, CellEdit, CellInfo, NewCell};
 use crate::error::{Error, Result};
 
@@ -44,6 +45,19 @@ impl MarimoClient {
             .execute(notebook, &code_mode::list_cells_code(), budget)
             .await?;
         code_mode::parse_cells(&outcome.stdout).map_err(|error| with_stderr(error, &outcome))
+    }
+
+    /// The cells of `notebook` as its document holds them, without marking them as read.
+    pub async fn snapshot_cells(
+        &self,
+        notebook: &Path,
+        options: SnapshotOptions,
+        budget: Duration,
+    ) -> Result<Vec<CellSnapshot>> {
+        let outcome = self
+            .execute(notebook, &cell_snapshot::snapshot_code(options), budget)
+            .await?;
+        cell_snapshot::parse_snapshot(&outcome.stdout).map_err(|error| with_stderr(error, &outcome))
     }
 
     async fn change_cell(

@@ -6,6 +6,8 @@ mod prompt;
 mod prompt_context;
 mod sink;
 mod tools;
+mod tools_cells;
+mod tools_notebook;
 mod tools_workspace;
 
 pub use prompt_context::turn_message;
@@ -246,23 +248,19 @@ fn prepare(
             ),
         }
     };
-    let weak: Weak<Session> = Arc::downgrade(session);
-    let mut tools = ToolRegistry::new();
-    let registered = tools
-        .register(tools::MarimoExecute {
-            session: weak.clone(),
+    let max_tool_output_chars =
+        usize::try_from(loaded.config.hailer.max_tool_output_chars).unwrap_or(usize::MAX);
+    let tools = kernel_tools(Arc::downgrade(session), max_tool_output_chars)
+        .and_then(|mut tools| {
+            tools_workspace::register(&mut tools, &loaded.config)?;
+            Ok(tools)
         })
-        .and_then(|()| tools.register(tools::MarimoStatus { session: weak }))
-        .and_then(|()| tools_workspace::register(&mut tools, &loaded.config));
-    if let Err(duplicate) = registered {
-        return Err(Unavailable {
+        .map_err(|duplicate| Unavailable {
             message: format!("two tools share the name {}", duplicate.0),
             hint: None,
-        });
-    }
+        })?;
     let settings = TurnSettings {
-        max_tool_output_chars: usize::try_from(loaded.config.hailer.max_tool_output_chars)
-            .unwrap_or(usize::MAX),
+        max_tool_output_chars,
         reasoning_effort: model
             .reasoning_effort
             .and_then(|effort| effort.to_string().parse().ok()),
@@ -283,4 +281,36 @@ fn prepare(
         },
         notice,
     ))
+}
+
+/// The session's tools, in the order the model is offered them: the kernel, the cells, the
+/// notebooks. The workspace tools (periods, skills, web pages) follow these.
+fn kernel_tools(
+    session: Weak<Session>,
+    max_output_chars: usize,
+) -> Result<ToolRegistry, hailer_agent::tool::DuplicateTool> {
+    ToolRegistry::new()
+        .with(tools::MarimoExecute {
+            session: session.clone(),
+            max_output_chars,
+        })?
+        .with(tools::MarimoStatus {
+            session: session.clone(),
+        })?
+        .with(tools_cells::NotebookCells {
+            session: session.clone(),
+        })?
+        .with(tools_cells::NotebookCheck {
+            session: session.clone(),
+        })?
+        .with(tools_notebook::NotebookList {
+            session: session.clone(),
+        })?
+        .with(tools_notebook::NotebookCreate {
+            session: session.clone(),
+        })?
+        .with(tools_notebook::NotebookOpen {
+            session: session.clone(),
+        })?
+        .with(tools_notebook::NotebookClose { session })
 }

@@ -1,30 +1,78 @@
-//! The agent's kernel tools: `marimo_execute` and `marimo_status`.
+//! The agent's kernel tools: `marimo_execute` and `marimo_status`, and what every tool of the
+//! session shares (finding the live session, turning session errors into tool errors).
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use hailer_agent::tool::tool_error;
+use hailer_agent::tool::{cap_output, tool_error};
 use hailer_agent::{Tool, ToolContext};
+use hailer_config::Runtime;
+use hailer_marimo::KernelState;
 use hailer_model::ToolSpec;
 use serde_json::{Value, json};
 
-use crate::session::Session;
+use super::tools_cells;
+use crate::session::{Session, SessionError};
 
 /// How long one `marimo_execute` may run.
 const EXECUTE_TIMEOUT: Duration = Duration::from_secs(300);
 
+/// The live session, or the tool result saying it has ended.
+pub(super) fn live(session: &Weak<Session>) -> Result<Arc<Session>, String> {
+    session
+        .upgrade()
+        .ok_or_else(|| tool_error("the session has ended", "Tell the user to start a new one."))
+}
+
+/// A string argument, `default` when absent; an error result when it has another type.
+pub(super) fn string_arg(
+    arguments: &Value,
+    tool: &str,
+    name: &str,
+    default: Option<&str>,
+) -> Result<String, String> {
+    match (arguments.get(name), default) {
+        (Some(Value::String(text)), _) => Ok(text.clone()),
+        (None | Some(Value::Null), Some(default)) => Ok(default.to_owned()),
+        _ => Err(tool_error(
+            &format!("{tool} needs a string argument `{name}`"),
+            &format!("Call it again with {{\"{name}\": \"...\"}}."),
+        )),
+    }
+}
+
+/// A session error as a tool result, with what the model can do about it.
+pub(super) fn session_error(error: &SessionError) -> String {
+    let hint = match error {
+        SessionError::KernelFailed { hint, .. } => hint.clone().unwrap_or_else(|| {
+            "Tell the user the kernel is down; they can see why with `hailer session status`."
+                .to_owned()
+        }),
+        SessionError::KernelTimeout(_) | SessionError::Kernel(_) => {
+            "Call marimo_status to see the kernel's state before trying again.".to_owned()
+        }
+        SessionError::Notebook(_) => "Call notebook_list to see the notebooks.".to_owned(),
+        _ => String::new(),
+    };
+    tool_error(&error.to_string(), &hint)
+}
+
 /// Runs Python in the active notebook's kernel.
 pub struct MarimoExecute {
     pub session: Weak<Session>,
+    /// The cap the turn applies to results, so a check report survives it.
+    pub max_output_chars: usize,
 }
 
 impl Tool for MarimoExecute {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "marimo_execute".to_owned(),
-            description: "Run Python in the active notebook's kernel and return what it printed, \
-the value of the last expression (text, or the kind of rich output) and any error. The notebook's \
-globals are available; names defined here are gone after the call. Runs stop after 300 seconds."
+            description: "Run Python in the active notebook's kernel (a scratchpad: names defined \
+here are gone after the call; the notebook's globals are available). Returns stdout, the last \
+expression's value as text, and stderr. Make durable cells with marimo._code_mode \
+(ctx.create_cell / ctx.edit_cell); those are then checked with ruff and ty and the findings \
+appended. Stops after 300 s."
                 .to_owned(),
             parameters: json!({
                 "type": "object",
@@ -36,23 +84,26 @@ globals are available; names defined here are gone after the call. Runs stop aft
     }
 
     async fn call(&self, arguments: Value, ctx: &ToolContext) -> String {
-        let Some(code) = arguments.get("code").and_then(Value::as_str) else {
-            return tool_error(
-                "marimo_execute needs a string argument `code`",
-                "Call it again with {\"code\": \"...\"}.",
-            );
+        let code = match string_arg(&arguments, "marimo_execute", "code", None) {
+            Ok(code) => code,
+            Err(result) => return result,
         };
-        let Some(session) = live(&self.session) else {
-            return tool_error("the session has ended", "Tell the user to start a new one.");
+        let session = match live(&self.session) {
+            Ok(session) => session,
+            Err(result) => return result,
         };
         let kernel = match session.kernel().await {
             Ok(kernel) => kernel,
-            Err(error) => {
-                return tool_error(&error.to_string(), "Tell the user the kernel is down.");
-            }
+            Err(error) => return session_error(&error),
         };
         let notebook = session.active_notebook().await;
-        let run = kernel.exec(&notebook, code, EXECUTE_TIMEOUT);
+        let writes_cells = code.contains("create_cell") || code.contains("edit_cell");
+        let before = if writes_cells {
+            tools_cells::snapshot_before(&session, &kernel, &notebook).await
+        } else {
+            None
+        };
+        let run = kernel.exec(&notebook, &code, EXECUTE_TIMEOUT);
         let outcome = tokio::select! {
             outcome = run => outcome,
             () = ctx.cancel.cancelled() => {
@@ -62,12 +113,28 @@ globals are available; names defined here are gone after the call. Runs stop aft
                 return tool_error("the run was cancelled by the user", "Do not retry it.");
             }
         };
-        match outcome {
+        let text = match outcome {
             Ok(response) => render(&response),
-            Err(error) => tool_error(
-                &error.to_string(),
-                "If the kernel was restarted, run the notebook's cells again before relying on its names.",
-            ),
+            Err(error) => {
+                return tool_error(
+                    &error.to_string(),
+                    "If the kernel was restarted, run the notebook's cells again before relying on its names.",
+                );
+            }
+        };
+        let Some(before) = before else {
+            return text;
+        };
+        let report = tools_cells::check_changes(&session, &kernel, &notebook, &before).await;
+        match report {
+            Some(report) => {
+                // Trim the run's output first, so the report survives the turn's cap.
+                let room = self
+                    .max_output_chars
+                    .saturating_sub(report.chars().count() + 2);
+                format!("{}\n\n{report}", cap_output(&text, room))
+            }
+            None => text,
         }
     }
 }
@@ -88,29 +155,29 @@ fn render(response: &hailer_protocol::ExecResponse) -> String {
     if let Some(value) = &response.value {
         if value.text.is_empty() {
             text.push_str(&format!(
-                "[rich output: {}; print what you need to see]\n",
+                "[{} output not shown: print() the values you need]\n",
                 value.mimetype
             ));
-        } else {
+        } else if value.text.trim() != response.stdout.trim() {
             text.push_str(&value.text);
             text.push('\n');
         }
     }
     if !response.stderr.is_empty() {
-        text.push_str("stderr:\n");
+        text.push_str("[stderr]\n");
         text.push_str(&response.stderr);
     }
     if !response.success {
-        return format!("ERROR: the code raised an error\n{text}");
+        return format!("Execution failed.\n{}", text.trim_end());
     }
     if text.is_empty() {
         "(no output)".to_owned()
     } else {
-        text
+        text.trim_end().to_owned()
     }
 }
 
-/// Describes the kernel and the notebooks, without any link or token.
+/// Describes the kernel, the paths it sees and the notebooks' sessions, without any link.
 pub struct MarimoStatus {
     pub session: Weak<Session>,
 }
@@ -119,40 +186,81 @@ impl Tool for MarimoStatus {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "marimo_status".to_owned(),
-            description: "Show the kernel's state, the runtime, the active notebook and which \
-notebooks have a kernel session open."
+            description: "Show the kernel (runtime, state), the paths to use in code, the active \
+notebook and which notebooks have a kernel session."
                 .to_owned(),
             parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),
         }
     }
 
     async fn call(&self, _arguments: Value, _ctx: &ToolContext) -> String {
-        let Some(session) = live(&self.session) else {
-            return tool_error("the session has ended", "Tell the user to start a new one.");
+        let session = match live(&self.session) {
+            Ok(session) => session,
+            Err(result) => return result,
         };
-        let info = session.info().await;
-        let list = session.list_notebooks().await;
-        let open: Vec<&str> = list
-            .notebooks
-            .iter()
-            .filter(|entry| entry.open)
-            .map(|entry| entry.name.as_str())
-            .collect();
-        format!(
-            "Kernel: {:?} ({})\nActive notebook: {}\nOpen notebooks: {}\nNotebooks: {}",
-            info.kernel,
-            info.kernel_line,
-            list.active.as_deref().unwrap_or("none"),
-            if open.is_empty() {
-                "none".to_owned()
-            } else {
-                open.join(", ")
-            },
-            list.notebooks.len()
-        )
+        status_text(&session).await
     }
 }
 
-fn live(session: &Weak<Session>) -> Option<Arc<Session>> {
-    session.upgrade()
+/// The text of `marimo_status`.
+pub(super) async fn status_text(session: &Session) -> String {
+    let paths = super::prompt::KernelPaths::of(&session.loaded);
+    let mut lines = vec![format!("kernel: {}", session.kernel_line())];
+    lines.push(format!(
+        "kernel paths (use these in code): workspace {}, data {}{}, notebooks {}",
+        paths.workspace,
+        paths.data,
+        if session.runtime() == Runtime::Docker {
+            " (read-only)"
+        } else {
+            ""
+        },
+        paths.notebooks
+    ));
+    let kernel = match session.kernel().await {
+        Ok(kernel) => kernel,
+        Err(error) => {
+            let list = session.list_notebooks().await;
+            let active = list.active.unwrap_or_else(|| "none".to_owned());
+            lines.push(format!("marimo: not running ({error})"));
+            lines.push(format!("active notebook: {active}"));
+            return lines.join("\n");
+        }
+    };
+    let list = session.list_notebooks().await;
+    let active = list.active.clone().unwrap_or_else(|| "none".to_owned());
+    lines.push("marimo: running".to_owned());
+    let notebook = session.active_notebook().await;
+    let state = match kernel.notebook_state(&notebook).await {
+        Ok(Some(KernelState::Idle)) => "session ready (idle)".to_owned(),
+        Ok(Some(KernelState::Running)) => "session busy (running code)".to_owned(),
+        Ok(Some(KernelState::Stopped)) => {
+            "session's kernel has STOPPED; the next marimo_execute starts a new one".to_owned()
+        }
+        Ok(Some(KernelState::Other(state))) => format!("session state {state}"),
+        Ok(None) => {
+            "no session yet; the next marimo_execute or notebook_open starts one".to_owned()
+        }
+        Err(error) => format!("state unknown ({error})"),
+    };
+    lines.push(format!("active notebook: {active} -> {state}"));
+    let open: Vec<String> = list
+        .notebooks
+        .iter()
+        .filter(|entry| entry.open)
+        .map(|entry| {
+            if entry.active {
+                format!("  - {} (active)", entry.name)
+            } else {
+                format!("  - {} (other notebook)", entry.name)
+            }
+        })
+        .collect();
+    if open.is_empty() {
+        lines.push("open sessions: none".to_owned());
+    } else {
+        lines.push("open sessions:".to_owned());
+        lines.extend(open);
+    }
+    lines.join("\n")
 }

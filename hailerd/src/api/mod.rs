@@ -11,8 +11,8 @@ pub mod openapi;
 mod render;
 mod session_events;
 mod sessions;
-mod workspace_routes;
 mod web_page;
+mod workspace_routes;
 mod ws_stream;
 
 use axum::Router;

@@ -14,6 +14,8 @@ pub struct LocalServer {
     pub client: MarimoClient,
     /// The record that lets the next daemon end this server if this one dies.
     record: Option<PathBuf>,
+    /// The interpreter marimo runs on (its folder holds the environment's programs).
+    pub python: PathBuf,
 }
 
 impl LocalServer {
@@ -47,7 +49,7 @@ pub async fn start(
     );
     progress("Starting marimo");
     let options = LaunchOptions::new(
-        python,
+        python.clone(),
         spec.workspace.clone(),
         spec.notebooks_dir.clone(),
         env,
@@ -59,6 +61,7 @@ pub async fn start(
         server,
         client,
         record,
+        python,
     })
 }
 

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use hailer_config::Runtime;
-use hailer_marimo::MarimoClient;
+use hailer_marimo::{CellSnapshot, KernelState, MarimoClient, SnapshotOptions};
 use hailer_protocol::ExecResponse;
 use secrecy::{ExposeSecret, SecretString};
 
@@ -86,8 +86,13 @@ pub struct Kernel {
     notebooks_dir: PathBuf,
     /// Where the kernel sees `notebooks_dir`.
     kernel_notebooks_dir: PathBuf,
+    /// The unsafe-local kernel's interpreter; `None` for docker.
+    local_python: Option<PathBuf>,
     server: tokio::sync::Mutex<Option<Server>>,
 }
+
+/// How long reading the cells may take.
+const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(30);
 
 #[derive(Debug)]
 enum Server {
@@ -120,6 +125,7 @@ impl Kernel {
                     token: server.token().clone(),
                     notebooks_dir: spec.notebooks_dir.clone(),
                     kernel_notebooks_dir: PathBuf::from(docker::KERNEL_NOTEBOOKS),
+                    local_python: None,
                     server: tokio::sync::Mutex::new(Some(Server::Docker(server))),
                 })
             }
@@ -131,6 +137,7 @@ impl Kernel {
                     token: server.token().clone(),
                     notebooks_dir: spec.notebooks_dir.clone(),
                     kernel_notebooks_dir: spec.notebooks_dir.clone(),
+                    local_python: Some(server.python.clone()),
                     server: tokio::sync::Mutex::new(Some(Server::Local(server))),
                 })
             }
@@ -160,6 +167,36 @@ impl Kernel {
             fresh_kernel: outcome.fresh_session,
             notebook: self.relative_name(notebook),
         })
+    }
+
+    /// The cells of `notebook` from its document, without marking them as read (the session is
+    /// opened first if needed).
+    pub async fn snapshot_cells(
+        &self,
+        notebook: &Path,
+        options: SnapshotOptions,
+    ) -> Result<Vec<CellSnapshot>, KernelError> {
+        Ok(self
+            .client
+            .snapshot_cells(&self.kernel_path(notebook), options, SNAPSHOT_TIMEOUT)
+            .await?)
+    }
+
+    /// The state of the kernel serving `notebook`; `None` when it has no session.
+    pub async fn notebook_state(
+        &self,
+        notebook: &Path,
+    ) -> Result<Option<KernelState>, KernelError> {
+        let path = self.kernel_path(notebook);
+        match self.client.resolve_session(&path).await? {
+            Some(session) => Ok(Some(self.client.kernel_status_of(&session).await?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The unsafe-local kernel's Python interpreter; `None` for a docker kernel.
+    pub fn local_python(&self) -> Option<&Path> {
+        self.local_python.as_deref()
     }
 
     /// Opens `notebook`'s kernel session (its cells run) without running anything else.

@@ -1,3 +1,4 @@
+mod agent_tools;
 mod agent_turns;
 mod agent_workspace_tools;
 mod cli_init;

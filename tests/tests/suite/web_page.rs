@@ -9,7 +9,6 @@ use hailer_tests::browser::Browser;
 use hailer_tests::{TestDaemon, TestWorkspace};
 use serde_json::{Value, json};
 
-use hailer_tests::workspace::SCRIPTED_KEY as KEY;
 const WAIT: Duration = Duration::from_secs(60);
 
 const HOSTILE_ANSWER: &str = "Here is **the result**: 42.\n\n\

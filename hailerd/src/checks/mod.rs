@@ -1,0 +1,165 @@
+//! Static checks of notebook cells with the real ruff and ty, run on this machine.
+//!
+//! The cells are put in dependency order into one script whose every line maps back to a cell
+//! ([`script`]), the checkers run on it with a time limit and a scrubbed environment ([`run`]),
+//! and only findings in the cells being checked are reported ([`report`]). A checker that
+//! cannot run makes the report say so; checks never fail a tool call.
+
+mod locate;
+mod report;
+mod run;
+mod script;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use hailer_marimo::CellSnapshot;
+
+use report::Finding;
+
+/// The Python version the kernel contract pins, for ruff's rules.
+const TARGET_VERSION: &str = "py311";
+
+/// Which checks run, and where their programs are.
+#[derive(Debug, Clone)]
+pub struct Checkers {
+    pub lint: bool,
+    pub typecheck: bool,
+    /// `[checks] ruff`, when set.
+    pub ruff: Option<PathBuf>,
+    /// `[checks] ty`, when set.
+    pub ty: Option<PathBuf>,
+    /// The unsafe-local kernel's Python: its folder is searched for the programs, and ty reads
+    /// the packages of its environment.
+    pub kernel_python: Option<PathBuf>,
+}
+
+impl Checkers {
+    pub fn any(&self) -> bool {
+        self.lint || self.typecheck
+    }
+}
+
+/// The ids of cells in `after` that are new or whose code changed, and that are not empty.
+pub fn changed_cells(before: &[CellSnapshot], after: &[CellSnapshot]) -> BTreeSet<String> {
+    after
+        .iter()
+        .filter(|cell| !cell.code.trim().is_empty())
+        .filter(|cell| {
+            before
+                .iter()
+                .find(|old| old.id == cell.id)
+                .is_none_or(|old| old.code != cell.code)
+        })
+        .map(|cell| cell.id.clone())
+        .collect()
+}
+
+/// Checks the cells whose ids are in `targets` (in the context of all `cells`) and returns the
+/// report; `scope` names what was checked ("2 changed cells").
+pub async fn check(
+    cells: &[CellSnapshot],
+    targets: &BTreeSet<String>,
+    scope: &str,
+    checkers: &Checkers,
+) -> String {
+    let is_target = |index: usize| targets.contains(&cells[index].id);
+    let mut findings: Vec<Finding> = cells
+        .iter()
+        .enumerate()
+        .filter(|(index, _)| is_target(*index))
+        .filter_map(|(index, cell)| {
+            cell.syntax.as_ref().map(|issue| Finding {
+                cell: index,
+                line: issue.line.unwrap_or(1),
+                tool: "python",
+                rule: "syntax-error".to_owned(),
+                message: issue.message.clone(),
+            })
+        })
+        .collect();
+    let script = script::build(cells, &script::order(cells));
+    let mut tools = Vec::new();
+    let mut skipped = Vec::new();
+    let dir = match tempfile::Builder::new().prefix("hailer-checks-").tempdir() {
+        Ok(dir) => dir,
+        Err(error) => {
+            skipped.push(format!("no scratch folder for the checkers ({error})."));
+            return report::render(cells, scope, &tools, &findings, &skipped);
+        }
+    };
+    let search_path = std::env::var_os("PATH");
+    let kernel_python = checkers.kernel_python.as_deref();
+    let ruff_dir = dir.path().join("ruff");
+    let ty_dir = dir.path().join("ty");
+    let ruff_run = async {
+        if !checkers.lint {
+            return None;
+        }
+        let program = match locate::find(
+            "ruff",
+            checkers.ruff.as_deref(),
+            kernel_python,
+            search_path.as_deref(),
+        ) {
+            Ok(program) => program,
+            Err(why) => return Some(Err(why)),
+        };
+        if let Err(error) = std::fs::create_dir_all(&ruff_dir) {
+            return Some(Err(format!("ruff has no scratch folder ({error})")));
+        }
+        Some(run::ruff(&program, &script.text, TARGET_VERSION, &ruff_dir).await)
+    };
+    let ty_run = async {
+        if !checkers.typecheck {
+            return None;
+        }
+        let program = match locate::find(
+            "ty",
+            checkers.ty.as_deref(),
+            kernel_python,
+            search_path.as_deref(),
+        ) {
+            Ok(program) => program,
+            Err(why) => return Some(Err(why)),
+        };
+        if let Err(error) = std::fs::create_dir_all(&ty_dir) {
+            return Some(Err(format!("ty has no scratch folder ({error})")));
+        }
+        Some(run::ty(&program, &script.text, kernel_python, &ty_dir).await)
+    };
+    let (ruff_outcome, ty_outcome) = tokio::join!(ruff_run, ty_run);
+    for (tool, outcome) in [("ruff", ruff_outcome), ("ty", ty_outcome)] {
+        match outcome {
+            None => {}
+            Some(Err(why)) => {
+                tracing::info!(tool, %why, "a code check was skipped");
+                skipped.push(format!("{tool}: {why}."));
+            }
+            Some(Ok(raw)) => {
+                tools.push(tool);
+                findings.extend(raw.into_iter().filter_map(|raw| {
+                    let (cell, line) = script.origin(raw.line)?;
+                    is_target(cell).then_some(Finding {
+                        cell,
+                        line,
+                        tool,
+                        rule: raw.rule,
+                        message: raw.message,
+                    })
+                }));
+            }
+        }
+    }
+    let findings = report::tidy(findings, |cell| cell);
+    report::render(cells, scope, &tools, &findings, &skipped)
+}
+
+/// "1 changed cell", "3 changed cells".
+pub fn count_cells(count: usize, what: &str) -> String {
+    if count == 1 {
+        format!("1 {what} cell")
+    } else {
+        format!("{count} {what} cells")
+    }
+}

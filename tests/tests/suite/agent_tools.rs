@@ -1,0 +1,256 @@
+//! The agent's notebook tools through hailerd, with the scripted model and a real unsafe-local
+//! kernel: the exact text each tool result gave the model, the output cap, the code checks, and
+//! the size of the first request.
+
+use hailer_scripted_model::{Reply, Script, ScriptedModel};
+use hailer_tests::TestWorkspace;
+use serde_json::{Value, json};
+
+use hailer_tests::workspace::SCRIPTED_KEY as KEY;
+
+/// Runs one turn in which the model calls `calls` one after the other, then answers.
+async fn turn_with_calls(
+    calls: &[(&str, Value)],
+    checks_toml: &str,
+    env: Vec<(String, String)>,
+) -> (TestWorkspace, ScriptedModel, std::process::Output) {
+    let mut script = Script::new();
+    for (name, arguments) in calls {
+        script = script.reply(Reply::tool_call(*name, arguments.clone()));
+    }
+    let script = script.reply(Reply::text("Done."));
+    let model = ScriptedModel::start(script).await.unwrap();
+    let workspace = TestWorkspace::scripted_with_env(&model.base_url(), "chat", true, env);
+    if !checks_toml.is_empty() {
+        let toml = std::fs::read_to_string(workspace.path().join("hailer.toml")).unwrap();
+        assert!(toml.contains("\n[checks]\n"), "{toml}");
+        workspace.write(
+            "hailer.toml",
+            &toml.replacen("\n[checks]\n", &format!("\n[checks]\n{checks_toml}"), 1),
+        );
+    }
+    let output =
+        tokio::task::block_in_place(|| workspace.hailer(&["run", "--json", "Work on it."]));
+    (workspace, model, output)
+}
+
+/// The tool results of the turn, in order, as `(tool name, text)`.
+fn tool_results(model: &ScriptedModel) -> Vec<(String, String)> {
+    let requests = model.requests();
+    let last = requests.last().unwrap();
+    let mut names = std::collections::HashMap::new();
+    let mut results = Vec::new();
+    for message in last.conversation() {
+        for call in message["tool_calls"].as_array().into_iter().flatten() {
+            names.insert(
+                call["id"].as_str().unwrap().to_owned(),
+                call["function"]["name"].as_str().unwrap().to_owned(),
+            );
+        }
+        if message["role"] == "tool" {
+            let id = message["tool_call_id"].as_str().unwrap();
+            results.push((
+                names.get(id).cloned().unwrap_or_default(),
+                message["content"].as_str().unwrap().to_owned(),
+            ));
+        }
+    }
+    results
+}
+
+/// `text` with the workspace's paths replaced, so snapshots hold on every machine.
+fn portable(workspace: &TestWorkspace, text: &str) -> String {
+    let canonical = workspace.canonical().display().to_string();
+    let raw = workspace.path().display().to_string();
+    text.replace(&canonical, "<workspace>")
+        .replace(&raw, "<workspace>")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_notebook_tool_answers_the_model_in_plain_text() {
+    let calls = [
+        ("notebook_cells", json!({})),
+        ("marimo_status", json!({})),
+        ("notebook_list", json!({})),
+        ("notebook_cells", json!({"pattern": "data_files|welcome"})),
+        ("notebook_cells", json!({"pattern": "no such thing"})),
+        (
+            "notebook_create",
+            json!({"name": "Sales Q3", "template": "empty"}),
+        ),
+        ("notebook_create", json!({"name": "Sales Q3"})),
+        ("notebook_create", json!({"name": "x", "template": "fancy"})),
+        ("notebook_open", json!({"notebook": "../hailer.toml"})),
+        ("notebook_open", json!({"notebook": "missing"})),
+        ("notebook_open", json!({"notebook": "analysis"})),
+        ("notebook_list", json!({})),
+        ("notebook_close", json!({"notebook": "sales_q3"})),
+        ("notebook_close", json!({})),
+        ("notebook_check", json!({})),
+        ("notebook_cells", json!({"pattern": 7})),
+    ];
+    let (workspace, model, output) = turn_with_calls(&calls, "", Vec::new()).await;
+    assert!(output.status.success(), "{output:?}");
+    let results = tool_results(&model);
+    assert_eq!(results.len(), calls.len(), "{results:?}");
+    for ((name, text), (called, _)) in results.iter().zip(calls.iter()) {
+        assert_eq!(name, called);
+        assert!(
+            !text.contains("access_token"),
+            "a token reached the model: {text}"
+        );
+    }
+    let transcript: String = results
+        .iter()
+        .map(|(name, text)| format!("=== {name}\n{}\n", portable(&workspace, text)))
+        .collect();
+    insta::assert_snapshot!("notebook_tools", transcript);
+    assert!(workspace.path().join("notebooks/sales_q3.py").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_down_kernel_comes_back_as_an_error_with_a_hint() {
+    let env = vec![(
+        "HAILER_KERNEL_VENV".to_owned(),
+        "/nonexistent/hailer-test-venv".to_owned(),
+    )];
+    let calls = [
+        ("marimo_execute", json!({"code": "print(1)"})),
+        ("notebook_cells", json!({})),
+        ("marimo_status", json!({})),
+    ];
+    let (workspace, model, output) = turn_with_calls(&calls, "", env).await;
+    assert!(output.status.success(), "{output:?}");
+    let results = tool_results(&model);
+    let transcript: String = results
+        .iter()
+        .map(|(name, text)| format!("=== {name}\n{}\n", portable(&workspace, text)))
+        .collect();
+    for (_, text) in &results[..2] {
+        assert!(
+            text.starts_with("ERROR: the kernel could not start"),
+            "{transcript}"
+        );
+        assert!(text.lines().count() >= 2, "a hint follows: {text}");
+    }
+    assert!(results[2].1.contains("marimo: not running"), "{transcript}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_output_reaches_the_model_capped_with_head_and_tail() {
+    let code = "print('HEAD' + 'x' * 40000 + 'TAIL')";
+    let calls = [("marimo_execute", json!({"code": code}))];
+    let (_workspace, model, output) = turn_with_calls(&calls, "", Vec::new()).await;
+    assert!(output.status.success(), "{output:?}");
+    let results = tool_results(&model);
+    let text = &results[0].1;
+    assert!(text.chars().count() <= 12_000, "{}", text.chars().count());
+    assert!(text.starts_with("HEAD"), "{}", &text[..40]);
+    assert!(text.ends_with("TAIL"), "{}", &text[text.len() - 40..]);
+    assert!(text.contains("characters cut ...]"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_request_fits_in_12_kb() {
+    let model = ScriptedModel::start(Script::new().reply_text("Hello."))
+        .await
+        .unwrap();
+    let workspace = TestWorkspace::scripted_with_env(&model.base_url(), "chat", false, Vec::new());
+    let output = tokio::task::block_in_place(|| workspace.hailer(&["run", "--json", "Hi"]));
+    assert!(output.status.success(), "{output:?}");
+    let requests = model.requests();
+    let body = serde_json::to_vec(&requests[0].body).unwrap();
+    let tools = requests[0].body["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools
+        .iter()
+        .map(|tool| tool["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        &names[..8],
+        [
+            "marimo_execute",
+            "marimo_status",
+            "notebook_cells",
+            "notebook_check",
+            "notebook_list",
+            "notebook_create",
+            "notebook_open",
+            "notebook_close"
+        ]
+    );
+    let system = requests[0].conversation()[0]["content"].as_str().unwrap();
+    let tools_bytes = serde_json::to_vec(tools).unwrap().len();
+    println!(
+        "first request: {} bytes (system prompt {} bytes, {} tool schemas {} bytes)",
+        body.len(),
+        system.len(),
+        tools.len(),
+        tools_bytes
+    );
+    assert!(
+        body.len() <= 12_288,
+        "the first request is {} bytes",
+        body.len()
+    );
+    // The prompt names the kernel's paths for this runtime (unsafe-local: the host's).
+    let data = workspace.canonical().join("data");
+    assert!(
+        system.contains(&data.display().to_string())
+            || system.contains(&workspace.path().join("data").display().to_string()),
+        "{system}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn code_checks_report_findings_in_the_new_cell_only() {
+    let cell = "def collect(item, bucket=[]):\n    bucket.append(item)\n    return bucket\nresult = collect(1)+undefined_total\n";
+    let code = format!(
+        "import marimo._code_mode as cm\nasync with cm.get_context() as ctx:\n    cid = ctx.create_cell({cell:?}, name='bucket_demo')\n    ctx.run_cell(cid)\n"
+    );
+    let calls = [
+        ("marimo_execute", json!({"code": code})),
+        ("notebook_check", json!({})),
+    ];
+    let (workspace, model, output) = turn_with_calls(&calls, "", Vec::new()).await;
+    assert!(output.status.success(), "{output:?}");
+    let results = tool_results(&model);
+    let execute = &results[0].1;
+    let report = &execute[execute.find("Code checks").unwrap_or(0)..];
+    let id = report
+        .split("bucket_demo (")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap_or_else(|| panic!("no finding names the cell: {execute}"))
+        .to_owned();
+    insta::assert_snapshot!("checks_new_cell", report.replace(&id, "<id>"));
+    let whole = results[1].1.replace(&id, "<id>");
+    assert!(whole.contains("B006"), "{whole}");
+    assert!(
+        !whole.contains("cell Hbol"),
+        "untouched starter cells are clean: {whole}"
+    );
+
+    // The new cell was formatted with ruff before it ran and was saved.
+    let saved = std::fs::read_to_string(workspace.path().join("notebooks/analysis.py")).unwrap();
+    assert!(saved.contains("collect(1) + undefined_total"), "{saved}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_checker_makes_the_report_say_it_was_skipped() {
+    let code = "import marimo._code_mode as cm\nasync with cm.get_context() as ctx:\n    ctx.create_cell('value = undefined_name + 1', name='lonely')\n";
+    let calls = [("marimo_execute", json!({"code": code}))];
+    let (_workspace, model, output) =
+        turn_with_calls(&calls, "ruff = \"/nonexistent/bin/ruff\"\n", Vec::new()).await;
+    assert!(output.status.success(), "{output:?}");
+    let text = &tool_results(&model)[0].1;
+    assert!(
+        text.contains("(Check skipped: ruff: ruff was not found at /nonexistent/bin/ruff"),
+        "{text}"
+    );
+    // ty still ran and found the undefined name.
+    assert!(
+        text.contains("Code checks (ty) on 1 changed cell: 1 finding."),
+        "{text}"
+    );
+    assert!(text.contains("ty unresolved-reference"), "{text}");
+}
