@@ -24,6 +24,10 @@ pub struct Cli {
     /// The configuration file (default: hailer.toml in the workspace).
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<std::path::PathBuf>,
+    /// Agree to run, with the unsafe-local runtime, notebooks a docker kernel wrote here (review
+    /// them first; an interactive start asks instead).
+    #[arg(long, global = true)]
+    pub run_sandbox_notebooks: bool,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -41,12 +41,24 @@ impl Reply {
     /// The body as `T` when the status is a success; otherwise the daemon's error message.
     pub fn json<T: DeserializeOwned>(self) -> anyhow::Result<T> {
         if !(200..300).contains(&self.status) {
-            let message = serde_json::from_slice::<hailer_protocol::ErrorBody>(&self.body)
-                .map(|body| body.message)
-                .unwrap_or_else(|_| String::from_utf8_lossy(&self.body).into_owned());
-            bail!("hailerd answered {}: {message}", self.status);
+            let said = match self.error_body() {
+                Some(body) => match body.hint {
+                    Some(hint) => format!("{}\n  {hint}", body.message),
+                    None => body.message,
+                },
+                None => String::from_utf8_lossy(&self.body).into_owned(),
+            };
+            bail!("hailerd answered {}: {said}", self.status);
         }
         serde_json::from_slice(&self.body).context("hailerd sent a reply this client cannot read")
+    }
+
+    /// The daemon's error, when this reply is one.
+    pub fn error_body(&self) -> Option<hailer_protocol::ErrorBody> {
+        if (200..300).contains(&self.status) {
+            return None;
+        }
+        serde_json::from_slice(&self.body).ok()
     }
 }
 

@@ -72,6 +72,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let flags = session_client::SessionFlags {
                 workspace: cli.workspace,
                 config: cli.config,
+                run_sandbox_notebooks: cli.run_sandbox_notebooks,
                 kernel,
                 ..Default::default()
             };
@@ -108,6 +109,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let flags = session_client::SessionFlags {
                 workspace: cli.workspace,
                 config: cli.config,
+                run_sandbox_notebooks: cli.run_sandbox_notebooks,
                 kernel,
                 new_thread: new,
                 ..Default::default()
@@ -119,6 +121,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let flags = session_client::SessionFlags {
                 workspace: cli.workspace,
                 config: cli.config,
+                run_sandbox_notebooks: cli.run_sandbox_notebooks,
                 ..Default::default()
             };
             commands::login::login(&home, &flags, provider).await?;
@@ -128,6 +131,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let flags = session_client::SessionFlags {
                 workspace: cli.workspace,
                 config: cli.config,
+                run_sandbox_notebooks: cli.run_sandbox_notebooks,
                 ..Default::default()
             };
             commands::login::logout(&home, &flags, provider).await?;
@@ -137,6 +141,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let flags = session_client::SessionFlags {
                 workspace: cli.workspace,
                 config: cli.config,
+                run_sandbox_notebooks: cli.run_sandbox_notebooks,
                 ..Default::default()
             };
             commands::open::open(&home, &flags, print).await?;

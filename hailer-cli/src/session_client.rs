@@ -15,6 +15,8 @@ pub struct SessionFlags {
     pub kernel: Option<String>,
     pub model: Option<String>,
     pub new_thread: bool,
+    /// `--run-sandbox-notebooks`: agree ahead of time to run notebooks a docker kernel wrote.
+    pub run_sandbox_notebooks: bool,
 }
 
 /// How long the daemon may take to load the configuration and register the session.
@@ -41,6 +43,7 @@ pub fn start_params(flags: &SessionFlags) -> anyhow::Result<StartSessionParams> 
         kernel: flags.kernel.clone(),
         model: flags.model.clone(),
         new_thread: flags.new_thread,
+        run_sandbox_notebooks: flags.run_sandbox_notebooks,
         client: "terminal".to_owned(),
         env,
     })
@@ -51,11 +54,37 @@ pub async fn start(
     endpoint: &Endpoint,
     flags: &SessionFlags,
 ) -> anyhow::Result<StartSessionResponse> {
-    let params = start_params(flags)?;
-    endpoint
+    let mut params = start_params(flags)?;
+    let reply = endpoint
         .post("/v1/sessions", &params, START_TIMEOUT)
-        .await?
-        .json::<StartSessionResponse>()
+        .await?;
+    let needs_consent = reply
+        .error_body()
+        .filter(|body| body.code == hailer_protocol::ErrorCode::ConsentRequired);
+    match needs_consent {
+        Some(body) if ask_consent(&body.message)? => {
+            params.run_sandbox_notebooks = true;
+            endpoint
+                .post("/v1/sessions", &params, START_TIMEOUT)
+                .await?
+                .json::<StartSessionResponse>()
+        }
+        _ => reply.json::<StartSessionResponse>(),
+    }
+}
+
+/// Asks the user on the terminal; without one (or on anything but yes), the answer is no.
+fn ask_consent(question: &str) -> anyhow::Result<bool> {
+    use std::io::{BufRead as _, IsTerminal as _, Write as _};
+    if !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
+        return Ok(false);
+    }
+    let mut stderr = std::io::stderr();
+    write!(stderr, "Careful: {question}.\nRun them? [y/N] ")?;
+    stderr.flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes" | "YES"))
 }
 
 /// The variables the workspace's providers read: their key variables and header variables.

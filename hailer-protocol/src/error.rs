@@ -24,6 +24,8 @@ pub enum ErrorCode {
     BadRequest,
     InvalidConfig,
     Conflict,
+    /// The request needs the user's explicit agreement first (the message says to what).
+    ConsentRequired,
     KernelUnavailable,
     KernelFailed,
     ModelFailed,

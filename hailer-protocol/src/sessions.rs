@@ -27,6 +27,11 @@ pub struct StartSessionParams {
     /// Start a new conversation instead of resuming the stored one.
     #[serde(default)]
     pub new_thread: bool,
+    /// The user agreed to run, as themselves with the unsafe-local runtime, notebooks a docker
+    /// kernel wrote into the workspace. Without it such a start is refused with
+    /// `consent_required`.
+    #[serde(default)]
+    pub run_sandbox_notebooks: bool,
     /// Who is attaching: `terminal`, `browser` or `api`.
     #[serde(default)]
     pub client: String,

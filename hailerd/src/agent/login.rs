@@ -82,6 +82,7 @@ fn find_provider(target: &CredentialTarget, config_dir: &Path) -> Result<Found, 
         kernel: None,
         model: None,
         new_thread: false,
+        run_sandbox_notebooks: false,
         client: String::new(),
         env: target.env.clone(),
     };

@@ -30,14 +30,7 @@ pub fn register(tools: &mut ToolRegistry, config: &Config) -> Result<(), Duplica
 
 /// A string argument; missing means empty. `Err` holds the tool's reply for a wrong type.
 fn string_arg(arguments: &Value, name: &str, tool: &str) -> Result<String, String> {
-    match arguments.get(name) {
-        None | Some(Value::Null) => Ok(String::new()),
-        Some(Value::String(text)) => Ok(text.clone()),
-        Some(_) => Err(tool_error(
-            &format!("{tool} takes `{name}` as a string"),
-            &format!("Call {tool} again with \"{name}\" as a JSON string."),
-        )),
-    }
+    super::tools::string_arg(arguments, tool, name, Some(""))
 }
 
 fn required(value: String, name: &str, tool: &str) -> Result<String, String> {

@@ -107,6 +107,11 @@ impl From<SessionError> for ApiError {
                         .to_owned(),
                 ),
             ),
+            SessionError::ConsentRequired { hint, .. } => (
+                StatusCode::CONFLICT,
+                ErrorCode::ConsentRequired,
+                Some(hint.clone()),
+            ),
             SessionError::Io { .. } => {
                 (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, None)
             }

@@ -32,6 +32,9 @@ pub enum SessionError {
     /// A skill or prompt the request named does not exist (the hint lists those that do).
     #[error("{message}")]
     UnknownName { message: String, hint: String },
+    /// The user must agree first: an unsafe-local start would run notebooks a docker kernel wrote.
+    #[error("{message}")]
+    ConsentRequired { message: String, hint: String },
     #[error("a turn is running; wait for it to end or cancel it first")]
     Busy,
     #[error("the session is stopping")]

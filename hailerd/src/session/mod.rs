@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use hailer_config::{ClientEnv, LoadInputs, Overrides, Severity};
+use hailer_config::{ClientEnv, LoadInputs, Loaded, Overrides, Severity};
 use hailer_protocol::{KernelStatus, NoticeLevel, StartSessionParams};
 use tokio::sync::Mutex;
 
@@ -88,6 +88,7 @@ impl Sessions {
                 warnings: preflight.warnings,
             }));
         }
+        sandbox_notebooks_gate(&loaded, params.run_sandbox_notebooks)?;
         let owner = OwnerLock::acquire(&session::state_dir(&loaded))
             .map_err(SessionError::io("cannot create the session's owner lock"))?;
         let id = new_session_id();
@@ -196,6 +197,37 @@ async fn start_kernel(session: Arc<Session>, spec: crate::kernel::KernelSpec) {
             });
         }
     }
+}
+
+/// After a docker kernel wrote notebooks here, an unsafe-local start runs them on this machine as
+/// the user: it needs the user's agreement, which is kept by removing the marker.
+fn sandbox_notebooks_gate(loaded: &Loaded, agreed: bool) -> Result<(), SessionError> {
+    if loaded.config.kernel.runtime != hailer_config::Runtime::UnsafeLocal {
+        return Ok(());
+    }
+    let marker = session::state_dir(loaded).join(hailer_docker::copies::MARKER_FILE);
+    if !marker.exists() {
+        return Ok(());
+    }
+    if !agreed {
+        return Err(SessionError::ConsentRequired {
+            message: "a docker kernel wrote notebooks in this workspace, and the unsafe-local \
+                      runtime would run them on this machine, as you"
+                .to_owned(),
+            hint: format!(
+                "Review the notebooks in {} (with git diff, say), then agree at the prompt of an \
+                 interactive hailer, or start with --run-sandbox-notebooks; or keep the docker \
+                 runtime.",
+                loaded.config.hailer.notebooks_dir.display()
+            ),
+        });
+    }
+    std::fs::remove_file(&marker).map_err(SessionError::io(format!(
+        "cannot record the agreement by removing {}",
+        marker.display()
+    )))?;
+    tracing::info!(workspace = %loaded.workspace.root.display(), "the user agreed to run notebooks a docker kernel wrote");
+    Ok(())
 }
 
 pub(crate) fn load_inputs(params: &StartSessionParams) -> Result<LoadInputs, SessionError> {

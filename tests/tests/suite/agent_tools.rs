@@ -6,8 +6,6 @@ use hailer_scripted_model::{Reply, Script, ScriptedModel};
 use hailer_tests::TestWorkspace;
 use serde_json::{Value, json};
 
-use hailer_tests::workspace::SCRIPTED_KEY as KEY;
-
 /// Runs one turn in which the model calls `calls` one after the other, then answers.
 async fn turn_with_calls(
     calls: &[(&str, Value)],

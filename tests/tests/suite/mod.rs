@@ -6,6 +6,7 @@ mod daemon_guard;
 mod daemon_lifecycle;
 mod kernel_install_local;
 mod login;
+mod sandbox_gate;
 mod session_docker;
 mod session_local;
 mod turn_control;
