@@ -2,7 +2,9 @@
 
 pub mod config;
 pub mod daemon;
+pub mod doctor;
 pub mod exec;
 pub mod init;
 pub mod kernel;
 pub mod run;
+pub mod status;
