@@ -5,7 +5,9 @@ pub mod bins;
 pub mod daemon;
 pub mod docker_image;
 pub mod prereqs;
+pub mod tmux;
 pub mod workspace;
 
 pub use daemon::TestDaemon;
+pub use tmux::TmuxPane;
 pub use workspace::TestWorkspace;

@@ -60,6 +60,21 @@ impl TestWorkspace {
         workspace
     }
 
+    /// Points the workspace's model at a scripted endpoint (provider `scripted`, key variable
+    /// `SCRIPTED_KEY`).
+    pub fn use_scripted_model(&self, base_url: &str, wire_api: &str, stream: bool) {
+        let path = self.path().join("hailer.toml");
+        let toml = std::fs::read_to_string(&path)
+            .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+        let toml = toml.replace("[model]\n", "[model]\nprovider = \"scripted\"\n");
+        self.write(
+            "hailer.toml",
+            &format!(
+                "{toml}\n[model_providers.scripted]\nbase_url = \"{base_url}\"\nenv_key = \"SCRIPTED_KEY\"\nwire_api = \"{wire_api}\"\nstream = {stream}\n"
+            ),
+        );
+    }
+
     pub fn path(&self) -> &Path {
         self.root.path()
     }

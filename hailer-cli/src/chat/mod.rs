@@ -175,17 +175,20 @@ impl Chat {
             }
         }
         if link.attached {
+            let others = match link.session.clients {
+                0 => String::new(),
+                1 => " with 1 other client".to_owned(),
+                n => format!(" with {n} other clients"),
+            };
             self.screen.line(style.dim(&format!(
-                "Attached to the running session ({} other client(s)).",
-                link.session.clients
+                "Attached to the session already running in hailerd{others}."
             )));
         }
         if self.screen.is_interactive() {
             self.screen.line(style.dim("Type /help for commands."));
         }
         self.link = Some(link);
-        self.send_next_queued().await;
-        Flow::Continue
+        self.send_next_queued().await
     }
 
     async fn on_event(&mut self, event: &SessionEvent) -> Flow {
@@ -198,7 +201,7 @@ impl Chat {
             Some(TurnOutcome::Started { .. }) => self.busy = true,
             Some(TurnOutcome::Ended { .. }) => {
                 self.busy = false;
-                self.send_next_queued().await;
+                return self.send_next_queued().await;
             }
             None => {}
         }
@@ -229,18 +232,16 @@ impl Chat {
         if text.is_empty() {
             return (Verdict::Accepted, Flow::Continue);
         }
+        let message = line.trim_end().to_owned();
+        if !self.screen.is_interactive() {
+            // Plain mode: every line in order, each when the one before is done.
+            self.queued.push_back(message);
+            return (Verdict::Accepted, self.send_next_queued().await);
+        }
         if text.starts_with('/') {
             return self.slash(text).await;
         }
-        let message = line.trim_end().to_owned();
         let style = self.screen.style;
-        if !self.screen.is_interactive() {
-            self.queued.push_back(message);
-            if self.link.is_some() && !self.busy {
-                self.send_next_queued().await;
-            }
-            return (Verdict::Accepted, Flow::Continue);
-        }
         if self.link.is_none() {
             if self.queued.is_empty() {
                 self.queued.push_back(message);
@@ -294,24 +295,33 @@ impl Chat {
         (Verdict::Stop, Flow::Exit(0))
     }
 
-    /// Sends the first waiting message when the session is ready and idle.
-    async fn send_next_queued(&mut self) {
+    /// Works through waiting lines while the session is ready and idle: slash commands run,
+    /// the first message starts a turn.
+    async fn send_next_queued(&mut self) -> Flow {
         while self.link.is_some() && !self.busy {
-            let Some(message) = self.queued.pop_front() else {
-                return;
+            let Some(line) = self.queued.pop_front() else {
+                return Flow::Continue;
             };
             if !self.screen.is_interactive() {
-                self.screen.line(format!("{} {message}", self.screen.style.bold_cyan("You >")));
+                self.screen
+                    .line(format!("{} {line}", self.screen.style.bold_cyan("You >")));
             }
-            if self.send(&message).await.is_ok() {
-                return;
+            if line.trim_start().starts_with('/') {
+                if let (_, Flow::Exit(code)) = self.slash(line.trim()).await {
+                    return Flow::Exit(code);
+                }
+                continue;
+            }
+            if self.send(&line).await.is_ok() {
+                return Flow::Continue;
             }
             if self.busy {
                 // Another client's turn came first: wait for it to end.
-                self.queued.push_front(message);
-                return;
+                self.queued.push_front(line);
+                return Flow::Continue;
             }
         }
+        Flow::Continue
     }
 
     /// Starts a turn; a refusal is shown and the chat stays idle.

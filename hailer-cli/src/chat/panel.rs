@@ -16,12 +16,7 @@ pub fn lines(info: &SessionInfo, loaded: Option<&Loaded>, style: Style) -> Vec<S
         lines.push(row("Model", loaded.config.model.name.clone()));
         lines.push(row("Provider", provider(loaded)));
     }
-    lines.push(row(
-        "Notebook",
-        info.active_notebook
-            .clone()
-            .unwrap_or_else(|| "(the configured one)".to_owned()),
-    ));
+    lines.push(row("Notebook", active_notebook(info, loaded)));
     lines.push(row(
         "Notebooks",
         relative(&info.notebooks_dir, &info.workspace),
@@ -37,6 +32,24 @@ pub fn lines(info: &SessionInfo, loaded: Option<&Loaded>, style: Style) -> Vec<S
         lines.push(row("Web access", web_access(loaded)));
     }
     lines
+}
+
+/// The active notebook, or the configured one, relative to the notebooks folder.
+pub fn active_notebook(info: &SessionInfo, loaded: Option<&Loaded>) -> String {
+    if let Some(active) = &info.active_notebook {
+        return active.clone();
+    }
+    match loaded {
+        Some(loaded) => {
+            let notebook = &loaded.config.hailer.notebook;
+            notebook
+                .strip_prefix(&loaded.config.hailer.notebooks_dir)
+                .unwrap_or(notebook)
+                .display()
+                .to_string()
+        }
+        None => "(the configured one)".to_owned(),
+    }
 }
 
 /// `openai`, or `<id> (<base url>[, chat completions][, no streaming])`.

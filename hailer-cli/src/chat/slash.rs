@@ -162,10 +162,7 @@ async fn status(context: &Context<'_>) {
     if let Some(error) = &info.kernel_error {
         screen.line(format!("  {:<13}{}", "", screen.style.red(error)));
     }
-    screen.line(row(
-        "Notebook",
-        info.active_notebook.clone().unwrap_or_else(|| "(the configured one)".to_owned()),
-    ));
+    screen.line(row("Notebook", panel::active_notebook(&info, context.loaded)));
     screen.line(row("Notebooks", panel::relative(&info.notebooks_dir, &info.workspace)));
     screen.line(row("Workspace", info.workspace.clone()));
     if let Some(loaded) = context.loaded {

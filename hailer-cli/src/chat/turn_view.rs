@@ -151,7 +151,12 @@ impl TurnView {
     fn delta(&mut self, screen: &Screen, delta: &str) {
         if !self.wrote_answer {
             self.wrote_answer = true;
-            screen.line(screen.style.bold("Hailer"));
+            let header = if screen.is_interactive() {
+                screen.style.bold("Hailer")
+            } else {
+                "Hailer >".to_owned()
+            };
+            screen.line(header);
         }
         if screen.is_interactive() {
             for line in self.answer.push(delta) {

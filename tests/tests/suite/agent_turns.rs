@@ -9,15 +9,7 @@ const KEY: &str = "scripted-key-7f3a9c1e5b";
 fn workspace_for(model: &ScriptedModel, wire_api: &str, stream: bool) -> TestWorkspace {
     let workspace =
         TestWorkspace::unsafe_local_with_env(vec![("SCRIPTED_KEY".to_owned(), KEY.to_owned())]);
-    let toml = std::fs::read_to_string(workspace.path().join("hailer.toml")).unwrap();
-    let toml = toml.replace("[model]\n", "[model]\nprovider = \"scripted\"\n");
-    workspace.write(
-        "hailer.toml",
-        &format!(
-            "{toml}\n[model_providers.scripted]\nbase_url = \"{}\"\nenv_key = \"SCRIPTED_KEY\"\nwire_api = \"{wire_api}\"\nstream = {stream}\n",
-            model.base_url()
-        ),
-    );
+    workspace.use_scripted_model(&model.base_url(), wire_api, stream);
     workspace
 }
 

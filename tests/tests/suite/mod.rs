@@ -1,7 +1,9 @@
 mod agent_turns;
+mod chat_terminal;
 mod cli_init;
 mod daemon_guard;
 mod daemon_lifecycle;
+mod doctor_status;
 mod kernel_install_local;
 mod session_docker;
 mod session_local;
