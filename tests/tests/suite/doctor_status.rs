@@ -27,12 +27,25 @@ fn doctor(workspace: &TestWorkspace, env: &[(&str, &str)]) -> (i32, String) {
 #[test]
 fn docker_unreachable_and_no_key_fail() {
     let workspace = TestWorkspace::docker();
+    // A socket nobody listens on any more.
+    let dead = workspace.home.path().join("dead-docker.sock");
+    drop(std::os::unix::net::UnixListener::bind(&dead).unwrap());
+    let host = format!("unix://{}", dead.display());
+    let (code, table) = doctor(&workspace, &[("DOCKER_HOST", &host)]);
+    assert_eq!(code, 1, "{table}");
+    let table = table.replace(&dead.display().to_string(), "[dead socket]");
+    insta::assert_snapshot!("doctor_docker_unreachable", table);
+
+    // No engine at all.
     let (code, table) = doctor(
         &workspace,
         &[("DOCKER_HOST", "unix:///nonexistent/hailer-test/docker.sock")],
     );
     assert_eq!(code, 1, "{table}");
-    insta::assert_snapshot!("doctor_docker_unreachable", table);
+    assert!(
+        table.contains("docker       FAIL  Docker is not running here (no socket at /nonexistent/hailer-test/docker.sock)"),
+        "{table}"
+    );
 }
 
 #[test]
