@@ -33,14 +33,28 @@ impl TmuxPane {
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
         let mut start = Command::new(&tmux);
-        start.args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40"]);
+        start.args([
+            "-L",
+            &socket,
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-x",
+            "120",
+            "-y",
+            "40",
+        ]);
         if let Some(dir) = command.get_current_dir() {
             start.arg("-c").arg(dir);
         }
         start.arg("--").arg(command.get_program());
         start.args(command.get_args());
         // The server starts from this process, so the pane inherits this environment.
-        start.env("TERM", "xterm-256color").env_remove("NO_COLOR").env_remove("TMUX");
+        start
+            .env("TERM", "xterm-256color")
+            .env_remove("NO_COLOR")
+            .env_remove("TMUX");
         for (name, value) in command.get_envs() {
             match value {
                 Some(value) => start.env(name, value),
@@ -50,7 +64,10 @@ impl TmuxPane {
         let output = start
             .output()
             .unwrap_or_else(|error| panic!("cannot run tmux: {error}"));
-        assert!(output.status.success(), "tmux new-session failed: {output:?}");
+        assert!(
+            output.status.success(),
+            "tmux new-session failed: {output:?}"
+        );
         let pane = Self { tmux, socket };
         pane.tmux(&["set-option", "-g", "remain-on-exit", "on"]);
         pane

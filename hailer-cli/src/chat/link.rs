@@ -48,7 +48,11 @@ pub enum TurnRefused {
 }
 
 /// Asks the agent; the answer comes on the event stream.
-pub async fn start_turn(endpoint: &Endpoint, session_id: &str, text: &str) -> Result<String, TurnRefused> {
+pub async fn start_turn(
+    endpoint: &Endpoint,
+    session_id: &str,
+    text: &str,
+) -> Result<String, TurnRefused> {
     let params = StartTurnParams {
         text: text.to_owned(),
         client: CLIENT.to_owned(),

@@ -112,7 +112,9 @@ fn ordered_item(line: &str) -> Option<(&str, &str)> {
         return None;
     }
     let rest = &line[digits..];
-    let text = rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") "))?;
+    let text = rest
+        .strip_prefix(". ")
+        .or_else(|| rest.strip_prefix(") "))?;
     Some((&line[..digits], text))
 }
 

@@ -114,8 +114,11 @@ impl Chat {
         tokio::pin!(connect);
         let mut connecting = true;
         if self.screen.is_interactive() {
-            self.screen
-                .line(self.screen.style.dim("Starting the session… you can type already."));
+            self.screen.line(
+                self.screen
+                    .style
+                    .dim("Starting the session… you can type already."),
+            );
         }
         loop {
             let flow = tokio::select! {
@@ -169,7 +172,8 @@ impl Chat {
             .collect();
         for warning in &link.session.warnings {
             if config_warnings.contains(&warning.as_str()) {
-                self.screen.line(style.yellow(&format!("warning: {warning}")));
+                self.screen
+                    .line(style.yellow(&format!("warning: {warning}")));
             } else {
                 self.screen.line(warning.clone());
             }
@@ -193,8 +197,11 @@ impl Chat {
 
     async fn on_event(&mut self, event: &SessionEvent) -> Flow {
         if let SessionEvent::Stopped { reason } = event {
-            self.screen
-                .line(self.screen.style.red(&format!("The session stopped: {reason}")));
+            self.screen.line(
+                self.screen
+                    .style
+                    .red(&format!("The session stopped: {reason}")),
+            );
             return Flow::Exit(1);
         }
         match self.view.show(&self.screen, event) {
@@ -256,9 +263,8 @@ impl Chat {
             return (Verdict::KeepDraft(message), Flow::Continue);
         }
         if self.busy {
-            self.screen.line(style.yellow(
-                "Still working. Ctrl+C cancels; your draft is kept.",
-            ));
+            self.screen
+                .line(style.yellow("Still working. Ctrl+C cancels; your draft is kept."));
             return (Verdict::KeepDraft(message), Flow::Continue);
         }
         match self.send(&message).await {
@@ -279,7 +285,8 @@ impl Chat {
                 .post(&path, &serde_json::json!({}), link::REQUEST_TIMEOUT)
                 .await
             {
-                self.screen.line(style.red(&format!("The turn could not be cancelled: {error:#}")));
+                self.screen
+                    .line(style.red(&format!("The turn could not be cancelled: {error:#}")));
             }
             return (Verdict::Accepted, Flow::Continue);
         }
@@ -326,7 +333,9 @@ impl Chat {
 
     /// Starts a turn; a refusal is shown and the chat stays idle.
     async fn send(&mut self, message: &str) -> Result<(), ()> {
-        let Some(link) = &self.link else { return Err(()) };
+        let Some(link) = &self.link else {
+            return Err(());
+        };
         self.busy = true;
         self.view.own_text = Some(message.to_owned());
         match link::start_turn(&link.endpoint, &link.session.id, message).await {
@@ -341,7 +350,8 @@ impl Chat {
             Err(TurnRefused::Failed(error)) => {
                 self.view.own_text = None;
                 self.busy = false;
-                self.screen.line(self.screen.style.red(&format!("{error:#}")));
+                self.screen
+                    .line(self.screen.style.red(&format!("{error:#}")));
                 Err(())
             }
         }

@@ -39,18 +39,33 @@ pub enum Outcome {
 
 const HELP: &[(&str, &str)] = &[
     ("/help", "this list"),
-    ("/status", "model, provider, kernel, notebook and this terminal's token counts"),
+    (
+        "/status",
+        "model, provider, kernel, notebook and this terminal's token counts",
+    ),
     ("/new", "start a new conversation"),
     ("/model [provider:]name", "show or switch the model"),
-    ("/notebook", "the active notebook; list | new <name> [--empty] | open <name> | close [name]"),
-    ("/exec <code>", "run Python in the kernel yourself (nothing goes to the model)"),
-    ("/context", "context files, skills, prompts and web access of this workspace"),
+    (
+        "/notebook",
+        "the active notebook; list | new <name> [--empty] | open <name> | close [name]",
+    ),
+    (
+        "/exec <code>",
+        "run Python in the kernel yourself (nothing goes to the model)",
+    ),
+    (
+        "/context",
+        "context files, skills, prompts and web access of this workspace",
+    ),
     ("/skill <name> [message]", "ask with a skill attached"),
     ("/prompt <name> [args]", "send a saved prompt"),
     ("/reload", "read .config/hailer again"),
     ("/open", "print (and open) the link to the active notebook"),
     ("/clear", "clear the screen"),
-    ("/exit, /quit", "leave; the session keeps running for a while"),
+    (
+        "/exit, /quit",
+        "leave; the session keeps running for a while",
+    ),
 ];
 
 pub async fn run(context: &Context<'_>, line: &str) -> Outcome {
@@ -61,10 +76,7 @@ pub async fn run(context: &Context<'_>, line: &str) -> Outcome {
     let name = name.to_lowercase();
     let screen = context.screen;
     let style = screen.style;
-    let needs_session = matches!(
-        name.as_str(),
-        "/status" | "/notebook" | "/exec" | "/open"
-    );
+    let needs_session = matches!(name.as_str(), "/status" | "/notebook" | "/exec" | "/open");
     if needs_session && context.link.is_none() {
         screen.line(style.yellow("The session is still starting; try again in a moment."));
         return Outcome::KeepDraft;
@@ -151,19 +163,34 @@ async fn status(context: &Context<'_>) {
         ));
     }
     let view = context.view;
-    screen.line(row("Session", format!("{} ({} client(s))", info.id, info.clients)));
-    screen.line(row("Turns", format!("{} seen by this terminal", view.turns)));
+    screen.line(row(
+        "Session",
+        format!("{} ({} client(s))", info.id, info.clients),
+    ));
+    screen.line(row(
+        "Turns",
+        format!("{} seen by this terminal", view.turns),
+    ));
     screen.line(row(
         "Tokens",
         format!("{} in / {} out", view.input_tokens, view.output_tokens),
     ));
     let kernel_state = format!("{:?}", info.kernel).to_lowercase();
-    screen.line(row("Kernel", format!("{} ({kernel_state})", info.kernel_line)));
+    screen.line(row(
+        "Kernel",
+        format!("{} ({kernel_state})", info.kernel_line),
+    ));
     if let Some(error) = &info.kernel_error {
         screen.line(format!("  {:<13}{}", "", screen.style.red(error)));
     }
-    screen.line(row("Notebook", panel::active_notebook(&info, context.loaded)));
-    screen.line(row("Notebooks", panel::relative(&info.notebooks_dir, &info.workspace)));
+    screen.line(row(
+        "Notebook",
+        panel::active_notebook(&info, context.loaded),
+    ));
+    screen.line(row(
+        "Notebooks",
+        panel::relative(&info.notebooks_dir, &info.workspace),
+    ));
     screen.line(row("Workspace", info.workspace.clone()));
     if let Some(loaded) = context.loaded {
         screen.line(row("Web access", panel::web_access(loaded)));
@@ -195,7 +222,11 @@ fn model(context: &Context<'_>, rest: &str) {
 fn show_context(context: &Context<'_>) {
     let screen = context.screen;
     let Some(loaded) = context.loaded else {
-        screen.line(screen.style.yellow("The configuration could not be read from this shell."));
+        screen.line(
+            screen
+                .style
+                .yellow("The configuration could not be read from this shell."),
+        );
         return;
     };
     let hailer = &loaded.config.hailer;
@@ -210,7 +241,11 @@ fn show_context(context: &Context<'_>) {
         .into_iter()
         .map(|(name, _)| name.trim_end_matches(".md").to_owned())
         .collect();
-    screen.line(format!("Prompts ({}): {}", prompts.len(), prompts.join(", ")));
+    screen.line(format!(
+        "Prompts ({}): {}",
+        prompts.len(),
+        prompts.join(", ")
+    ));
     screen.line(format!("Web access: {}", panel::web_access(loaded)));
 }
 
@@ -261,7 +296,9 @@ async fn notebook(context: &Context<'_>, rest: &str) {
                 Err(error) => screen.line(style.red(&format!("{error:#}"))),
             }
             if action.is_empty() {
-                screen.line("  Usage: /notebook list | new <name> [--empty] | open <name> | close [name]");
+                screen.line(
+                    "  Usage: /notebook list | new <name> [--empty] | open <name> | close [name]",
+                );
             }
             return;
         }
@@ -296,7 +333,11 @@ async fn notebook(context: &Context<'_>, rest: &str) {
                 notebook: argument.to_owned(),
             };
             endpoint
-                .post(&session_path(link, &format!("/notebooks/{action}")), &params, REQUEST_TIMEOUT)
+                .post(
+                    &session_path(link, &format!("/notebooks/{action}")),
+                    &params,
+                    REQUEST_TIMEOUT,
+                )
                 .await
         }
         other => {
@@ -399,7 +440,11 @@ async fn open(context: &Context<'_>) {
     let params = NotebookRef { notebook };
     let change = link
         .endpoint
-        .post(&session_path(link, "/notebooks/open"), &params, REQUEST_TIMEOUT)
+        .post(
+            &session_path(link, "/notebooks/open"),
+            &params,
+            REQUEST_TIMEOUT,
+        )
         .await
         .and_then(|reply| reply.json::<NotebookChange>());
     match change {

@@ -221,7 +221,11 @@ pub fn usage_line(usage: &TurnUsage) -> String {
 fn short(preview: &str) -> String {
     let first = preview.lines().find(|line| !line.trim().is_empty());
     let first = first.unwrap_or_default().trim();
-    let more = preview.lines().filter(|line| !line.trim().is_empty()).count() > 1;
+    let more = preview
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .count()
+        > 1;
     let mut text: String = first.chars().take(PREVIEW_CHARS).collect();
     if more || first.chars().count() > PREVIEW_CHARS {
         text.push('…');

@@ -36,15 +36,20 @@ struct WorkspaceStatus {
 
 pub async fn run(home: &HailerHome, overrides: Overrides, json: bool) -> anyhow::Result<ExitCode> {
     let inputs = LoadInputs::from_process(overrides)?;
-    let workspace = hailer_config::load(&inputs).ok().map(|loaded| WorkspaceStatus {
-        root: loaded.workspace.root.display().to_string(),
-        config: loaded.config_path.as_ref().map(|path| path.display().to_string()),
-        model: loaded.config.model.name.clone(),
-        provider: crate::chat::provider_line(&loaded),
-        credentials: super::doctor::credentials_summary(&loaded),
-        kernel: loaded.config.kernel_line(&hailer_kernel_bundle::contract()),
-        session: None,
-    });
+    let workspace = hailer_config::load(&inputs)
+        .ok()
+        .map(|loaded| WorkspaceStatus {
+            root: loaded.workspace.root.display().to_string(),
+            config: loaded
+                .config_path
+                .as_ref()
+                .map(|path| path.display().to_string()),
+            model: loaded.config.model.name.clone(),
+            provider: crate::chat::provider_line(&loaded),
+            credentials: super::doctor::credentials_summary(&loaded),
+            kernel: loaded.config.kernel_line(&hailer_kernel_bundle::contract()),
+            session: None,
+        });
     let mut status = Status {
         daemon: None,
         sessions: Vec::new(),
@@ -85,7 +90,10 @@ fn text(status: &Status) -> String {
             "hailerd {}: pid {}, port {}, up {} s, {} client(s)",
             info.version, info.pid, info.port, info.uptime_secs, info.clients
         )),
-        None => line("hailerd: not running (it starts with the next hailer command that needs it)".to_owned()),
+        None => line(
+            "hailerd: not running (it starts with the next hailer command that needs it)"
+                .to_owned(),
+        ),
     }
     if status.daemon.is_some() {
         if status.sessions.is_empty() {
@@ -102,7 +110,10 @@ fn text(status: &Status) -> String {
             }
             line(format!(
                 "    notebook: {}",
-                session.active_notebook.as_deref().unwrap_or("(the configured one)")
+                session
+                    .active_notebook
+                    .as_deref()
+                    .unwrap_or("(the configured one)")
             ));
             line(format!("    clients:  {}", session.clients));
         }
@@ -126,7 +137,9 @@ fn text(status: &Status) -> String {
                 workspace.session.as_deref().unwrap_or("none live")
             ));
         }
-        None => line("Workspace:   the configuration cannot be loaded; run `hailer doctor`".to_owned()),
+        None => {
+            line("Workspace:   the configuration cannot be loaded; run `hailer doctor`".to_owned())
+        }
     }
     out
 }

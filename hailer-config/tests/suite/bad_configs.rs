@@ -1,7 +1,6 @@
 //! A table of broken configurations: each must give its own clear message, never a panic, and
 //! never quote a value it must keep to itself.
 
-
 use crate::common::Scratch;
 use hailer_config::{Problem, Report, Severity, check};
 

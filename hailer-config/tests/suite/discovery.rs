@@ -1,6 +1,5 @@
 //! Finding the workspace and its configuration file in real folders.
 
-
 use std::path::PathBuf;
 
 use crate::common::Scratch;

@@ -1,6 +1,5 @@
 //! flag > environment > file > default, with the client's environment passed explicitly.
 
-
 use crate::common::Scratch;
 use hailer_config::{
     ClientEnv, LoadInputs, LogLevel, Origin, Overrides, Provenance, Runtime, load,

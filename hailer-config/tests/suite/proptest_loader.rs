@@ -1,7 +1,6 @@
 //! Hostile input never panics: arbitrary bytes, and TOML documents built from the schema's own
 //! key names with random values, go through the whole loader.
 
-
 use crate::common::Scratch;
 use hailer_config::keys::SCHEMA;
 use hailer_config::{ClientEnv, DomainRule, MemoryLimit, check, load};

@@ -1,6 +1,5 @@
 //! Valid configurations load cleanly, with defaults and resolved paths.
 
-
 use std::path::PathBuf;
 
 use crate::common::Scratch;

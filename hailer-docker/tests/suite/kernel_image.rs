@@ -1,8 +1,6 @@
 //! The kernel image against the real engine: its contract label, pip files kept to the build
 //! stage, and the errors a user sees for a missing, foreign or unreachable image.
 
-
-
 use crate::common::{PIP_MARKER, base_image, engine, kernel_image};
 use hailer_docker::image::{ensure_image, image_contract, pull};
 use hailer_docker::{Error, labels::CONTRACT_LABEL};

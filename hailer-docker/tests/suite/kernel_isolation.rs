@@ -2,8 +2,6 @@
 //! that it has no network and never sees the token, its labelled objects, notebook copies in
 //! and back, and that a stop leaves nothing behind.
 
-
-
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;

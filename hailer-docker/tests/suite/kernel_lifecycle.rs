@@ -1,14 +1,12 @@
 //! Starts that fail or are abandoned clean up after themselves; leftovers of dead owners go
 //! while live owners' and other workspaces' objects stay; the network-on variant.
 
-
-
 use std::collections::HashMap;
 use std::time::Duration;
 
+use crate::common::{Workspace, base_image, engine, kernel_image, labelled_objects};
 use bollard::models::{ContainerCreateBody, NetworkCreateRequest};
 use bollard::query_parameters::CreateContainerOptions;
-use crate::common::{Workspace, base_image, engine, kernel_image, labelled_objects};
 use hailer_docker::labels::{OWNER_LABEL, ROLE_LABEL, WORKSPACE_LABEL};
 use hailer_docker::runtime::{DockerKernel, cleanup_leftovers, list_kernels, stop_workspace};
 use hailer_docker::{Engine, Error};

@@ -1,7 +1,6 @@
 //! The client against a fake marimo that misbehaves: endless lines, floods, stalls, HTML error
 //! pages, stale server tokens. Every call must end with a bounded, readable error.
 
-
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

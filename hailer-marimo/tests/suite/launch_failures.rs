@@ -1,7 +1,6 @@
 //! Starts that fail: the error says why, shows the log's end without the token, and leaves
 //! neither a process nor a log file behind.
 
-
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::PathBuf;
 use std::time::Duration;

@@ -3,7 +3,6 @@
 //! With HAILER_TEST_WHEELHOUSE set, the offline test installs marimo 0.24.2 from that folder;
 //! without it, it downloads a small wheel into a temporary wheelhouse first.
 
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;

@@ -1,7 +1,5 @@
 //! The string literals embedded in code-mode snippets, evaluated by a real Python.
 
-
-
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 

@@ -1,14 +1,12 @@
 //! Against a real marimo 0.24.2 (the Python named by HAILER_TEST_PYTHON).
 
-
-
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use crate::support::{PLANTED_SECRETS, TestWorkspace, VISIBLE_VAR};
 use hailer_marimo::launch::process_tree::{ProcessId, descendants, is_running, read_stat};
 use hailer_marimo::{CellEdit, Error, KernelState, NewCell};
 use secrecy::ExposeSecret;
-use crate::support::{PLANTED_SECRETS, TestWorkspace, VISIBLE_VAR};
 
 const BUDGET: Duration = Duration::from_secs(90);
 

@@ -26,7 +26,9 @@ fn chat(workspace: &TestWorkspace) -> TmuxPane {
 
 /// Lines of the answer, streamed one delta every `delay`.
 fn slow_answer(lines: usize, delay: Duration) -> Reply {
-    let text: Vec<String> = (1..=lines).map(|n| format!("Line {n} of the answer.")).collect();
+    let text: Vec<String> = (1..=lines)
+        .map(|n| format!("Line {n} of the answer."))
+        .collect();
     Reply::text(text.join("\n"))
         .in_deltas(lines * 2)
         .delta_delay(delay)
@@ -43,20 +45,29 @@ async fn the_panel_then_an_answer_that_streams_line_by_line() {
         let canonical = workspace.canonical().display().to_string();
         for expected in [
             "Model:      gpt-5.5".to_owned(),
-            format!("Provider:   scripted ({}, chat completions)", model.base_url()),
+            format!(
+                "Provider:   scripted ({}, chat completions)",
+                model.base_url()
+            ),
             "Notebook:   analysis.py".to_owned(),
             "Notebooks:  notebooks".to_owned(),
             format!("Workspace:  {canonical}"),
             "Kernel:     unsafe-local (runs as you; not isolated)".to_owned(),
             "Web access: none".to_owned(),
         ] {
-            assert!(screen.contains(&expected), "{expected:?} missing:\n{screen}");
+            assert!(
+                screen.contains(&expected),
+                "{expected:?} missing:\n{screen}"
+            );
         }
 
         pane.type_line("Tell me about the data");
         // The first lines show while the answer is still streaming.
         let early = pane.wait_for("Line 2 of the answer.", SHORT);
-        assert!(!early.contains("tokens:"), "the turn had already ended:\n{early}");
+        assert!(
+            !early.contains("tokens:"),
+            "the turn had already ended:\n{early}"
+        );
         assert!(!early.contains("Line 6 of the answer."), "{early}");
         let done = pane.wait_for("tokens: 100 in / 20 out", SHORT);
         assert!(done.contains("Line 6 of the answer."), "{done}");
@@ -65,7 +76,10 @@ async fn the_panel_then_an_answer_that_streams_line_by_line() {
         pane.keys(&["C-d"]);
         assert_eq!(pane.exit_status(SHORT), 0);
         let end = pane.screen();
-        assert!(end.contains("Bye. The session keeps running in hailerd"), "{end}");
+        assert!(
+            end.contains("Bye. The session keeps running in hailerd"),
+            "{end}"
+        );
         assert!(end.contains("300 s"), "{end}");
     });
 }
@@ -85,7 +99,10 @@ async fn ctrl_c_cancels_the_running_turn_and_the_next_turn_works() {
         pane.keys(&["C-c"]);
         let screen = pane.wait_for("Interrupted.", SHORT);
         assert!(!screen.contains("Line 30 of the answer."), "{screen}");
-        assert!(pane.pid().is_some(), "Ctrl+C during a turn must not end the chat");
+        assert!(
+            pane.pid().is_some(),
+            "Ctrl+C during a turn must not end the chat"
+        );
 
         pane.type_line("Another question");
         pane.wait_for("The second answer.", SHORT);
@@ -130,7 +147,13 @@ async fn slash_commands_answer_in_the_chat() {
 
         pane.type_line("/help");
         let screen = pane.wait_for("Anything else is sent to the conversation.", SHORT);
-        for command in ["/status", "/notebook", "/exec <code>", "/context", "/exit, /quit"] {
+        for command in [
+            "/status",
+            "/notebook",
+            "/exec <code>",
+            "/context",
+            "/exit, /quit",
+        ] {
             assert!(screen.contains(command), "{command} missing:\n{screen}");
         }
 
@@ -144,15 +167,23 @@ async fn slash_commands_answer_in_the_chat() {
 
         pane.type_line("/notebook list");
         pane.wait_until("the notebook list", SHORT, |screen| {
-            screen.lines().any(|line| line.contains("analysis.py") && line.contains("active"))
+            screen
+                .lines()
+                .any(|line| line.contains("analysis.py") && line.contains("active"))
         });
 
         pane.type_line("/model other-model");
-        pane.wait_for("Switching the model inside a running session is not available yet", SHORT);
+        pane.wait_for(
+            "Switching the model inside a running session is not available yet",
+            SHORT,
+        );
 
         pane.type_line("/status");
         let screen = pane.wait_for("Turns:", SHORT);
-        assert!(screen.contains("Credentials: SCRIPTED_KEY from the environment"), "{screen}");
+        assert!(
+            screen.contains("Credentials: SCRIPTED_KEY from the environment"),
+            "{screen}"
+        );
         assert!(screen.contains("(idle)"), "{screen}");
 
         pane.type_line("/context");
@@ -162,7 +193,10 @@ async fn slash_commands_answer_in_the_chat() {
         assert_eq!(pane.exit_status(SHORT), 0);
         assert!(pane.screen().contains("Bye."));
     });
-    assert!(model.requests().is_empty(), "slash commands never reach the model");
+    assert!(
+        model.requests().is_empty(),
+        "slash commands never reach the model"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -214,11 +248,17 @@ async fn plain_mode_reads_a_pipe_and_prints_plain_text() {
     });
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{output:?}");
-    assert!(!stdout.contains('\x1b'), "no escape sequences in plain mode:\n{stdout}");
+    assert!(
+        !stdout.contains('\x1b'),
+        "no escape sequences in plain mode:\n{stdout}"
+    );
     let question = stdout.find("You > A piped question").expect(&stdout);
     let answer = stdout.find("Hailer >\nA **plain** answer.").expect(&stdout);
     let status = stdout.find("You > /status").expect(&stdout);
     assert!(question < answer && answer < status, "{stdout}");
-    assert!(stdout.contains("Turns:       1 seen by this terminal"), "{stdout}");
+    assert!(
+        stdout.contains("Turns:       1 seen by this terminal"),
+        "{stdout}"
+    );
     assert!(stdout.contains("Bye."), "{stdout}");
 }

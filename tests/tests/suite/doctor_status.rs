@@ -12,7 +12,9 @@ fn redacted(workspace: &TestWorkspace, text: &str) -> String {
 
 fn doctor(workspace: &TestWorkspace, env: &[(&str, &str)]) -> (i32, String) {
     let mut command = workspace.command(&["doctor"]);
-    command.env_remove("OPENAI_API_KEY").env_remove("SCRIPTED_KEY");
+    command
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("SCRIPTED_KEY");
     for (name, value) in env {
         command.env(name, value);
     }
@@ -57,7 +59,10 @@ fn a_missing_key_fails_and_unsafe_local_warns() {
 
     let (code, table) = doctor(&workspace, &[("OPENAI_API_KEY", "sk-test-not-shown")]);
     assert_eq!(code, 0, "{table}");
-    assert!(table.contains("credentials  OK    OPENAI_API_KEY from the environment"), "{table}");
+    assert!(
+        table.contains("credentials  OK    OPENAI_API_KEY from the environment"),
+        "{table}"
+    );
     assert!(!table.contains("sk-test-not-shown"), "{table}");
 }
 
@@ -102,7 +107,10 @@ fn status_without_a_daemon_starts_nothing() {
     let text = redacted(&workspace, &String::from_utf8_lossy(&output.stdout));
     assert!(text.contains("hailerd: not running"), "{text}");
     assert!(text.contains("Workspace:   [workspace]"), "{text}");
-    assert!(text.contains("Kernel:      unsafe-local (runs as you; not isolated)"), "{text}");
+    assert!(
+        text.contains("Kernel:      unsafe-local (runs as you; not isolated)"),
+        "{text}"
+    );
     assert!(!workspace.home.path().join("run/hailerd.json").exists());
 
     // With a session live, it is listed with its kernel.

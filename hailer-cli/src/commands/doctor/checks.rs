@@ -1,6 +1,6 @@
 //! The rows that need no engine: configuration, notebook, credentials, kernel, data folder.
 
-use hailer_config::{Area, Loaded, LoadInputs, Problem, Runtime, Severity};
+use hailer_config::{Area, LoadInputs, Loaded, Problem, Runtime, Severity};
 
 use super::{Row, Verdict, docker_rows};
 
@@ -72,14 +72,15 @@ fn config_row(problems: &[&Problem], loaded: Option<&Loaded>) -> Row {
     if let Some(row) = problems_row("config", problems) {
         return row;
     }
-    let source = match loaded.and_then(|loaded| loaded.config_path.as_ref().map(|path| (loaded, path))) {
-        Some((loaded, path)) => path
-            .strip_prefix(&loaded.workspace.root)
-            .unwrap_or(path)
-            .display()
-            .to_string(),
-        None => "defaults (no hailer.toml found)".to_owned(),
-    };
+    let source =
+        match loaded.and_then(|loaded| loaded.config_path.as_ref().map(|path| (loaded, path))) {
+            Some((loaded, path)) => path
+                .strip_prefix(&loaded.workspace.root)
+                .unwrap_or(path)
+                .display()
+                .to_string(),
+            None => "defaults (no hailer.toml found)".to_owned(),
+        };
     Row::new("config", Verdict::Ok, format!("ok ({source})"))
 }
 
@@ -103,11 +104,17 @@ pub(super) fn credentials_row(loaded: &Loaded) -> Row {
             Verdict::Fail,
             format!("the provider '{id}' is not declared"),
         )
-        .hint(format!("Add a [model_providers.{id}] section to hailer.toml."));
+        .hint(format!(
+            "Add a [model_providers.{id}] section to hailer.toml."
+        ));
     };
     let key = &provider.env_key;
     if std::env::var(key).is_ok_and(|value| !value.is_empty()) {
-        Row::new("credentials", Verdict::Ok, format!("{key} from the environment"))
+        Row::new(
+            "credentials",
+            Verdict::Ok,
+            format!("{key} from the environment"),
+        )
     } else {
         Row::new(
             "credentials",

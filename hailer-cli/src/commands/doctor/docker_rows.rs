@@ -58,7 +58,10 @@ pub async fn engine_and_image(loaded: &Loaded) -> Vec<Row> {
         let why = if socket.exists() {
             format!("Docker does not answer at {}", socket.display())
         } else {
-            format!("Docker is not running here (no socket at {})", socket.display())
+            format!(
+                "Docker is not running here (no socket at {})",
+                socket.display()
+            )
         };
         return vec![
             Row::new("docker", Verdict::Fail, why).hint(
@@ -99,18 +102,28 @@ async fn image_row(socket: &std::path::Path, image: &str, contract: &str) -> Row
                 .and_then(|labels| labels.get(hailer_kernel_bundle::CONTRACT_LABEL).cloned())
                 .unwrap_or_default();
             if found == contract {
-                Row::new("image", Verdict::Ok, format!("{image} (kernel contract {contract})"))
+                Row::new(
+                    "image",
+                    Verdict::Ok,
+                    format!("{image} (kernel contract {contract})"),
+                )
             } else {
                 Row::new(
                     "image",
                     Verdict::Fail,
-                    format!("{image} is for kernel contract '{found}', this Hailer needs {contract}"),
+                    format!(
+                        "{image} is for kernel contract '{found}', this Hailer needs {contract}"
+                    ),
                 )
                 .hint("Build the right one (`hailer kernel build`), or set image under [kernel].")
             }
         }
-        Ok((404, _)) => Row::new("image", Verdict::Warn, format!("{image} is not on this machine yet"))
-            .hint("Build it with `hailer kernel build`, or pull it with `hailer kernel pull`."),
+        Ok((404, _)) => Row::new(
+            "image",
+            Verdict::Warn,
+            format!("{image} is not on this machine yet"),
+        )
+        .hint("Build it with `hailer kernel build`, or pull it with `hailer kernel pull`."),
         Ok((status, _)) => Row::new(
             "image",
             Verdict::Warn,

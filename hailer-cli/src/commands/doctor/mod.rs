@@ -73,7 +73,10 @@ pub async fn run(overrides: Overrides, json: bool) -> anyhow::Result<ExitCode> {
     let rows = checks::all(&inputs).await;
     let ok = rows.iter().all(|row| row.verdict != Verdict::Fail);
     if json {
-        println!("{}", serde_json::to_string_pretty(&Report { ok, rows: &rows })?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&Report { ok, rows: &rows })?
+        );
     } else {
         print!("{}", table(&rows));
     }
