@@ -94,9 +94,21 @@ impl TmuxPane {
         self.tmux(&args);
     }
 
+    /// Pastes `text` as a terminal does (bracketed, when the program asked for it).
+    pub fn paste(&self, text: &str) {
+        self.tmux(&["set-buffer", "-b", "paste", "--", text]);
+        self.tmux(&["paste-buffer", "-p", "-d", "-b", "paste", "-t", "0"]);
+    }
+
     /// The whole screen and scrollback, wrapped lines joined.
     pub fn screen(&self) -> String {
         let output = self.tmux(&["capture-pane", "-p", "-J", "-S", "-1000", "-t", "0"]);
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// The visible screen with its colours, as escape sequences.
+    pub fn screen_with_colours(&self) -> String {
+        let output = self.tmux(&["capture-pane", "-p", "-e", "-J", "-t", "0"]);
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 

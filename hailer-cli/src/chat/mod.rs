@@ -113,6 +113,7 @@ impl Chat {
         let connect = link::connect(home.clone(), self.options.flags.clone());
         tokio::pin!(connect);
         let mut connecting = true;
+        let mut input_open = true;
         if self.screen.is_interactive() {
             self.screen.line(
                 self.screen
@@ -122,8 +123,11 @@ impl Chat {
         }
         loop {
             let flow = tokio::select! {
-                input = self.composer.inputs.recv() => {
-                    let input = input.unwrap_or(Input::Eof);
+                input = self.composer.inputs.recv(), if input_open => {
+                    let input = input.unwrap_or_else(|| {
+                        input_open = false;
+                        Input::Eof
+                    });
                     self.on_input(input).await
                 }
                 result = &mut connect, if connecting => {
@@ -147,7 +151,9 @@ impl Chat {
                         }
                     }
                 }
-                _ = interrupts.recv() => self.on_input(Input::Interrupt).await,
+                // SIGINT while the editor is not reading (it reads Ctrl+C itself in raw mode):
+                // nothing waits for a verdict.
+                _ = interrupts.recv() => self.on_interrupt().await.1,
             };
             if let Flow::Exit(code) = flow {
                 self.composer.answer(Verdict::Stop);
@@ -269,7 +275,7 @@ impl Chat {
         }
         match self.send(&message).await {
             Ok(()) => (Verdict::Accepted, Flow::Continue),
-            Err(()) => (Verdict::KeepDraft(message), Flow::Continue),
+            Err(_) => (Verdict::KeepDraft(message), Flow::Continue),
         }
     }
 
@@ -319,42 +325,39 @@ impl Chat {
                 }
                 continue;
             }
-            if self.send(&line).await.is_ok() {
-                return Flow::Continue;
-            }
-            if self.busy {
-                // Another client's turn came first: wait for it to end.
-                self.queued.push_front(line);
-                return Flow::Continue;
+            match self.send(&line).await {
+                Ok(()) => return Flow::Continue,
+                Err(TurnRefused::Busy) => {
+                    // Another client's turn came first: wait for it to end.
+                    self.queued.push_front(line);
+                    return Flow::Continue;
+                }
+                Err(TurnRefused::Failed(_)) => {}
             }
         }
         Flow::Continue
     }
 
     /// Starts a turn; a refusal is shown and the chat stays idle.
-    async fn send(&mut self, message: &str) -> Result<(), ()> {
+    async fn send(&mut self, message: &str) -> Result<(), TurnRefused> {
         let Some(link) = &self.link else {
-            return Err(());
+            return Err(TurnRefused::Failed(anyhow::anyhow!("not connected")));
         };
         self.busy = true;
         self.view.own_text = Some(message.to_owned());
-        match link::start_turn(&link.endpoint, &link.session.id, message).await {
-            Ok(_) => Ok(()),
-            Err(TurnRefused::Busy) => {
-                self.view.own_text = None;
-                self.screen.line(self.screen.style.yellow(
+        let result = link::start_turn(&link.endpoint, &link.session.id, message).await;
+        if let Err(refused) = &result {
+            self.view.own_text = None;
+            self.busy = false;
+            let said = match refused {
+                TurnRefused::Busy => self.screen.style.yellow(
                     "Another turn is running in this session; wait for it or press Ctrl+C to cancel it.",
-                ));
-                Err(())
-            }
-            Err(TurnRefused::Failed(error)) => {
-                self.view.own_text = None;
-                self.busy = false;
-                self.screen
-                    .line(self.screen.style.red(&format!("{error:#}")));
-                Err(())
-            }
+                ),
+                TurnRefused::Failed(error) => self.screen.style.red(&format!("{error:#}")),
+            };
+            self.screen.line(said);
         }
+        result.map(|_| ())
     }
 
     /// Says goodbye and what happens to the session.

@@ -63,7 +63,8 @@ fn main() {
     let warm = TmuxPane::spawn(&workspace.command(&["notebook", "--no-browser"]));
     warm.wait_for("Web access:", WAIT);
     warm.keys(&["C-d"]);
-    warm.exit_status(WAIT);
+    warm.wait_for("Bye.", WAIT);
+    drop(warm);
 
     let mut floor = Vec::new();
     let mut prompt = Vec::new();
@@ -88,7 +89,7 @@ fn main() {
         rss.push(status_kib(pid, "VmRSS:"));
         peak.push(status_kib(pid, "VmHWM:"));
         pane.keys(&["C-d"]);
-        assert_eq!(pane.exit_status(WAIT), 0);
+        pane.wait_for("Bye.", WAIT);
     }
     rss.sort_unstable();
     peak.sort_unstable();

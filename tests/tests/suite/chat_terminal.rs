@@ -85,6 +85,33 @@ async fn the_panel_then_an_answer_that_streams_line_by_line() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unsafe_local_is_in_a_warning_colour_unless_no_color_is_set() {
+    let model = ScriptedModel::start(Script::new()).await.unwrap();
+    let workspace = workspace(&model);
+    tokio::task::block_in_place(|| {
+        let pane = chat(&workspace);
+        pane.wait_for("Web access:", SHORT);
+        let coloured = pane.screen_with_colours();
+        assert!(
+            coloured.contains("\x1b[33munsafe-local (runs as you; not isolated)"),
+            "{coloured:?}"
+        );
+        drop(pane);
+
+        let mut command = workspace.command(&["notebook", "--no-browser"]);
+        command.env("NO_COLOR", "1");
+        let pane = TmuxPane::spawn(&command);
+        pane.wait_for("Web access:", SHORT);
+        let plain = pane.screen_with_colours();
+        assert!(!plain.contains("\x1b[3"), "{plain:?}");
+        assert!(
+            plain.contains("unsafe-local (runs as you; not isolated)"),
+            "{plain:?}"
+        );
+    });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctrl_c_cancels_the_running_turn_and_the_next_turn_works() {
     let script = Script::new()
         .reply(slow_answer(30, Duration::from_millis(250)))
@@ -196,6 +223,37 @@ async fn slash_commands_answer_in_the_chat() {
     assert!(
         model.requests().is_empty(),
         "slash commands never reach the model"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alt_enter_and_a_paste_make_one_message_of_several_lines() {
+    let script = Script::new()
+        .reply(Reply::text("Got the typed lines."))
+        .reply(Reply::text("Got the pasted lines."));
+    let model = ScriptedModel::start(script).await.unwrap();
+    let workspace = workspace(&model);
+    tokio::task::block_in_place(|| {
+        let pane = chat(&workspace);
+        pane.wait_for("Type /help for commands.", SHORT);
+        pane.keys(&["-l", "typed one"]);
+        pane.keys(&["M-Enter"]);
+        pane.type_line("typed two");
+        pane.wait_for("Got the typed lines.", SHORT);
+        pane.wait_for("tokens:", SHORT);
+
+        pane.paste("pasted one\npasted two\npasted three");
+        pane.keys(&["Enter"]);
+        pane.wait_for("Got the pasted lines.", SHORT);
+    });
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2, "each message went out once, whole");
+    let first = serde_json::to_string(&requests[0].body).unwrap();
+    assert!(first.contains("typed one\\ntyped two"), "{first}");
+    let second = serde_json::to_string(&requests[1].body).unwrap();
+    assert!(
+        second.contains("pasted one\\npasted two\\npasted three"),
+        "{second}"
     );
 }
 
