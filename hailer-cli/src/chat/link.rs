@@ -56,7 +56,6 @@ pub async fn start_turn(
     let params = StartTurnParams {
         text: text.to_owned(),
         client: CLIENT.to_owned(),
-        ..Default::default()
     };
     let reply = endpoint
         .post(

@@ -33,7 +33,6 @@ pub async fn run(
             &StartTurnParams {
                 text: question.to_owned(),
                 client: "run".to_owned(),
-                ..Default::default()
             },
             REQUEST_TIMEOUT,
         )
