@@ -197,6 +197,8 @@ chromium_path="$(command -v chromium || true)"
 chromedriver_path="$(command -v chromedriver || true)"
 [ -n "$chromium_path" ] || die "chromium is not on PATH although its package is installed"
 [ -n "$chromedriver_path" ] || die "chromedriver is not on PATH although chromium-driver is installed"
+tmux_path="$(command -v tmux || true)"
+[ -n "$tmux_path" ] || die "tmux is not on PATH although its package is installed"
 
 exports=(
     "HAILER_TEST_PYTHON=$VENV_PY"
@@ -206,6 +208,7 @@ exports=(
     "HAILER_TEST_TY=$VENV/bin/ty"
     "HAILER_TEST_CHROMIUM=$chromium_path"
     "HAILER_TEST_CHROMEDRIVER=$chromedriver_path"
+    "HAILER_TEST_TMUX=$tmux_path"
 )
 if [ "$with_base_image" -eq 1 ]; then
     exports+=("HAILER_TEST_BASE_IMAGE=hailer-base:bookworm")

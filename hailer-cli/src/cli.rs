@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
     version,
     about = "Chat with your own data files; the analysis runs in a local notebook kernel.",
     after_help = "Examples:\n  \
+        hailer                           chat with your data in this workspace\n  \
         hailer init                      set up a workspace in this folder\n  \
         hailer config check              list what is wrong with hailer.toml\n  \
         hailer exec -c 'print(6*7)'      run code in the workspace's kernel\n  \
@@ -28,12 +29,41 @@ pub struct Cli {
     /// them first; an interactive start asks instead).
     #[arg(long, global = true)]
     pub run_sandbox_notebooks: bool,
+    /// With no command: the chat (`hailer notebook` with its defaults).
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Chat with the workspace's session in this terminal (the default command).
+    Notebook {
+        /// Do not open a browser.
+        #[arg(long)]
+        no_browser: bool,
+        /// Start a new conversation instead of resuming the stored one.
+        #[arg(long)]
+        new: bool,
+        /// Line-oriented chat: no colours, no cursor control (automatic when not a terminal).
+        #[arg(long)]
+        plain: bool,
+        /// The kernel runtime for a new session: docker or unsafe-local.
+        #[arg(long, value_name = "RUNTIME")]
+        kernel: Option<String>,
+    },
+    /// The daemon, its sessions and their kernels, and this workspace's settings.
+    Status {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check the configuration, notebook, key, kernel, Docker, image and data folder; exits 1
+    /// on any failure. Starts no kernel and calls no model.
+    Doctor {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Set up a workspace here: hailer.toml, notebooks/, data/, .config/hailer/, .hailer/.
     Init {
         /// Rewrite hailer.toml (only that file) even if it exists.

@@ -1,9 +1,10 @@
-//! Does a Docker engine answer? A `GET /_ping` over the engine's Unix socket, nothing more.
+//! Does a Docker engine answer, which version is it, is an image there? Plain `GET`s over the
+//! engine's Unix socket, nothing more.
 //!
-//! The client does not link a Docker library; this only tells `init` whether the default
-//! runtime can work here right now.
+//! The client does not link a Docker library; this only tells `init` and `doctor` whether the
+//! default runtime can work here right now.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -25,37 +26,52 @@ pub enum DockerProbe {
     NoSocket(PathBuf),
 }
 
+/// The engine's socket named by `DOCKER_HOST`, or the default one; `Err` with the value when
+/// `DOCKER_HOST` names a remote engine.
+pub fn socket() -> Result<PathBuf, String> {
+    match std::env::var("DOCKER_HOST") {
+        Ok(host) if !host.is_empty() => match host.strip_prefix("unix://") {
+            Some(path) => Ok(PathBuf::from(path)),
+            None => Err(host),
+        },
+        _ => Ok(PathBuf::from("/var/run/docker.sock")),
+    }
+}
+
 /// Pings the engine named by `DOCKER_HOST`, or the default socket.
 pub async fn probe() -> DockerProbe {
-    let socket = match std::env::var("DOCKER_HOST") {
-        Ok(host) if !host.is_empty() => match host.strip_prefix("unix://") {
-            Some(path) => PathBuf::from(path),
-            None => return DockerProbe::Remote(host),
-        },
-        _ => PathBuf::from("/var/run/docker.sock"),
+    let socket = match socket() {
+        Ok(socket) => socket,
+        Err(host) => return DockerProbe::Remote(host),
     };
     if !socket.exists() {
         return DockerProbe::NoSocket(socket);
     }
-    match tokio::time::timeout(PING_TIMEOUT, ping(&socket)).await {
-        Ok(Ok(())) => DockerProbe::Answers,
-        Ok(Err(error)) => DockerProbe::NotAnswering(format!("{error:#}")),
-        Err(_) => DockerProbe::NotAnswering("no answer within 2 s".to_owned()),
+    match get(&socket, "/_ping").await {
+        Ok((status, _)) if (200..300).contains(&status) => DockerProbe::Answers,
+        Ok((status, _)) => DockerProbe::NotAnswering(format!("the engine answered {status}")),
+        Err(error) => DockerProbe::NotAnswering(format!("{error:#}")),
     }
 }
 
-async fn ping(socket: &std::path::Path) -> anyhow::Result<()> {
+/// `GET path` on the engine: its status and body.
+pub async fn get(socket: &Path, path: &str) -> anyhow::Result<(u16, Bytes)> {
+    tokio::time::timeout(PING_TIMEOUT, exchange(socket, path))
+        .await
+        .map_err(|_| anyhow::anyhow!("no answer within {} s", PING_TIMEOUT.as_secs()))?
+}
+
+async fn exchange(socket: &Path, path: &str) -> anyhow::Result<(u16, Bytes)> {
     let stream = UnixStream::connect(socket).await?;
     let (mut sender, connection) =
         hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
     let driver = tokio::spawn(connection);
-    let request = Request::get("/_ping")
+    let request = Request::get(path)
         .header(hyper::header::HOST, "docker")
         .body(Empty::<Bytes>::new())?;
     let response = sender.send_request(request).await?;
-    let status = response.status();
-    let _ = response.into_body().collect().await;
+    let status = response.status().as_u16();
+    let body = response.into_body().collect().await?.to_bytes();
     driver.abort();
-    anyhow::ensure!(status.is_success(), "the engine answered {status}");
-    Ok(())
+    Ok((status, body))
 }

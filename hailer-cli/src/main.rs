@@ -1,5 +1,7 @@
 //! `hailer`, the thin client of hailerd.
 
+mod browser;
+mod chat;
 mod cli;
 mod commands;
 mod daemon_client;
@@ -36,19 +38,60 @@ fn main() -> ExitCode {
 }
 
 async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {
-        Command::Init { force, kernel } => {
-            let kernel = match kernel.as_deref().map(hailer_config::parse_kernel_flag) {
-                None => None,
-                Some(Ok(runtime)) => Some(runtime),
-                Some(Err(problem)) => {
-                    eprintln!("hailer: {}", problem.message);
-                    if !problem.hint.is_empty() {
-                        eprintln!("  {}", problem.hint);
-                    }
-                    return Ok(ExitCode::from(2));
-                }
+    let command = cli.command.unwrap_or(Command::Notebook {
+        no_browser: false,
+        new: false,
+        plain: false,
+        kernel: None,
+    });
+    match command {
+        Command::Notebook {
+            no_browser,
+            new,
+            plain,
+            kernel,
+        } => {
+            if let Some(code) = refuse_bad_kernel(kernel.as_deref()) {
+                return Ok(code);
+            }
+            let home = HailerHome::from_env()?;
+            let options = chat::ChatOptions {
+                flags: session_client::SessionFlags {
+                    workspace: cli.workspace,
+                    config: cli.config,
+                    kernel,
+                    new_thread: new,
+                    ..Default::default()
+                },
+                plain,
+                no_browser,
             };
+            return chat::run(&home, options).await;
+        }
+        Command::Status { json } => {
+            let home = HailerHome::from_env()?;
+            let overrides = hailer_config::Overrides {
+                workspace: cli.workspace,
+                config: cli.config,
+                ..Default::default()
+            };
+            return commands::status::run(&home, overrides, json).await;
+        }
+        Command::Doctor { json } => {
+            let overrides = hailer_config::Overrides {
+                workspace: cli.workspace,
+                config: cli.config,
+                ..Default::default()
+            };
+            return commands::doctor::run(overrides, json).await;
+        }
+        Command::Init { force, kernel } => {
+            if let Some(code) = refuse_bad_kernel(kernel.as_deref()) {
+                return Ok(code);
+            }
+            let kernel = kernel
+                .as_deref()
+                .and_then(|flag| hailer_config::parse_kernel_flag(flag).ok());
             let workspace = match cli.workspace {
                 Some(dir) => dir,
                 None => std::env::current_dir()?,
@@ -157,4 +200,14 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Exit code 2 with the reason when `--kernel` names no runtime.
+fn refuse_bad_kernel(flag: Option<&str>) -> Option<ExitCode> {
+    let problem = hailer_config::parse_kernel_flag(flag?).err()?;
+    eprintln!("hailer: {}", problem.message);
+    if !problem.hint.is_empty() {
+        eprintln!("  {}", problem.hint);
+    }
+    Some(ExitCode::from(2))
 }

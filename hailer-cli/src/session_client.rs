@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use hailer_protocol::{StartSessionParams, StartSessionResponse};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
 
 use crate::http::Endpoint;
 
@@ -105,4 +107,26 @@ fn provider_variables(flags: &SessionFlags) -> std::collections::BTreeSet<String
         }
     }
     names
+}
+
+/// A session's event stream.
+pub type EventSocket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// Attaches to the session's events: `attached` first, then everything in order. While the
+/// socket is open the session counts this client as attached.
+pub async fn follow_events(endpoint: &Endpoint, session_id: &str) -> anyhow::Result<EventSocket> {
+    let mut request = format!(
+        "ws://127.0.0.1:{}/v1/sessions/{session_id}/events",
+        endpoint.port
+    )
+    .into_client_request()?;
+    request.headers_mut().insert(
+        "Authorization",
+        HeaderValue::from_str(&format!("Bearer {}", endpoint.token))?,
+    );
+    let (socket, _) = tokio_tungstenite::connect_async(request)
+        .await
+        .context("cannot follow the session's events")?;
+    Ok(socket)
 }

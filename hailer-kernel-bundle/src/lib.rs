@@ -57,6 +57,14 @@ pub const DOCKERFILE: &str = include_str!("../../kernel-image/Dockerfile");
 /// The image label that carries the contract.
 pub const CONTRACT_LABEL: &str = "org.hailer.kernel-contract";
 
+/// Where the docker kernel sees the workspace's data folder (mounted read-only).
+pub const DATA_IN_KERNEL: &str = "/work/data";
+
+/// `hailer-kernel:<contract>`: the image name used unless the user names another.
+pub fn default_image_name(contract: &str) -> String {
+    format!("hailer-kernel:{contract}")
+}
+
 /// `marimo<version>-<12 hex>`: the marimo version and a digest over every embedded file.
 pub fn contract() -> String {
     let mut hasher = Sha256::new();

@@ -7,7 +7,9 @@ pub mod daemon;
 pub mod docker_image;
 pub mod live;
 pub mod prereqs;
+pub mod tmux;
 pub mod workspace;
 
 pub use daemon::TestDaemon;
+pub use tmux::TmuxPane;
 pub use workspace::TestWorkspace;

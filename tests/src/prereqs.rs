@@ -51,3 +51,14 @@ pub fn chromedriver() -> PathBuf {
     );
     path
 }
+
+/// tmux, which runs the terminal client in a pane the tests type into and read.
+pub fn tmux() -> PathBuf {
+    let tmux = required("HAILER_TEST_TMUX");
+    assert!(
+        tmux.is_file(),
+        "{} does not exist: run `bash scripts/test-prereqs.sh` again",
+        tmux.display()
+    );
+    tmux
+}

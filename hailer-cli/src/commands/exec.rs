@@ -67,19 +67,48 @@ pub async fn run(
 }
 
 fn print_response(response: &ExecResponse) {
-    if response.fresh_kernel {
-        eprintln!("note: the kernel was restarted; variables from earlier runs are gone");
-    }
-    print!("{}", response.stdout);
-    if let Some(value) = &response.value {
-        if value.text.is_empty() {
-            println!("[{} output]", value.mimetype);
+    for piece in output(response) {
+        if piece.is_error {
+            eprint!("{}", piece.text);
         } else {
-            println!("{}", value.text);
+            print!("{}", piece.text);
         }
     }
-    eprint!("{}", response.stderr);
-    if !response.success {
-        eprintln!("(the code failed)");
+}
+
+/// A piece of what a run printed: for standard output, or (`is_error`) standard error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputPiece {
+    pub is_error: bool,
+    pub text: String,
+}
+
+/// What a person sees of a run, in order: restart note, output, value, errors, failure.
+pub fn output(response: &ExecResponse) -> Vec<OutputPiece> {
+    let piece = |is_error: bool, text: String| OutputPiece { is_error, text };
+    let mut pieces = Vec::new();
+    if response.fresh_kernel {
+        pieces.push(piece(
+            true,
+            "note: the kernel was restarted; variables from earlier runs are gone\n".to_owned(),
+        ));
     }
+    if !response.stdout.is_empty() {
+        pieces.push(piece(false, response.stdout.clone()));
+    }
+    if let Some(value) = &response.value {
+        let text = if value.text.is_empty() {
+            format!("[{} output]\n", value.mimetype)
+        } else {
+            format!("{}\n", value.text)
+        };
+        pieces.push(piece(false, text));
+    }
+    if !response.stderr.is_empty() {
+        pieces.push(piece(true, response.stderr.clone()));
+    }
+    if !response.success {
+        pieces.push(piece(true, "(the code failed)\n".to_owned()));
+    }
+    pieces
 }

@@ -7,8 +7,6 @@ use anyhow::{Context, bail};
 use futures_util::StreamExt;
 use hailer_config::home::HailerHome;
 use hailer_protocol::{SessionEnvelope, SessionEvent, StartTurnParams, StartTurnResponse};
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::tungstenite::http::HeaderValue;
 
 use crate::daemon_client;
 use crate::session_client::{self, SessionFlags};
@@ -27,15 +25,7 @@ pub async fn run(
     let endpoint = &connected.endpoint;
 
     // Follow the session before sending, so no event of the turn is missed.
-    let mut request = format!("ws://127.0.0.1:{}/v1/sessions/{id}/events", endpoint.port)
-        .into_client_request()?;
-    request.headers_mut().insert(
-        "Authorization",
-        HeaderValue::from_str(&format!("Bearer {}", endpoint.token))?,
-    );
-    let (mut socket, _) = tokio_tungstenite::connect_async(request)
-        .await
-        .context("cannot follow the session's events")?;
+    let mut socket = session_client::follow_events(endpoint, id).await?;
 
     let turn: StartTurnResponse = endpoint
         .post(

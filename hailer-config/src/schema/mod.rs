@@ -165,6 +165,22 @@ impl ProviderSettings {
 }
 
 impl Config {
+    /// The `Kernel:` line users see: the runtime and what it lets notebook code do. `contract`
+    /// is the kernel contract of this build.
+    pub fn kernel_line(&self, contract: &str) -> String {
+        match self.kernel.runtime {
+            Runtime::UnsafeLocal => "unsafe-local (runs as you; not isolated)".to_owned(),
+            Runtime::Docker => {
+                let network = if self.kernel.network {
+                    "network on: the internet and this machine"
+                } else {
+                    "no network"
+                };
+                format!("docker (hailer-kernel {contract}; {network}; data read-only)")
+            }
+        }
+    }
+
     /// The provider [`ModelSettings::provider`] names. Loading guarantees it exists.
     pub fn active_provider(&self) -> Option<&ProviderSettings> {
         self.model_providers.get(&self.model.provider)

@@ -19,10 +19,7 @@ pub type Progress<'a> = &'a (dyn Fn(&str) + Send + Sync);
 /// How many of the last output lines a failed build shows.
 const BUILD_TAIL_LINES: usize = 15;
 
-/// `hailer-kernel:<contract>`: the image name used unless the user names another.
-pub fn default_image_name(contract: &str) -> String {
-    format!("hailer-kernel:{contract}")
-}
+pub use hailer_kernel_bundle::default_image_name;
 
 /// Checks that `image` is on this machine and carries `contract` in its contract label.
 pub async fn ensure_image(engine: &Engine, image: &str, contract: &str) -> Result<()> {

@@ -10,7 +10,7 @@ pub const KERNEL_PORT: u16 = 2718;
 /// The notebooks folder inside the kernel (an in-memory file system).
 pub const NOTEBOOKS_IN_KERNEL: &str = "/work/notebooks";
 /// The data folder inside the kernel (read-only).
-pub const DATA_IN_KERNEL: &str = "/work/data";
+pub const DATA_IN_KERNEL: &str = hailer_kernel_bundle::DATA_IN_KERNEL;
 /// Where the token file is mounted.
 pub const TOKEN_IN_KERNEL: &str = "/run/secrets/hailer-token";
 /// The kernel user's home folder in the image.

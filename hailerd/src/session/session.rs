@@ -102,20 +102,9 @@ impl Session {
 
     /// The `Kernel:` line users see.
     pub fn kernel_line(&self) -> String {
-        match self.runtime() {
-            Runtime::UnsafeLocal => "unsafe-local (runs as you; not isolated)".to_owned(),
-            Runtime::Docker => {
-                let network = if self.loaded.config.kernel.network {
-                    "network on: the internet and this machine"
-                } else {
-                    "no network"
-                };
-                format!(
-                    "docker (hailer-kernel {}; {network}; data read-only)",
-                    hailer_kernel_bundle::contract()
-                )
-            }
-        }
+        self.loaded
+            .config
+            .kernel_line(&hailer_kernel_bundle::contract())
     }
 
     pub async fn info(&self) -> SessionInfo {

@@ -1,9 +1,11 @@
 mod agent_tools;
 mod agent_turns;
 mod agent_workspace_tools;
+mod chat_terminal;
 mod cli_init;
 mod daemon_guard;
 mod daemon_lifecycle;
+mod doctor_status;
 mod kernel_install_local;
 mod login;
 mod sandbox_gate;

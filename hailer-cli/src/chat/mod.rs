@@ -1,0 +1,415 @@
+//! `hailer` and `hailer notebook`: the terminal chat with the workspace's session.
+//!
+//! The prompt comes up at once; the daemon, the session and its kernel start behind it. One
+//! message typed meanwhile waits and goes out exactly once when the session is ready. Answers
+//! stream in as Markdown, line by line; other clients' turns in the same session show too.
+
+mod composer;
+mod link;
+mod markdown;
+mod panel;
+mod screen;
+mod slash;
+mod style;
+mod terminal;
+mod turn_view;
+
+use std::collections::VecDeque;
+use std::process::ExitCode;
+
+use hailer_config::Loaded;
+use hailer_config::home::HailerHome;
+use hailer_protocol::SessionEvent;
+use tokio::signal::unix::{SignalKind, signal};
+
+pub use panel::provider as provider_line;
+
+use crate::session_client::SessionFlags;
+use composer::{Composer, Input, Verdict};
+use link::{Link, TurnRefused};
+use screen::Screen;
+use style::Style;
+use turn_view::{TurnOutcome, TurnView};
+
+/// What `hailer notebook` was asked for.
+#[derive(Debug, Clone, Default)]
+pub struct ChatOptions {
+    pub flags: SessionFlags,
+    /// Line-oriented input and output, no colours, no cursor control.
+    pub plain: bool,
+    /// Never open a browser.
+    pub no_browser: bool,
+}
+
+/// Whether the loop goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Exit(u8),
+}
+
+pub async fn run(home: &HailerHome, options: ChatOptions) -> anyhow::Result<ExitCode> {
+    let plain = options.plain || !terminal::is_capable();
+    let _terminal = terminal::ModeGuard::save();
+    let started = if plain {
+        None
+    } else {
+        Composer::interactive(Style::detect(false), Some(history_path(home))).ok()
+    };
+    let (composer, screen) =
+        started.unwrap_or_else(|| (Composer::plain(), Screen::plain(Style::detect(true))));
+    let loaded = load_config(&options.flags);
+    let mut chat = Chat {
+        view: TurnView::new(&screen),
+        screen,
+        composer,
+        loaded,
+        options,
+        link: None,
+        busy: false,
+        queued: VecDeque::new(),
+        closing: false,
+    };
+    let code = chat.run(home).await?;
+    Ok(ExitCode::from(code))
+}
+
+/// Where the line editor keeps its history.
+fn history_path(home: &HailerHome) -> std::path::PathBuf {
+    home.state_dir.join("chat-history.txt")
+}
+
+/// The configuration as this shell sees it, for the panel, `/context` and `/model`.
+fn load_config(flags: &SessionFlags) -> Option<Loaded> {
+    let overrides = hailer_config::Overrides {
+        workspace: flags.workspace.clone(),
+        config: flags.config.clone(),
+        kernel: flags.kernel.clone(),
+        ..Default::default()
+    };
+    let inputs = hailer_config::LoadInputs::from_process(overrides).ok()?;
+    hailer_config::load(&inputs).ok()
+}
+
+struct Chat {
+    screen: Screen,
+    composer: Composer,
+    view: TurnView,
+    loaded: Option<Loaded>,
+    options: ChatOptions,
+    link: Option<Link>,
+    /// A turn runs (this client's or another's), or this client is starting one.
+    busy: bool,
+    /// Messages waiting for the session (one, typed during startup) or, in plain mode, for the
+    /// running turn to end.
+    queued: VecDeque<String>,
+    /// Plain mode's input ended: leave once the queue is done.
+    closing: bool,
+}
+
+impl Chat {
+    async fn run(&mut self, home: &HailerHome) -> anyhow::Result<u8> {
+        let mut interrupts = signal(SignalKind::interrupt())?;
+        let connect = link::connect(home.clone(), self.options.flags.clone());
+        tokio::pin!(connect);
+        let mut connecting = true;
+        let mut input_open = true;
+        if self.screen.is_interactive() {
+            self.screen.line(
+                self.screen
+                    .style
+                    .dim("Starting the session… you can type already."),
+            );
+        }
+        loop {
+            let flow = tokio::select! {
+                input = self.composer.inputs.recv(), if input_open => {
+                    let input = input.unwrap_or_else(|| {
+                        input_open = false;
+                        Input::Eof
+                    });
+                    self.on_input(input).await
+                }
+                result = &mut connect, if connecting => {
+                    connecting = false;
+                    match result {
+                        Ok(link) => self.on_connected(link).await,
+                        Err(error) => {
+                            self.screen.line(self.screen.style.red(&format!("hailer: {error:#}")));
+                            Flow::Exit(1)
+                        }
+                    }
+                }
+                envelope = link::next_envelope(self.link.as_mut().map(|link| &mut link.socket)) => {
+                    match envelope {
+                        Some(envelope) => self.on_event(&envelope.event).await,
+                        None => {
+                            self.screen.line(self.screen.style.red(
+                                "The connection to hailerd closed; the session may have stopped.",
+                            ));
+                            Flow::Exit(1)
+                        }
+                    }
+                }
+                // SIGINT while the editor is not reading (it reads Ctrl+C itself in raw mode):
+                // nothing waits for a verdict.
+                _ = interrupts.recv() => self.on_interrupt().await.1,
+            };
+            if let Flow::Exit(code) = flow {
+                self.composer.answer(Verdict::Stop);
+                return Ok(code);
+            }
+            if self.closing && !self.busy && self.queued.is_empty() && self.link.is_some() {
+                self.leave();
+                return Ok(0);
+            }
+        }
+    }
+
+    async fn on_connected(&mut self, link: Link) -> Flow {
+        let style = self.screen.style;
+        for line in panel::lines(&link.session, self.loaded.as_ref(), style) {
+            self.screen.line(line);
+        }
+        let config_warnings: Vec<&str> = self
+            .loaded
+            .iter()
+            .flat_map(|loaded| loaded.warnings.iter().map(|w| w.message.as_str()))
+            .collect();
+        for warning in &link.session.warnings {
+            if config_warnings.contains(&warning.as_str()) {
+                self.screen
+                    .line(style.yellow(&format!("warning: {warning}")));
+            } else {
+                self.screen.line(warning.clone());
+            }
+        }
+        if link.attached {
+            let others = match link.session.clients {
+                0 => String::new(),
+                1 => " with 1 other client".to_owned(),
+                n => format!(" with {n} other clients"),
+            };
+            self.screen.line(style.dim(&format!(
+                "Attached to the session already running in hailerd{others}."
+            )));
+        }
+        if self.screen.is_interactive() {
+            self.screen.line(style.dim("Type /help for commands."));
+        }
+        self.link = Some(link);
+        self.send_next_queued().await
+    }
+
+    async fn on_event(&mut self, event: &SessionEvent) -> Flow {
+        if let SessionEvent::Stopped { reason } = event {
+            self.screen.line(
+                self.screen
+                    .style
+                    .red(&format!("The session stopped: {reason}")),
+            );
+            return Flow::Exit(1);
+        }
+        match self.view.show(&self.screen, event) {
+            Some(TurnOutcome::Started { .. }) => self.busy = true,
+            Some(TurnOutcome::Ended { .. }) => {
+                self.busy = false;
+                return self.send_next_queued().await;
+            }
+            None => {}
+        }
+        Flow::Continue
+    }
+
+    async fn on_input(&mut self, input: Input) -> Flow {
+        let (verdict, flow) = match input {
+            Input::Line(line) => self.on_line(line).await,
+            Input::Interrupt => self.on_interrupt().await,
+            Input::Eof if !self.screen.is_interactive() => {
+                self.closing = true;
+                (Verdict::Accepted, Flow::Continue)
+            }
+            Input::Eof => {
+                self.leave();
+                (Verdict::Stop, Flow::Exit(0))
+            }
+        };
+        if let Flow::Continue = flow {
+            self.composer.answer(verdict);
+        }
+        flow
+    }
+
+    async fn on_line(&mut self, line: String) -> (Verdict, Flow) {
+        let text = line.trim();
+        if text.is_empty() {
+            return (Verdict::Accepted, Flow::Continue);
+        }
+        let message = line.trim_end().to_owned();
+        if !self.screen.is_interactive() {
+            // Plain mode: every line in order, each when the one before is done.
+            self.queued.push_back(message);
+            return (Verdict::Accepted, self.send_next_queued().await);
+        }
+        if text.starts_with('/') {
+            return self.slash(text).await;
+        }
+        let style = self.screen.style;
+        if self.link.is_none() {
+            if self.queued.is_empty() {
+                self.queued.push_back(message);
+                self.screen.line(style.dim(
+                    "Your message goes out as soon as the session is ready (Ctrl+C takes it back).",
+                ));
+                return (Verdict::Accepted, Flow::Continue);
+            }
+            self.screen.line(style.yellow(
+                "One message is already waiting for the session; this one stays in your draft.",
+            ));
+            return (Verdict::KeepDraft(message), Flow::Continue);
+        }
+        if self.busy {
+            self.screen
+                .line(style.yellow("Still working. Ctrl+C cancels; your draft is kept."));
+            return (Verdict::KeepDraft(message), Flow::Continue);
+        }
+        match self.send(&message).await {
+            Ok(()) => (Verdict::Accepted, Flow::Continue),
+            Err(_) => (Verdict::KeepDraft(message), Flow::Continue),
+        }
+    }
+
+    async fn on_interrupt(&mut self) -> (Verdict, Flow) {
+        let style = self.screen.style;
+        if self.busy
+            && let Some(link) = &self.link
+        {
+            self.screen.line(style.dim("Cancelling…"));
+            let path = format!("/v1/sessions/{}/cancel", link.session.id);
+            if let Err(error) = link
+                .endpoint
+                .post(&path, &serde_json::json!({}), link::REQUEST_TIMEOUT)
+                .await
+            {
+                self.screen
+                    .line(style.red(&format!("The turn could not be cancelled: {error:#}")));
+            }
+            return (Verdict::Accepted, Flow::Continue);
+        }
+        if self.link.is_none()
+            && self.screen.is_interactive()
+            && let Some(message) = self.queued.pop_front()
+        {
+            self.screen
+                .line(style.dim("Your waiting message is back in the draft."));
+            return (Verdict::KeepDraft(message), Flow::Continue);
+        }
+        self.leave();
+        (Verdict::Stop, Flow::Exit(0))
+    }
+
+    /// Works through waiting lines while the session is ready and idle: slash commands run,
+    /// the first message starts a turn.
+    async fn send_next_queued(&mut self) -> Flow {
+        while self.link.is_some() && !self.busy {
+            let Some(line) = self.queued.pop_front() else {
+                return Flow::Continue;
+            };
+            if !self.screen.is_interactive() {
+                self.screen
+                    .line(format!("{} {line}", self.screen.style.bold_cyan("You >")));
+            }
+            if line.trim_start().starts_with('/') {
+                if let (_, Flow::Exit(code)) = self.slash(line.trim()).await {
+                    return Flow::Exit(code);
+                }
+                continue;
+            }
+            match self.send(&line).await {
+                Ok(()) => return Flow::Continue,
+                Err(TurnRefused::Busy) => {
+                    // Another client's turn came first: wait for it to end.
+                    self.queued.push_front(line);
+                    return Flow::Continue;
+                }
+                Err(TurnRefused::Failed(_)) => {}
+            }
+        }
+        Flow::Continue
+    }
+
+    /// Starts a turn; a refusal is shown and the chat stays idle.
+    async fn send(&mut self, message: &str) -> Result<(), TurnRefused> {
+        self.send_ask(&link::Ask::message(message), message).await
+    }
+
+    /// Starts a turn for `ask`; `shown` is how this terminal's own message is echoed.
+    async fn send_ask(&mut self, ask: &link::Ask, shown: &str) -> Result<(), TurnRefused> {
+        let Some(link) = &self.link else {
+            return Err(TurnRefused::Failed(anyhow::anyhow!("not connected")));
+        };
+        self.busy = true;
+        self.view.own_text = Some(shown.to_owned());
+        let result = link::start_turn(&link.endpoint, &link.session.id, ask).await;
+        if let Err(refused) = &result {
+            self.view.own_text = None;
+            self.busy = false;
+            let said = match refused {
+                TurnRefused::Busy => self.screen.style.yellow(
+                    "Another turn is running in this session; wait for it or press Ctrl+C to cancel it.",
+                ),
+                TurnRefused::Failed(error) => self.screen.style.red(&format!("{error:#}")),
+            };
+            self.screen.line(said);
+        }
+        result.map(|_| ())
+    }
+
+    /// Says goodbye and what happens to the session.
+    fn leave(&self) {
+        let style = self.screen.style;
+        let Some(_link) = &self.link else {
+            self.screen.line("Bye.");
+            return;
+        };
+        let linger = self
+            .loaded
+            .as_ref()
+            .map(|loaded| loaded.config.daemon.session_linger_secs);
+        let mut said = String::from("Bye. The session keeps running in hailerd");
+        match linger {
+            Some(secs) => said.push_str(&format!(
+                " and stops {secs} s after its last client leaves ([daemon].session_linger_secs)."
+            )),
+            None => said.push_str(" until it has had no client for its linger time."),
+        }
+        if self.busy {
+            said.push_str(" The running turn goes on there.");
+        }
+        self.screen.line(style.dim(&said));
+    }
+
+    async fn slash(&mut self, line: &str) -> (Verdict, Flow) {
+        let context = slash::Context {
+            screen: &self.screen,
+            link: self.link.as_ref(),
+            loaded: self.loaded.as_ref(),
+            view: &self.view,
+            busy: self.busy,
+            no_browser: self.options.no_browser,
+        };
+        match slash::run(&context, line).await {
+            slash::Outcome::Done => (Verdict::Accepted, Flow::Continue),
+            slash::Outcome::Ask(ask) => match self.send_ask(&ask, line).await {
+                Ok(()) => (Verdict::Accepted, Flow::Continue),
+                // The refusal was shown; the command stays for the user to fix or resend.
+                Err(_) => (Verdict::KeepDraft(line.to_owned()), Flow::Continue),
+            },
+            slash::Outcome::KeepDraft => (Verdict::KeepDraft(line.to_owned()), Flow::Continue),
+            slash::Outcome::Exit => {
+                self.leave();
+                (Verdict::Stop, Flow::Exit(0))
+            }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! The startup panel: which model, notebook, workspace and kernel this chat uses.
+
+use hailer_config::{Loaded, OPENAI_BASE_URL, Runtime, WireApi};
+use hailer_protocol::SessionInfo;
+
+use super::style::Style;
+
+/// How many allowed domains the panel names before counting the rest.
+const DOMAINS_SHOWN: usize = 4;
+
+/// The panel's lines.
+pub fn lines(info: &SessionInfo, loaded: Option<&Loaded>, style: Style) -> Vec<String> {
+    let row = |label: &str, value: String| format!("  {:<12}{value}", format!("{label}:"));
+    let mut lines = vec![style.bold("Hailer")];
+    if let Some(loaded) = loaded {
+        lines.push(row("Model", loaded.config.model.name.clone()));
+        lines.push(row("Provider", provider(loaded)));
+    }
+    lines.push(row("Notebook", active_notebook(info, loaded)));
+    lines.push(row(
+        "Notebooks",
+        relative(&info.notebooks_dir, &info.workspace),
+    ));
+    lines.push(row("Workspace", info.workspace.clone()));
+    let kernel = if info.runtime == Runtime::UnsafeLocal.to_string() {
+        style.yellow(&info.kernel_line)
+    } else {
+        info.kernel_line.clone()
+    };
+    lines.push(row("Kernel", kernel));
+    if let Some(loaded) = loaded {
+        lines.push(row("Web access", web_access(loaded)));
+    }
+    lines
+}
+
+/// The active notebook, or the configured one, relative to the notebooks folder.
+pub fn active_notebook(info: &SessionInfo, loaded: Option<&Loaded>) -> String {
+    if let Some(active) = &info.active_notebook {
+        return active.clone();
+    }
+    match loaded {
+        Some(loaded) => {
+            let notebook = &loaded.config.hailer.notebook;
+            notebook
+                .strip_prefix(&loaded.config.hailer.notebooks_dir)
+                .unwrap_or(notebook)
+                .display()
+                .to_string()
+        }
+        None => "(the configured one)".to_owned(),
+    }
+}
+
+/// `openai`, or `<id> (<base url>[, chat completions][, no streaming])`.
+pub fn provider(loaded: &Loaded) -> String {
+    let id = &loaded.config.model.provider;
+    let Some(settings) = loaded.config.active_provider() else {
+        return format!("{id} (not declared)");
+    };
+    let mut details = Vec::new();
+    if settings.base_url != OPENAI_BASE_URL {
+        details.push(settings.base_url.clone());
+    }
+    if settings.wire_api == WireApi::Chat {
+        details.push("chat completions".to_owned());
+    }
+    if !settings.stream {
+        details.push("no streaming".to_owned());
+    }
+    if details.is_empty() {
+        id.clone()
+    } else {
+        format!("{id} ({})", details.join(", "))
+    }
+}
+
+/// `none`, or the first few allowed domains and how many more.
+pub fn web_access(loaded: &Loaded) -> String {
+    let rules = loaded.config.web.allowed_domains.rules();
+    if rules.is_empty() {
+        return "none".to_owned();
+    }
+    let shown: Vec<String> = rules
+        .iter()
+        .take(DOMAINS_SHOWN)
+        .map(ToString::to_string)
+        .collect();
+    let mut text = shown.join(", ");
+    if rules.len() > DOMAINS_SHOWN {
+        text.push_str(&format!(" (+{} more)", rules.len() - DOMAINS_SHOWN));
+    }
+    text
+}
+
+/// `path` relative to `base` when it is inside it.
+pub fn relative(path: &str, base: &str) -> String {
+    std::path::Path::new(path)
+        .strip_prefix(base)
+        .ok()
+        .map(|rest| rest.display().to_string())
+        .filter(|rest| !rest.is_empty())
+        .unwrap_or_else(|| path.to_owned())
+}

@@ -1,0 +1,72 @@
+//! Where the chat writes: above the line editor's prompt (interactive), or straight to standard
+//! output (plain mode and pipes).
+
+use std::io::Write;
+use std::sync::Mutex;
+
+use rustyline::ExternalPrinter;
+
+use super::style::Style;
+
+/// The chat's output.
+pub struct Screen {
+    pub style: Style,
+    /// Prints above the prompt while the line editor reads; `None` in plain mode.
+    printer: Option<Mutex<Box<dyn ExternalPrinter + Send>>>,
+}
+
+impl std::fmt::Debug for Screen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Screen")
+            .field("style", &self.style)
+            .field("interactive", &self.printer.is_some())
+            .finish()
+    }
+}
+
+impl Screen {
+    pub fn interactive(style: Style, printer: Box<dyn ExternalPrinter + Send>) -> Self {
+        Self {
+            style,
+            printer: Some(Mutex::new(printer)),
+        }
+    }
+
+    pub fn plain(style: Style) -> Self {
+        Self {
+            style,
+            printer: None,
+        }
+    }
+
+    pub fn is_interactive(&self) -> bool {
+        self.printer.is_some()
+    }
+
+    /// Prints whole lines (one or more, separated by newlines).
+    pub fn line(&self, text: impl Into<String>) {
+        let mut text = text.into();
+        text.push('\n');
+        self.write(text);
+    }
+
+    /// Prints text as it is, without ending the line (plain mode's streamed answer).
+    pub fn text(&self, text: &str) {
+        self.write(text.to_owned());
+    }
+
+    fn write(&self, text: String) {
+        match &self.printer {
+            Some(printer) => {
+                if let Ok(mut printer) = printer.lock() {
+                    let _ = printer.print(text);
+                }
+            }
+            None => {
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(text.as_bytes());
+                let _ = out.flush();
+            }
+        }
+    }
+}

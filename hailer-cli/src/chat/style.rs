@@ -1,0 +1,74 @@
+//! Colours and emphasis for the terminal, or none: `NO_COLOR`, plain mode and pipes get bare text.
+
+use std::io::IsTerminal;
+
+/// How text is decorated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    color: bool,
+}
+
+impl Style {
+    /// Colours when standard output is a terminal, `NO_COLOR` is unset or empty, and the
+    /// caller has not asked for plain output.
+    pub fn detect(plain: bool) -> Self {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
+        Self {
+            color: !plain && !no_color && std::io::stdout().is_terminal(),
+        }
+    }
+
+    #[cfg(test)]
+    pub fn plain() -> Self {
+        Self { color: false }
+    }
+
+    #[cfg(test)]
+    pub fn colored() -> Self {
+        Self { color: true }
+    }
+
+    pub fn has_color(self) -> bool {
+        self.color
+    }
+
+    fn wrap(self, code: &str, text: &str) -> String {
+        if self.color && !text.is_empty() {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+
+    pub fn bold(self, text: &str) -> String {
+        self.wrap("1", text)
+    }
+
+    pub fn dim(self, text: &str) -> String {
+        self.wrap("2", text)
+    }
+
+    pub fn italic(self, text: &str) -> String {
+        self.wrap("3", text)
+    }
+
+    pub fn red(self, text: &str) -> String {
+        self.wrap("31", text)
+    }
+
+    pub fn green(self, text: &str) -> String {
+        self.wrap("32", text)
+    }
+
+    pub fn yellow(self, text: &str) -> String {
+        self.wrap("33", text)
+    }
+
+    pub fn cyan(self, text: &str) -> String {
+        self.wrap("36", text)
+    }
+
+    pub fn bold_cyan(self, text: &str) -> String {
+        self.wrap("1;36", text)
+    }
+}

@@ -1,0 +1,256 @@
+//! How a session's events look on the terminal: the answer as it streams, one compact line per
+//! tool call, the turn's token counts, notices and kernel changes.
+
+use hailer_protocol::{KernelStatus, NoticeLevel, SessionEvent, TurnUsage};
+
+use super::markdown::MarkdownStream;
+use super::screen::Screen;
+
+/// The longest tool argument preview shown.
+const PREVIEW_CHARS: usize = 72;
+
+/// What happened to the turn, for the chat's state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnOutcome {
+    Started { turn_id: String },
+    Ended { turn_id: String },
+}
+
+/// Renders the events of the session's turns.
+#[derive(Debug)]
+pub struct TurnView {
+    answer: MarkdownStream,
+    wrote_answer: bool,
+    /// The text the user typed for the turn that this client started and has not seen begin.
+    pub own_text: Option<String>,
+    /// Turns and token counts seen by this client.
+    pub turns: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    kernel_was_ready: bool,
+}
+
+impl TurnView {
+    pub fn new(screen: &Screen) -> Self {
+        Self {
+            answer: MarkdownStream::new(screen.style),
+            wrote_answer: false,
+            own_text: None,
+            turns: 0,
+            input_tokens: 0,
+            output_tokens: 0,
+            kernel_was_ready: false,
+        }
+    }
+
+    /// Shows one event; says when a turn began or ended.
+    pub fn show(&mut self, screen: &Screen, event: &SessionEvent) -> Option<TurnOutcome> {
+        let style = screen.style;
+        match event {
+            SessionEvent::TurnStarted {
+                turn_id,
+                text,
+                client,
+            } => {
+                let ours = self.own_text.take().is_some_and(|own| own == *text);
+                if !ours {
+                    screen.line(format!(
+                        "{} {}",
+                        style.bold_cyan(&format!("{client} >")),
+                        text
+                    ));
+                }
+                self.answer = MarkdownStream::new(style);
+                self.wrote_answer = false;
+                screen.line(style.dim("thinking…"));
+                return Some(TurnOutcome::Started {
+                    turn_id: turn_id.clone(),
+                });
+            }
+            SessionEvent::TextDelta { delta, .. } => self.delta(screen, delta),
+            SessionEvent::ToolCallStarted { name, preview, .. } => {
+                self.flush_answer(screen);
+                screen.line(style.dim(&format!("· using {name}: {}", short(preview))));
+            }
+            SessionEvent::ToolCallFinished {
+                name, ok, preview, ..
+            } => {
+                if *ok {
+                    screen.line(format!("  {} {name}", style.green("ok")));
+                } else {
+                    screen.line(format!(
+                        "  {} {name}: {}",
+                        style.red("error"),
+                        short(preview)
+                    ));
+                }
+            }
+            SessionEvent::Usage { .. } => {}
+            SessionEvent::TurnFinished {
+                turn_id,
+                text,
+                usage,
+            } => {
+                if !self.wrote_answer {
+                    if text.trim().is_empty() {
+                        screen.line(style.dim("(no reply)"));
+                    } else {
+                        self.delta(screen, text);
+                    }
+                }
+                self.flush_answer(screen);
+                self.count(usage);
+                screen.line(style.dim(&usage_line(usage)));
+                return Some(TurnOutcome::Ended {
+                    turn_id: turn_id.clone(),
+                });
+            }
+            SessionEvent::TurnFailed {
+                turn_id,
+                message,
+                hint,
+            } => {
+                self.flush_answer(screen);
+                screen.line(style.red(message));
+                if let Some(hint) = hint {
+                    screen.line(format!("  {hint}"));
+                }
+                return Some(TurnOutcome::Ended {
+                    turn_id: turn_id.clone(),
+                });
+            }
+            SessionEvent::TurnCancelled { turn_id } => {
+                self.flush_answer(screen);
+                screen.line(style.yellow("Interrupted."));
+                return Some(TurnOutcome::Ended {
+                    turn_id: turn_id.clone(),
+                });
+            }
+            SessionEvent::Notice { level, message } => {
+                let text = match level {
+                    NoticeLevel::Info => style.dim(message),
+                    NoticeLevel::Warning => style.yellow(message),
+                    NoticeLevel::Error => style.red(message),
+                };
+                screen.line(text);
+            }
+            SessionEvent::Kernel { status, message } => self.kernel(screen, *status, message),
+            SessionEvent::NotebookSwitched { notebook } => {
+                screen.line(format!("Active notebook is now {notebook}."));
+            }
+            SessionEvent::Lagged { missed } => {
+                screen.line(style.yellow(&format!(
+                    "This terminal fell behind and missed {missed} event(s)."
+                )));
+            }
+            SessionEvent::Attached { .. } | SessionEvent::Stopped { .. } => {}
+        }
+        None
+    }
+
+    fn delta(&mut self, screen: &Screen, delta: &str) {
+        if !self.wrote_answer {
+            self.wrote_answer = true;
+            let header = if screen.is_interactive() {
+                screen.style.bold("Hailer")
+            } else {
+                "Hailer >".to_owned()
+            };
+            screen.line(header);
+        }
+        if screen.is_interactive() {
+            for line in self.answer.push(delta) {
+                screen.line(line);
+            }
+        } else {
+            screen.text(delta);
+            self.answer.push(delta);
+        }
+    }
+
+    fn flush_answer(&mut self, screen: &Screen) {
+        if screen.is_interactive() {
+            for line in self.answer.finish() {
+                screen.line(line);
+            }
+        } else if self.answer.has_pending() {
+            self.answer.finish();
+            screen.text("\n");
+        } else {
+            self.answer.finish();
+        }
+    }
+
+    fn count(&mut self, usage: &TurnUsage) {
+        self.turns += 1;
+        self.input_tokens += usage.input_tokens.unwrap_or(0);
+        self.output_tokens += usage.output_tokens.unwrap_or(0);
+    }
+
+    fn kernel(&mut self, screen: &Screen, status: KernelStatus, message: &Option<String>) {
+        let style = screen.style;
+        match status {
+            KernelStatus::Idle if !self.kernel_was_ready => {
+                self.kernel_was_ready = true;
+                screen.line(style.dim("The kernel is ready."));
+            }
+            KernelStatus::Failed => {
+                let why = message.as_deref().unwrap_or("no reason given");
+                screen.line(style.red(&format!("The kernel failed: {why}")));
+            }
+            KernelStatus::Restarting => screen.line(style.yellow("The kernel is restarting.")),
+            KernelStatus::Stopped => screen.line(style.yellow("The kernel stopped.")),
+            _ => {}
+        }
+    }
+}
+
+/// `tokens: 120 in / 20 out` (or that the endpoint reported none).
+pub fn usage_line(usage: &TurnUsage) -> String {
+    match (usage.input_tokens, usage.output_tokens) {
+        (None, None) => "tokens: not reported".to_owned(),
+        (input, output) => format!(
+            "tokens: {} in / {} out",
+            input.unwrap_or(0),
+            output.unwrap_or(0)
+        ),
+    }
+}
+
+/// The first line of a preview, cut to a readable length.
+fn short(preview: &str) -> String {
+    let first = preview.lines().find(|line| !line.trim().is_empty());
+    let first = first.unwrap_or_default().trim();
+    let more = preview
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .count()
+        > 1;
+    let mut text: String = first.chars().take(PREVIEW_CHARS).collect();
+    if more || first.chars().count() > PREVIEW_CHARS {
+        text.push('…');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn previews_keep_the_first_line() {
+        assert_eq!(short("print(1)"), "print(1)");
+        assert_eq!(short("\nimport x\nprint(x)"), "import x…");
+        assert_eq!(short(&"a".repeat(100)).chars().count(), PREVIEW_CHARS + 1);
+    }
+
+    #[test]
+    fn usage_lines() {
+        let usage = TurnUsage {
+            input_tokens: Some(120),
+            output_tokens: Some(20),
+        };
+        assert_eq!(usage_line(&usage), "tokens: 120 in / 20 out");
+        assert_eq!(usage_line(&TurnUsage::default()), "tokens: not reported");
+    }
+}

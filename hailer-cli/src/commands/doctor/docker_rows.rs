@@ -1,0 +1,134 @@
+//! The rows that ask the Docker engine: is it there, and is the kernel image of this contract?
+
+use hailer_config::Loaded;
+use serde::Deserialize;
+
+use super::{Row, Verdict};
+use crate::docker_probe;
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct Version {
+    version: String,
+    #[serde(default)]
+    os: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct Image {
+    #[serde(default)]
+    config: Option<ImageConfig>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct ImageConfig {
+    #[serde(default)]
+    labels: Option<std::collections::BTreeMap<String, String>>,
+}
+
+/// The `docker` and `image` rows.
+pub async fn engine_and_image(loaded: &Loaded) -> Vec<Row> {
+    let contract = hailer_kernel_bundle::contract();
+    let image = loaded
+        .config
+        .kernel
+        .image
+        .clone()
+        .unwrap_or_else(|| hailer_kernel_bundle::default_image_name(&contract));
+    let socket = match docker_probe::socket() {
+        Ok(socket) => socket,
+        Err(host) => {
+            return vec![
+                Row::new(
+                    "docker",
+                    Verdict::Warn,
+                    format!("DOCKER_HOST names a remote engine ({host}); not checked"),
+                ),
+                Row::new("image", Verdict::Warn, format!("{image}: not checked")),
+            ];
+        }
+    };
+    let version = match docker_probe::get(&socket, "/version").await {
+        Ok((200, body)) => serde_json::from_slice::<Version>(&body).ok(),
+        _ => None,
+    };
+    let Some(version) = version else {
+        let why = if socket.exists() {
+            format!("Docker does not answer at {}", socket.display())
+        } else {
+            format!(
+                "Docker is not running here (no socket at {})",
+                socket.display()
+            )
+        };
+        return vec![
+            Row::new("docker", Verdict::Fail, why).hint(
+                "Start Docker (or point DOCKER_HOST at it), or write runtime = \"unsafe-local\" under [kernel] to run notebook code as you, without isolation.",
+            ),
+            Row::new(
+                "image",
+                Verdict::Warn,
+                format!("{image}: not checked, Docker does not answer"),
+            ),
+        ];
+    };
+    let docker = if version.os == "linux" {
+        Row::new(
+            "docker",
+            Verdict::Ok,
+            format!("Docker {} (Linux engine)", version.version),
+        )
+    } else {
+        Row::new(
+            "docker",
+            Verdict::Fail,
+            format!("Docker {} runs {} containers", version.version, version.os),
+        )
+        .hint("Switch the engine to Linux containers.")
+    };
+    vec![docker, image_row(&socket, &image, &contract).await]
+}
+
+async fn image_row(socket: &std::path::Path, image: &str, contract: &str) -> Row {
+    let path = format!("/images/{image}/json");
+    match docker_probe::get(socket, &path).await {
+        Ok((200, body)) => {
+            let found = serde_json::from_slice::<Image>(&body)
+                .ok()
+                .and_then(|image| image.config)
+                .and_then(|config| config.labels)
+                .and_then(|labels| labels.get(hailer_kernel_bundle::CONTRACT_LABEL).cloned())
+                .unwrap_or_default();
+            if found == contract {
+                Row::new(
+                    "image",
+                    Verdict::Ok,
+                    format!("{image} (kernel contract {contract})"),
+                )
+            } else {
+                Row::new(
+                    "image",
+                    Verdict::Fail,
+                    format!(
+                        "{image} is for kernel contract '{found}', this Hailer needs {contract}"
+                    ),
+                )
+                .hint("Build the right one (`hailer kernel build`), or set image under [kernel].")
+            }
+        }
+        Ok((404, _)) => Row::new(
+            "image",
+            Verdict::Warn,
+            format!("{image} is not on this machine yet"),
+        )
+        .hint("Build it with `hailer kernel build`, or pull it with `hailer kernel pull`."),
+        Ok((status, _)) => Row::new(
+            "image",
+            Verdict::Warn,
+            format!("{image}: the engine answered {status}"),
+        ),
+        Err(error) => Row::new("image", Verdict::Warn, format!("{image}: {error:#}")),
+    }
+}

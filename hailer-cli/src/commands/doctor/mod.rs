@@ -1,0 +1,105 @@
+//! `hailer doctor`: is this workspace ready for a session? One row per part, judged with this
+//! shell's environment; starts no kernel and calls no model. Exits 1 on any FAIL.
+
+mod checks;
+mod docker_rows;
+
+use std::process::ExitCode;
+
+use hailer_config::{LoadInputs, Overrides};
+use serde::Serialize;
+
+/// How a part fares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Verdict {
+    Ok,
+    Warn,
+    Fail,
+}
+
+impl Verdict {
+    fn label(self) -> &'static str {
+        match self {
+            Verdict::Ok => "OK",
+            Verdict::Warn => "WARN",
+            Verdict::Fail => "FAIL",
+        }
+    }
+}
+
+/// One checked part.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Row {
+    pub check: &'static str,
+    pub verdict: Verdict,
+    pub summary: String,
+    /// What to do, or the details of the summary.
+    pub hints: Vec<String>,
+}
+
+impl Row {
+    fn new(check: &'static str, verdict: Verdict, summary: impl Into<String>) -> Self {
+        Self {
+            check,
+            verdict,
+            summary: summary.into(),
+            hints: Vec::new(),
+        }
+    }
+
+    fn hint(mut self, hint: impl Into<String>) -> Self {
+        let hint = hint.into();
+        if !hint.is_empty() {
+            self.hints.extend(hint.lines().map(str::to_owned));
+        }
+        self
+    }
+}
+
+/// Where this shell's model key comes from, in a few words.
+pub fn credentials_summary(loaded: &hailer_config::Loaded) -> String {
+    checks::credentials_row(loaded).summary
+}
+
+#[derive(Debug, Serialize)]
+struct Report<'a> {
+    ok: bool,
+    rows: &'a [Row],
+}
+
+pub async fn run(overrides: Overrides, json: bool) -> anyhow::Result<ExitCode> {
+    let inputs = LoadInputs::from_process(overrides)?;
+    let rows = checks::all(&inputs).await;
+    let ok = rows.iter().all(|row| row.verdict != Verdict::Fail);
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&Report { ok, rows: &rows })?
+        );
+    } else {
+        print!("{}", table(&rows));
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// The rows as a table: check, verdict, summary, and indented hints.
+fn table(rows: &[Row]) -> String {
+    let mut out = String::from("Hailer doctor\n");
+    for row in rows {
+        out.push_str(&format!(
+            "  {:<12} {:<5} {}\n",
+            row.check,
+            row.verdict.label(),
+            row.summary
+        ));
+        for hint in &row.hints {
+            out.push_str(&format!("  {:<12} {:<5} {hint}\n", "", ""));
+        }
+    }
+    out
+}

@@ -1,0 +1,145 @@
+//! `hailer status`: the daemon, its sessions and their kernels, and this workspace's settings.
+//! Starts nothing.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use hailer_config::home::HailerHome;
+use hailer_config::{LoadInputs, Overrides};
+use hailer_protocol::{DaemonInfo, SessionInfo, SessionList};
+use serde::Serialize;
+
+use crate::daemon_client;
+
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Status {
+    daemon: Option<DaemonInfo>,
+    sessions: Vec<SessionInfo>,
+    workspace: Option<WorkspaceStatus>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WorkspaceStatus {
+    root: String,
+    config: Option<String>,
+    model: String,
+    provider: String,
+    credentials: String,
+    kernel: String,
+    /// The id of this workspace's live session, if any.
+    session: Option<String>,
+}
+
+pub async fn run(home: &HailerHome, overrides: Overrides, json: bool) -> anyhow::Result<ExitCode> {
+    let inputs = LoadInputs::from_process(overrides)?;
+    let workspace = hailer_config::load(&inputs)
+        .ok()
+        .map(|loaded| WorkspaceStatus {
+            root: loaded.workspace.root.display().to_string(),
+            config: loaded
+                .config_path
+                .as_ref()
+                .map(|path| path.display().to_string()),
+            model: loaded.config.model.name.clone(),
+            provider: crate::chat::provider_line(&loaded),
+            credentials: super::doctor::credentials_summary(&loaded),
+            kernel: loaded.config.kernel_line(&hailer_kernel_bundle::contract()),
+            session: None,
+        });
+    let mut status = Status {
+        daemon: None,
+        sessions: Vec::new(),
+        workspace,
+    };
+    if let Some(connected) = daemon_client::find(home).await {
+        status.sessions = connected
+            .endpoint
+            .get("/v1/sessions", REQUEST_TIMEOUT)
+            .await?
+            .json::<SessionList>()?
+            .sessions;
+        status.daemon = Some(connected.info);
+    }
+    if let Some(workspace) = &mut status.workspace {
+        workspace.session = status
+            .sessions
+            .iter()
+            .find(|session| session.workspace == workspace.root)
+            .map(|session| session.id.clone());
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&status)?);
+    } else {
+        print!("{}", text(&status));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn text(status: &Status) -> String {
+    let mut out = String::new();
+    let mut line = |text: String| {
+        out.push_str(&text);
+        out.push('\n');
+    };
+    match &status.daemon {
+        Some(info) => line(format!(
+            "hailerd {}: pid {}, port {}, up {} s, {} client(s)",
+            info.version, info.pid, info.port, info.uptime_secs, info.clients
+        )),
+        None => line(
+            "hailerd: not running (it starts with the next hailer command that needs it)"
+                .to_owned(),
+        ),
+    }
+    if status.daemon.is_some() {
+        if status.sessions.is_empty() {
+            line("Sessions: none".to_owned());
+        } else {
+            line(format!("Sessions ({}):", status.sessions.len()));
+        }
+        for session in &status.sessions {
+            line(format!("  {}  {}", session.id, session.workspace));
+            let state = format!("{:?}", session.kernel).to_lowercase();
+            line(format!("    kernel:   {} ({state})", session.kernel_line));
+            if let Some(error) = &session.kernel_error {
+                line(format!("    error:    {error}"));
+            }
+            line(format!(
+                "    notebook: {}",
+                session
+                    .active_notebook
+                    .as_deref()
+                    .unwrap_or("(the configured one)")
+            ));
+            line(format!("    clients:  {}", session.clients));
+        }
+    }
+    match &status.workspace {
+        Some(workspace) => {
+            line(format!("Workspace:   {}", workspace.root));
+            line(format!(
+                "Config:      {}",
+                workspace
+                    .config
+                    .as_deref()
+                    .unwrap_or("defaults (no hailer.toml found)")
+            ));
+            line(format!("Model:       {}", workspace.model));
+            line(format!("Provider:    {}", workspace.provider));
+            line(format!("Credentials: {}", workspace.credentials));
+            line(format!("Kernel:      {}", workspace.kernel));
+            line(format!(
+                "Session:     {}",
+                workspace.session.as_deref().unwrap_or("none live")
+            ));
+        }
+        None => {
+            line("Workspace:   the configuration cannot be loaded; run `hailer doctor`".to_owned())
+        }
+    }
+    out
+}

@@ -1,0 +1,124 @@
+//! `hailer doctor` and `hailer status` as a user reads them: the rows and the exit code with
+//! Docker unreachable, the key missing and a broken configuration.
+
+use hailer_tests::TestWorkspace;
+
+/// The output with this machine's details replaced: the workspace and the kernel contract.
+fn redacted(workspace: &TestWorkspace, text: &str) -> String {
+    text.replace(&workspace.canonical().display().to_string(), "[workspace]")
+        .replace(&workspace.path().display().to_string(), "[workspace]")
+        .replace(&hailer_kernel_bundle::contract(), "[contract]")
+}
+
+fn doctor(workspace: &TestWorkspace, env: &[(&str, &str)]) -> (i32, String) {
+    let mut command = workspace.command(&["doctor"]);
+    command
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("SCRIPTED_KEY");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let output = command.output().unwrap();
+    assert!(output.stderr.is_empty(), "{output:?}");
+    (
+        output.status.code().unwrap_or(-1),
+        redacted(workspace, &String::from_utf8_lossy(&output.stdout)),
+    )
+}
+
+#[test]
+fn docker_unreachable_and_no_key_fail() {
+    let workspace = TestWorkspace::docker();
+    // A socket nobody listens on any more.
+    let dead = workspace.home.path().join("dead-docker.sock");
+    drop(std::os::unix::net::UnixListener::bind(&dead).unwrap());
+    let host = format!("unix://{}", dead.display());
+    let (code, table) = doctor(&workspace, &[("DOCKER_HOST", &host)]);
+    assert_eq!(code, 1, "{table}");
+    let table = table.replace(&dead.display().to_string(), "[dead socket]");
+    insta::assert_snapshot!("doctor_docker_unreachable", table);
+
+    // No engine at all.
+    let (code, table) = doctor(
+        &workspace,
+        &[("DOCKER_HOST", "unix:///nonexistent/hailer-test/docker.sock")],
+    );
+    assert_eq!(code, 1, "{table}");
+    assert!(
+        table.contains("docker       FAIL  Docker is not running here (no socket at /nonexistent/hailer-test/docker.sock)"),
+        "{table}"
+    );
+}
+
+#[test]
+fn a_missing_key_fails_and_unsafe_local_warns() {
+    let workspace = TestWorkspace::unsafe_local();
+    let (code, table) = doctor(&workspace, &[]);
+    assert_eq!(code, 1, "{table}");
+    insta::assert_snapshot!("doctor_key_missing", table);
+
+    let (code, table) = doctor(&workspace, &[("OPENAI_API_KEY", "sk-test-not-shown")]);
+    assert_eq!(code, 0, "{table}");
+    assert!(
+        table.contains("credentials  OK    OPENAI_API_KEY from the environment"),
+        "{table}"
+    );
+    assert!(!table.contains("sk-test-not-shown"), "{table}");
+}
+
+#[test]
+fn a_bad_configuration_fails_with_every_problem() {
+    let workspace = TestWorkspace::unsafe_local();
+    workspace.write(
+        "hailer.toml",
+        "[model]\nreasoning_effort = \"extreme\"\n\n[kernel]\nruntime = \"local\"\n",
+    );
+    let (code, table) = doctor(&workspace, &[("OPENAI_API_KEY", "sk-test")]);
+    assert_eq!(code, 1, "{table}");
+    insta::assert_snapshot!("doctor_bad_config", table);
+}
+
+#[test]
+fn doctor_json_has_the_same_rows() {
+    let workspace = TestWorkspace::unsafe_local();
+    let output = workspace
+        .command(&["doctor", "--json"])
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["ok"], false);
+    let checks: Vec<&str> = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["check"].as_str().unwrap())
+        .collect();
+    assert_eq!(checks, ["config", "notebook", "credentials", "kernel"]);
+    assert_eq!(report["rows"][2]["verdict"], "FAIL");
+}
+
+#[test]
+fn status_without_a_daemon_starts_nothing() {
+    let workspace = TestWorkspace::unsafe_local();
+    let output = workspace.hailer(&["status"]);
+    assert!(output.status.success(), "{output:?}");
+    let text = redacted(&workspace, &String::from_utf8_lossy(&output.stdout));
+    assert!(text.contains("hailerd: not running"), "{text}");
+    assert!(text.contains("Workspace:   [workspace]"), "{text}");
+    assert!(
+        text.contains("Kernel:      unsafe-local (runs as you; not isolated)"),
+        "{text}"
+    );
+    assert!(!workspace.home.path().join("run/hailerd.json").exists());
+
+    // With a session live, it is listed with its kernel.
+    let exec = workspace.hailer(&["exec", "-c", "print(1)"]);
+    assert!(exec.status.success(), "{exec:?}");
+    let output = workspace.hailer(&["status", "--json"]);
+    let status: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(status["sessions"].as_array().unwrap().len(), 1, "{status}");
+    assert_eq!(status["sessions"][0]["kernel"], "idle", "{status}");
+    assert_eq!(status["workspace"]["session"], status["sessions"][0]["id"]);
+}
