@@ -11,6 +11,8 @@ use crate::state::{Daemon, DaemonConfig, DaemonState};
 
 /// How often the idle-exit watcher looks.
 const IDLE_CHECK_EVERY: Duration = Duration::from_secs(1);
+/// How long event streams may take to send their last events at shutdown.
+const STREAM_DRAIN: Duration = Duration::from_secs(2);
 
 /// Serves hailerd's API on `listener` until `shutdown` resolves, the API asks to stop, or the
 /// daemon has been idle for `config.idle_exit`. Returns once every connection has drained.
@@ -31,6 +33,12 @@ pub async fn serve(
         .await;
     background.abort();
     daemon.sessions.stop_all("the daemon is stopping").await;
+    // Upgraded event streams are not part of the HTTP drain: they end on the shutdown signal after
+    // sending what was published before it. Let them finish before the process exits.
+    let until = tokio::time::Instant::now() + STREAM_DRAIN;
+    while daemon.clients() > 0 && tokio::time::Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     result
 }
 

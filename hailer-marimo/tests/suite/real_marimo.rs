@@ -443,8 +443,10 @@ async fn dropping_a_silent_run_frees_the_kernel_at_once_and_keeps_the_session() 
     let took = started.elapsed();
     assert_eq!(outcome.stdout, "free\n", "{outcome:?}");
     assert!(!outcome.fresh_session, "{outcome:?}");
+    // The run would take 60 s; on a loaded machine marimo can take a few seconds to notice the
+    // dropped request, so "at once" is checked as "long before the run would have ended".
     assert!(
-        took < Duration::from_secs(2),
+        took < Duration::from_secs(10),
         "the kernel was busy for {took:?}"
     );
     server.stop().await;
