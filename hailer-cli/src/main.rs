@@ -38,6 +38,13 @@ fn main() -> ExitCode {
 }
 
 async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
+    // The global flags every command that starts or attaches a session passes on.
+    let session_flags = session_client::SessionFlags {
+        workspace: cli.workspace.clone(),
+        config: cli.config.clone(),
+        run_sandbox_notebooks: cli.run_sandbox_notebooks,
+        ..Default::default()
+    };
     let command = cli.command.unwrap_or(Command::Notebook {
         no_browser: false,
         new: false,
@@ -57,11 +64,9 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let home = HailerHome::from_env()?;
             let options = chat::ChatOptions {
                 flags: session_client::SessionFlags {
-                    workspace: cli.workspace,
-                    config: cli.config,
                     kernel,
                     new_thread: new,
-                    ..Default::default()
+                    ..session_flags
                 },
                 plain,
                 no_browser,
@@ -113,11 +118,8 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 (None, None) => commands::exec::Source::Stdin,
             };
             let flags = session_client::SessionFlags {
-                workspace: cli.workspace,
-                config: cli.config,
-                run_sandbox_notebooks: cli.run_sandbox_notebooks,
                 kernel,
-                ..Default::default()
+                ..session_flags
             };
             return commands::exec::run(&home, &flags, source, notebook, timeout).await;
         }
@@ -150,43 +152,25 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         } => {
             let home = HailerHome::from_env()?;
             let flags = session_client::SessionFlags {
-                workspace: cli.workspace,
-                config: cli.config,
-                run_sandbox_notebooks: cli.run_sandbox_notebooks,
                 kernel,
                 new_thread: new,
-                ..Default::default()
+                ..session_flags
             };
             return commands::run::run(&home, &flags, &question, json).await;
         }
         Command::Login { provider } => {
             let home = HailerHome::from_env()?;
-            let flags = session_client::SessionFlags {
-                workspace: cli.workspace,
-                config: cli.config,
-                run_sandbox_notebooks: cli.run_sandbox_notebooks,
-                ..Default::default()
-            };
+            let flags = session_flags;
             commands::login::login(&home, &flags, provider).await?;
         }
         Command::Logout { provider } => {
             let home = HailerHome::from_env()?;
-            let flags = session_client::SessionFlags {
-                workspace: cli.workspace,
-                config: cli.config,
-                run_sandbox_notebooks: cli.run_sandbox_notebooks,
-                ..Default::default()
-            };
+            let flags = session_flags;
             commands::login::logout(&home, &flags, provider).await?;
         }
         Command::Open { print } => {
             let home = HailerHome::from_env()?;
-            let flags = session_client::SessionFlags {
-                workspace: cli.workspace,
-                config: cli.config,
-                run_sandbox_notebooks: cli.run_sandbox_notebooks,
-                ..Default::default()
-            };
+            let flags = session_flags;
             commands::open::open(&home, &flags, print).await?;
         }
         Command::Kernel {
