@@ -102,7 +102,9 @@ async fn cancelling_a_long_kernel_run_interrupts_it_and_the_kernel_answers_at_on
         "the kernel was interrupted, not replaced: {body}"
     );
     println!("next exec after the cancel: {} ms", exec_took.as_millis());
-    assert!(exec_took < Duration::from_secs(3), "took {exec_took:?}");
+    // The cancelled code would have run for 60 s. Usually the kernel is free within 100 ms; now and
+    // then marimo takes about 5 s to act on the dropped request, which this bound still allows.
+    assert!(exec_took < Duration::from_secs(9), "took {exec_took:?}");
 
     live.ask("And now?").await;
     let (_, finished, _) = live.until("turnFinished").await;
