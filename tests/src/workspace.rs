@@ -181,6 +181,20 @@ impl TestWorkspace {
         )
     }
 
+    /// An authenticated `GET` of the daemon's API, answered as JSON.
+    pub async fn get_json(&self, path: &str) -> serde_json::Value {
+        let (client, base, token) = self.api();
+        client
+            .get(format!("{base}{path}"))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap_or_else(|error| panic!("GET {path}: {error}"))
+            .json()
+            .await
+            .unwrap_or_else(|error| panic!("GET {path} reply: {error}"))
+    }
+
     /// The workspace's canonical path (what the daemon reports).
     pub fn canonical(&self) -> PathBuf {
         std::fs::canonicalize(self.path()).unwrap_or_else(|_| self.path().to_path_buf())

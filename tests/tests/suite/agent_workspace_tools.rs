@@ -267,41 +267,21 @@ async fn skills_and_prompts_expand_into_the_turn_message() {
     assert!(first.status.success(), "{first:?}");
 
     let (client, base, token) = workspace.api();
-    let sessions: Value = client
-        .get(format!("{base}/v1/sessions"))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let sessions: Value = workspace.get_json("/v1/sessions").await;
     let id = sessions["sessions"][0]["id"].as_str().unwrap().to_owned();
 
-    let skills: Value = client
-        .get(format!("{base}/v1/sessions/{id}/skills"))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let skills: Value = workspace
+        .get_json(&format!("/v1/sessions/{id}/skills"))
+        .await;
     // The example skill `hailer init` writes, and ours.
     assert_eq!(
         skills["skills"][1],
         json!({"name": "Monthly pack", "folder": "monthly-pack", "description": "Builds the monthly KPI pack from the period files."})
     );
     assert_eq!(skills["skills"][0]["name"], "data-quality-check");
-    let prompts: Value = client
-        .get(format!("{base}/v1/sessions/{id}/prompts"))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let prompts: Value = workspace
+        .get_json(&format!("/v1/sessions/{id}/prompts"))
+        .await;
     assert_eq!(prompts, json!({"prompts": ["first-look"]}));
 
     let unknown = client

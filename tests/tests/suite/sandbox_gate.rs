@@ -25,19 +25,9 @@ fn an_unsafe_local_start_after_docker_wrote_notebooks_needs_agreement() {
     assert!(said.contains("--run-sandbox-notebooks"), "{said}");
     assert!(!said.contains("ran\n"), "nothing ran: {said}");
     assert!(workspace.path().join(MARKER).exists(), "the marker stays");
-    let (client, base, token) = workspace.api();
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let sessions: serde_json::Value = runtime.block_on(async {
-        client
-            .get(format!("{base}/v1/sessions"))
-            .bearer_auth(&token)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    });
+    let sessions: serde_json::Value =
+        runtime.block_on(async { workspace.get_json("/v1/sessions").await });
     assert_eq!(
         sessions["sessions"].as_array().map(Vec::len),
         Some(0),

@@ -103,15 +103,7 @@ fn secrets_stay_out_of_the_kernel_and_the_token_out_of_argv_and_logs() {
     let (client, base, token) = workspace.api();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let link = runtime.block_on(async {
-        let sessions: Value = client
-            .get(format!("{base}/v1/sessions"))
-            .bearer_auth(&token)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let sessions: Value = workspace.get_json("/v1/sessions").await;
         let id = sessions["sessions"][0]["id"].as_str().unwrap().to_owned();
         let change: Value = client
             .post(format!("{base}/v1/sessions/{id}/notebooks/open"))
