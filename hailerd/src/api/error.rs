@@ -125,19 +125,27 @@ impl From<SessionError> for ApiError {
     }
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
+impl ApiError {
+    /// The wire body of this error, for replies that carry it inside a stream.
+    pub fn body(&self) -> ErrorBody {
         let (status, code, hint) = self.parts();
         if status.is_server_error() {
             tracing::warn!(error = %self, "request failed");
         } else {
             tracing::debug!(error = %self, "request refused");
         }
-        let body = ErrorBody {
+        ErrorBody {
             code,
             message: self.to_string(),
             hint,
-        };
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.parts().0;
+        let body = self.body();
         let mut response = (status, Json(body)).into_response();
         if status == StatusCode::UNAUTHORIZED {
             response.headers_mut().insert(

@@ -1,7 +1,9 @@
 //! The unsafe-local kernel's managed environment: built offline from a wheelhouse, reused, and
 //! used by a session that was given no prepared environment.
 
-use std::time::Instant;
+use std::io::{BufRead as _, BufReader};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 use hailer_tests::TestWorkspace;
 use hailer_tests::prereqs::{kernel_venv, wheelhouse};
@@ -26,10 +28,44 @@ fn install_local_builds_offline_then_reuses_and_sessions_use_it() {
         wheels_arg.as_str(),
     ];
 
-    let first = workspace.hailer(&args);
-    assert!(first.status.success(), "{first:?}");
-    let said = String::from_utf8_lossy(&first.stdout);
+    // The first install streams its progress while it works: every line with when it came.
+    let mut child = workspace
+        .command(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let lines: Vec<(Duration, String)> = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map(|line| (started.elapsed(), line.unwrap()))
+        .collect();
+    let status = child.wait().unwrap();
+    let said: String = lines.iter().map(|(_, line)| format!("{line}\n")).collect();
+    assert!(status.success(), "{said}");
     assert!(said.contains("Created"), "{said}");
+    let at = |needle: &str| {
+        lines
+            .iter()
+            .find(|(_, line)| line.contains(needle))
+            .unwrap_or_else(|| panic!("no line with {needle:?} in:\n{said}"))
+            .0
+    };
+    let creating = at("Creating a Python");
+    let installing = at("Installing packages");
+    let done = at("Created");
+    // pip's own lines come through as well, between the two.
+    assert!(
+        lines
+            .iter()
+            .any(|(when, line)| *when > installing && *when < done && line.contains("marimo")),
+        "{said}"
+    );
+    // Streamed, not printed at the end: the first step was on screen well before the last.
+    assert!(
+        done - creating > Duration::from_secs(2),
+        "progress arrived all at once ({creating:?} .. {done:?}):\n{said}"
+    );
     let venv_root = workspace.home.path().join("data/kernels");
     let contract_dirs: Vec<_> = std::fs::read_dir(&venv_root).unwrap().flatten().collect();
     assert_eq!(contract_dirs.len(), 1);

@@ -8,6 +8,7 @@ mod daemon_lifecycle;
 mod doctor_status;
 mod kernel_install_local;
 mod login;
+mod notebook_in_browser;
 mod sandbox_gate;
 mod session_docker;
 mod session_local;
