@@ -236,12 +236,13 @@
       case "kernel":
         current.info.kernel = event.status;
         showKernel();
+        if (event.status === "idle") showNotebook(current.info.activeNotebook);
         loadSessions();
         if (event.message) conversation.add({ kind: "notice", text: event.message });
         break;
       case "notebookSwitched":
         current.info.activeNotebook = event.notebook;
-        $("fact-notebook").textContent = event.notebook;
+        showNotebook(event.notebook);
         break;
       case "turnStarted":
         conversation.add({ kind: "user", text: event.text, client: event.client });
@@ -315,11 +316,39 @@
     $("session-title").textContent = info.workspace;
     $("fact-model").textContent = info.model || "unknown";
     $("fact-runtime").textContent = info.kernelLine;
-    $("fact-notebook").textContent = info.activeNotebook || "none";
+    showNotebook(info.activeNotebook);
     $("unsafe-warning").hidden = info.runtime !== "unsafe-local";
     const warnings = $("session-warnings");
     warnings.replaceChildren(...(info.warnings || []).map((text) => element("li", "", text)));
     showKernel();
+  }
+
+  // The active notebook: its name, made a link that opens it in marimo once the kernel runs
+  // (the link carries the kernel's token, so it is fetched, never kept in the address bar).
+  let notebookAsk = 0;
+  async function showNotebook(name) {
+    const fact = $("fact-notebook");
+    const ask = ++notebookAsk;
+    fact.replaceChildren(document.createTextNode(name || "none"));
+    const session = current;
+    if (!session || !["idle", "running"].includes(session.info.kernel)) return;
+    try {
+      const list = await api("GET", `/v1/sessions/${encodeURIComponent(session.id)}/notebooks`);
+      if (session !== current || ask !== notebookAsk || !list.active) return;
+      session.info.activeNotebook = list.active;
+      if (!list.activeLink) {
+        fact.replaceChildren(document.createTextNode(list.active));
+        return;
+      }
+      const link = element("a", "", list.active);
+      link.href = list.activeLink;
+      link.target = "_blank";
+      link.rel = "noopener noreferrer";
+      link.title = `Open ${list.active} in marimo, in a new tab`;
+      fact.replaceChildren(link);
+    } catch (error) {
+      if (error instanceof AuthError) refused();
+    }
   }
 
   function showKernel() {

@@ -166,6 +166,10 @@ pub struct NotebookList {
     pub notebooks: Vec<NotebookEntry>,
     pub active: Option<String>,
     pub recent: Vec<String>,
+    /// A link for a person to open the active notebook in marimo (it carries the kernel's
+    /// token); absent while no kernel runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_link: Option<String>,
 }
 
 /// Which template a new notebook starts from.

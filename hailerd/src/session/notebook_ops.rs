@@ -15,7 +15,8 @@ use hailer_kernel_bundle as bundle;
 
 impl Session {
     pub async fn list_notebooks(&self) -> NotebookList {
-        let open: HashSet<std::path::PathBuf> = match self.kernel.read().await.clone() {
+        let kernel = self.kernel.read().await.clone();
+        let open: HashSet<std::path::PathBuf> = match &kernel {
             Some(kernel) => kernel
                 .open_notebooks()
                 .await
@@ -48,6 +49,9 @@ impl Session {
             })
             .collect();
         NotebookList {
+            active_link: kernel
+                .zip(active.as_deref())
+                .map(|(kernel, name)| kernel.signed_link(name)),
             notebooks,
             active,
             recent: state.recent,

@@ -192,6 +192,22 @@ async fn the_page_chats_with_a_session_the_terminal_shares_and_survives_reconnec
     for inert in ["<script", "<img", "onerror", "javascript:"] {
         assert!(!rendered.contains(inert), "{inert} in {rendered}");
     }
+    // The kernel ran the tool call, so the active notebook is a link into marimo.
+    let notebook_link = browser
+        .wait_for(
+            "the notebook link",
+            "const a = document.querySelector('#fact-notebook a'); return a ? [a.textContent, a.href, a.target, a.rel].join(' ') : ''",
+            WAIT,
+        )
+        .await
+        .unwrap();
+    let notebook_link = notebook_link.as_str().unwrap();
+    assert!(
+        notebook_link.starts_with("analysis.py http://127.0.0.1:")
+            && notebook_link.contains("access_token=")
+            && notebook_link.ends_with(" _blank noopener noreferrer"),
+        "{notebook_link}"
+    );
     // No script ran (an alert would also make this call fail).
     assert_eq!(
         browser.eval("return typeof window.pwned").await.unwrap(),
