@@ -280,6 +280,7 @@
         showUsage(event.usage, true);
         setRunning(false);
         if (answer && answer.text) renderMarkdown(answer);
+        loadShortcuts(current);
         break;
       }
       case "turnFailed":
@@ -461,11 +462,61 @@
     $("send").disabled = false;
     $("composer-error").textContent = "";
     showInfo(info);
+    loadShortcuts(current);
     setRunning(false);
     $("session").hidden = false;
     $("app").classList.add("in-session");
     connect(current);
     $("message").focus();
+  }
+
+  // ---- /skill and /prompt: the workspace's skills and prompt templates ----
+
+  // The turn request for what was typed: `/skill <name> [message]` and `/prompt <name> [args]`
+  // name a skill or a prompt template (the daemon reads them fresh for every message);
+  // anything else is a plain message.
+  function turnRequest(text) {
+    const match = /^\/(skill|prompt)(?=\s|$)(?:\s+(\S+))?\s*([\s\S]*)$/.exec(text);
+    if (!match) return { text, client: "browser" };
+    const [, kind, name, rest] = match;
+    if (!name) {
+      throw new Error(kind === "skill"
+        ? "Name the skill: /skill <name> [message]."
+        : "Name the prompt: /prompt <name> [args].");
+    }
+    return kind === "skill"
+      ? { text: "", client: "browser", skill: { name, message: rest.trim() } }
+      : { text: "", client: "browser", prompt: { name, args: rest.trim() } };
+  }
+
+  // Buttons that start a /skill or /prompt message, refreshed after every answer.
+  async function loadShortcuts(session) {
+    if (!session) return;
+    const id = encodeURIComponent(session.id);
+    const none = (key) => () => ({ [key]: [] });
+    const [skills, prompts] = await Promise.all([
+      api("GET", `/v1/sessions/${id}/skills`).catch(none("skills")),
+      api("GET", `/v1/sessions/${id}/prompts`).catch(none("prompts")),
+    ]);
+    if (session !== current) return;
+    const entries = [
+      ...(skills.skills || []).map((skill) => ({ text: `/skill ${skill.name.includes(" ") ? skill.folder : skill.name}`, title: skill.description })),
+      ...(prompts.prompts || []).map((name) => ({ text: `/prompt ${name}`, title: "" })),
+    ];
+    $("shortcut-list").replaceChildren(...entries.map((entry) => {
+      const button = element("button", "quiet", entry.text);
+      button.type = "button";
+      if (entry.title) button.title = entry.title;
+      button.addEventListener("click", () => {
+        const box = $("message");
+        box.value = `${entry.text} `;
+        box.focus();
+      });
+      const item = element("li");
+      item.append(button);
+      return item;
+    }));
+    $("shortcuts").hidden = entries.length === 0;
   }
 
   // ---- sessions list and start ----
@@ -522,7 +573,7 @@
     $("composer-error").textContent = "";
     $("send").disabled = true;
     try {
-      await api("POST", `/v1/sessions/${encodeURIComponent(current.id)}/turns`, { text, client: "browser" });
+      await api("POST", `/v1/sessions/${encodeURIComponent(current.id)}/turns`, turnRequest(text));
       box.value = "";
     } catch (error) {
       if (error instanceof AuthError) refused();

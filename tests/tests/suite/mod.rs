@@ -14,4 +14,5 @@ mod session_docker;
 mod session_local;
 mod turn_control;
 mod web_page;
+mod web_page_commands;
 mod web_page_performance;
