@@ -13,6 +13,9 @@ use crate::error::{Error, Result};
 /// Printed before the JSON list of cells.
 const SNAPSHOT_MARKER: &str = "hailer-snapshot:";
 
+/// The line printed after the list: the snapshot is complete.
+pub const SNAPSHOT_END: &str = "hailer-snapshot-end";
+
 /// What the snapshot snippet should do besides listing the cells.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SnapshotOptions {
@@ -101,7 +104,8 @@ pub fn snapshot_code(options: SnapshotOptions) -> String {
     }
     code.push_str(
         "        _h_rows.append(_h_row)\n\
-         print('hailer-snapshot:' + _h_json.dumps(_h_rows))\n",
+         print('hailer-snapshot:' + _h_json.dumps(_h_rows))\n\
+         print('hailer-snapshot-end')\n",
     );
     code
 }

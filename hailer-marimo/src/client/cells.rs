@@ -55,7 +55,12 @@ impl MarimoClient {
         budget: Duration,
     ) -> Result<Vec<CellSnapshot>> {
         let outcome = self
-            .execute(notebook, &cell_snapshot::snapshot_code(options), budget)
+            .execute_until_line(
+                notebook,
+                &cell_snapshot::snapshot_code(options),
+                cell_snapshot::SNAPSHOT_END,
+                budget,
+            )
             .await?;
         cell_snapshot::parse_snapshot(&outcome.stdout).map_err(|error| with_stderr(error, &outcome))
     }

@@ -86,6 +86,21 @@ impl MarimoClient {
             .await
     }
 
+    /// [`Self::execute`] for code whose last act is printing `end_line` on a line of its own:
+    /// the call answers as soon as that line arrives, instead of after marimo's pause before
+    /// `done` (about 50 ms), and the rest of the reply is read in the background so the run is
+    /// never cut short. The outcome counts as a success and carries no value.
+    pub async fn execute_until_line(
+        &self,
+        notebook: &Path,
+        code: &str,
+        end_line: &str,
+        budget: Duration,
+    ) -> Result<ExecOutcome> {
+        self.execute_inner(notebook, code, budget, Some(end_line), &mut |_| {})
+            .await
+    }
+
     /// [`Self::execute`], handing console output to `on_chunk` as it arrives.
     ///
     /// When the kernel dies or the deadline passes, the session is closed and a fresh one is
@@ -96,6 +111,18 @@ impl MarimoClient {
         notebook: &Path,
         code: &str,
         budget: Duration,
+        on_chunk: &mut (dyn FnMut(ExecChunk<'_>) + Send),
+    ) -> Result<ExecOutcome> {
+        self.execute_inner(notebook, code, budget, None, on_chunk)
+            .await
+    }
+
+    async fn execute_inner(
+        &self,
+        notebook: &Path,
+        code: &str,
+        budget: Duration,
+        end_line: Option<&str>,
         on_chunk: &mut (dyn FnMut(ExecChunk<'_>) + Send),
     ) -> Result<ExecOutcome> {
         let deadline = Deadline::after(budget);
@@ -111,7 +138,7 @@ impl MarimoClient {
                 .await??;
 
             let failure = match self
-                .run_watched(&session_id, code, deadline, on_chunk)
+                .run_watched(&session_id, code, deadline, end_line, on_chunk)
                 .await
             {
                 Ok(mut outcome) => {
@@ -150,10 +177,11 @@ impl MarimoClient {
         session_id: &str,
         code: &str,
         deadline: Deadline,
+        end_line: Option<&str>,
         on_chunk: &mut (dyn FnMut(ExecChunk<'_>) + Send),
     ) -> Result<ExecOutcome, RunFailure> {
         tokio::select! {
-            result = self.read_execute_stream(session_id, code, on_chunk) => {
+            result = self.read_execute_stream(session_id, code, end_line, on_chunk) => {
                 result.map_err(RunFailure::Error)
             }
             () = self.wait_for_stopped_kernel(session_id) => Err(RunFailure::KernelStopped),
@@ -179,6 +207,7 @@ impl MarimoClient {
         &self,
         session_id: &str,
         code: &str,
+        end_line: Option<&str>,
         on_chunk: &mut (dyn FnMut(ExecChunk<'_>) + Send),
     ) -> Result<ExecOutcome> {
         let what = "running code in the kernel";
@@ -235,6 +264,13 @@ impl MarimoClient {
                     return Ok(outcome);
                 }
             }
+            if let Some(end) = end_line
+                && ends_with_line(&outcome.stdout, end)
+            {
+                outcome.success = true;
+                drain_in_background(response, parser);
+                return Ok(outcome);
+            }
         }
     }
 
@@ -259,6 +295,37 @@ impl MarimoClient {
             state.fresh_pending = true;
         });
     }
+}
+
+/// How long the rest of a reply answered early may take to arrive.
+const DRAIN_LIMIT: Duration = Duration::from_secs(30);
+
+/// Whether `stdout`'s last complete line is `end`.
+fn ends_with_line(stdout: &str, end: &str) -> bool {
+    stdout
+        .strip_suffix('\n')
+        .and_then(|rest| rest.strip_suffix(end))
+        .is_some_and(|before| before.is_empty() || before.ends_with('\n'))
+}
+
+/// Reads what is left of a reply until `done` (or its end, or a limit), so marimo finishes the
+/// run instead of seeing the client leave.
+fn drain_in_background(mut response: reqwest::Response, mut parser: SseParser) {
+    tokio::spawn(async move {
+        let drain = async {
+            while let Ok(Some(chunk)) = response.chunk().await {
+                let Ok(events) = parser.feed(&chunk) else {
+                    return;
+                };
+                if events.iter().any(|event| event.event == "done") {
+                    return;
+                }
+            }
+        };
+        if tokio::time::timeout(DRAIN_LIMIT, drain).await.is_err() {
+            tracing::warn!("the rest of a kernel reply did not arrive in time");
+        }
+    });
 }
 
 /// Applies one event to the outcome; true when it was `done`.
@@ -300,4 +367,24 @@ fn apply_event(
 /// marimo's answer for a session id it no longer knows (renamed when a browser opened it).
 fn is_unknown_session(error: &Error) -> bool {
     matches!(error, Error::Status { status: 500, detail, .. } if detail.starts_with("Invalid session id"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ends_with_line;
+
+    #[test]
+    fn the_end_line_counts_only_as_a_whole_last_line() {
+        for (stdout, ends) in [
+            ("end\n", true),
+            ("rows\nend\n", true),
+            ("rows\nend", false),
+            ("rows\nthe end\n", false),
+            ("end\nmore\n", false),
+            ("", false),
+            ("\n", false),
+        ] {
+            assert_eq!(ends_with_line(stdout, "end"), ends, "{stdout:?}");
+        }
+    }
 }
