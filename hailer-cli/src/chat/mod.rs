@@ -5,6 +5,7 @@
 //! stream in as Markdown, line by line; other clients' turns in the same session show too.
 
 mod composer;
+mod conversation;
 mod link;
 mod markdown;
 mod panel;
@@ -397,9 +398,14 @@ impl Chat {
             view: &self.view,
             busy: self.busy,
             no_browser: self.options.no_browser,
+            flags: &self.options.flags,
         };
         match slash::run(&context, line).await {
             slash::Outcome::Done => (Verdict::Accepted, Flow::Continue),
+            slash::Outcome::ConversationStarted => {
+                self.view.started_conversation();
+                (Verdict::Accepted, Flow::Continue)
+            }
             slash::Outcome::Ask(ask) => match self.send_ask(&ask, line).await {
                 Ok(()) => (Verdict::Accepted, Flow::Continue),
                 // The refusal was shown; the command stays for the user to fix or resend.

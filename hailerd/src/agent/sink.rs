@@ -15,10 +15,16 @@ pub struct SessionSink {
     client: String,
     turn_id: Mutex<String>,
     started: Mutex<Option<oneshot::Sender<String>>>,
+    /// Called just before the turn's last event is published.
+    on_end: Box<dyn Fn() + Send + Sync>,
 }
 
 impl SessionSink {
-    pub fn new(session: Weak<Session>, client: String) -> (Self, oneshot::Receiver<String>) {
+    pub fn new(
+        session: Weak<Session>,
+        client: String,
+        on_end: Box<dyn Fn() + Send + Sync>,
+    ) -> (Self, oneshot::Receiver<String>) {
         let (sender, receiver) = oneshot::channel();
         (
             Self {
@@ -26,6 +32,7 @@ impl SessionSink {
                 client,
                 turn_id: Mutex::new(String::new()),
                 started: Mutex::new(Some(sender)),
+                on_end,
             },
             receiver,
         )
@@ -109,6 +116,14 @@ impl EventSink for SessionSink {
             TurnEvent::Cancelled => SessionEvent::TurnCancelled { turn_id },
         };
         let first = matches!(published, SessionEvent::TurnStarted { .. });
+        if matches!(
+            published,
+            SessionEvent::TurnFinished { .. }
+                | SessionEvent::TurnFailed { .. }
+                | SessionEvent::TurnCancelled { .. }
+        ) {
+            (self.on_end)();
+        }
         session.publish_turn_event(published);
         if first
             && let Ok(mut started) = self.started.lock()

@@ -115,10 +115,16 @@ impl Session {
             runtime: self.runtime().to_string(),
             kernel_line: self.kernel_line(),
             kernel: slot.status,
-            model: format!(
-                "{}:{}",
-                self.loaded.config.model.provider, self.loaded.config.model.name
-            ),
+            model: self
+                .agent
+                .get()
+                .and_then(|agent| agent.model_label())
+                .unwrap_or_else(|| {
+                    format!(
+                        "{}:{}",
+                        self.loaded.config.model.provider, self.loaded.config.model.name
+                    )
+                }),
             kernel_error: slot.error,
             active_notebook: self.notebooks.lock().await.active.clone(),
             notebooks_dir: self.notebooks_dir().display().to_string(),
