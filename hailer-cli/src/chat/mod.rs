@@ -194,6 +194,10 @@ impl Chat {
             self.screen.line(style.dim(&format!(
                 "Attached to the session already running in hailerd{others}."
             )));
+            if self.options.flags.new_thread {
+                self.screen
+                    .line("Its conversation starts afresh, as --new asked.");
+            }
         }
         if self.screen.is_interactive() {
             self.screen.line(style.dim("Type /help for commands."));

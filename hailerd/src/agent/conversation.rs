@@ -123,6 +123,7 @@ impl Agent {
             *in_use = next;
         }
         drop(switching);
+        session.forget_setup_notices();
         tracing::info!(
             session = %session.id,
             model = %started.model,

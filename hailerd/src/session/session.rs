@@ -140,6 +140,14 @@ impl Session {
         }
     }
 
+    /// A new conversation began: what setting the session up said about the conversation (that
+    /// it was resumed, say) no longer holds for clients attaching from now on.
+    pub fn forget_setup_notices(&self) {
+        if let Ok(mut notices) = self.notices.lock() {
+            notices.clear();
+        }
+    }
+
     pub fn clients(&self) -> usize {
         self.clients.load(Ordering::Relaxed)
     }

@@ -399,3 +399,31 @@ async fn hostile_conversation_requests_are_refused_and_the_session_goes_on() {
     assert_eq!(model.requests()[0].body["model"], "gpt-5.5");
     assert_eq!(threads(&workspace).len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_on_a_running_session_starts_its_conversation_again() {
+    let script = Script::new()
+        .reply_text("The first answer.")
+        .reply_text("A fresh answer.");
+    let model = ScriptedModel::start(script).await.unwrap();
+    let workspace = workspace_for(&model);
+    let mut live = LiveSession::start(&workspace).await;
+    ask_and_wait(&mut live, "The first question").await;
+    let before = threads(&workspace);
+
+    let run = tokio::task::block_in_place(|| {
+        workspace.hailer(&["run", "--new", "A question with a clean slate"])
+    });
+    assert!(run.status.success(), "{run:?}");
+    let said = String::from_utf8_lossy(&run.stdout);
+    assert!(said.contains("A fresh answer."), "{said}");
+    assert!(!said.contains("Resumed"), "{said}");
+    let (_, event, _) = live.until("conversationStarted").await;
+    assert_eq!(event["reason"], "new", "{event}");
+    let sent = model.requests()[1].body.to_string();
+    assert!(sent.contains("A question with a clean slate"), "{sent}");
+    assert!(!sent.contains("The first question"), "{sent}");
+    let after = threads(&workspace);
+    assert_eq!(after.len(), 1, "{after:?}");
+    assert_ne!(after[0].0, before[0].0);
+}
