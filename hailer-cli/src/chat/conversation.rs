@@ -143,7 +143,7 @@ async fn show_model(context: &Context<'_>) {
     match context.loaded {
         Some(loaded) => {
             screen.line(format!(
-                "Model: {name} (provider {})",
+                "Model: {name}, provider {}",
                 panel::provider_named(loaded, &provider)
             ));
             let declared: Vec<&str> = loaded
@@ -154,7 +154,7 @@ async fn show_model(context: &Context<'_>) {
                 .collect();
             screen.line(format!("  Providers: {}", declared.join(", ")));
         }
-        None => screen.line(format!("Model: {name} (provider {provider})")),
+        None => screen.line(format!("Model: {name}, provider {provider}")),
     }
     screen.line(
         "  Usage: /model [provider:]name switches the model for this session, in a new \

@@ -160,7 +160,6 @@ impl Agent {
                 .await;
             }
             agent.end_turn(number);
-            sink.finish();
             busy_session.copy_back_notebooks().await;
         });
         started

@@ -38,13 +38,6 @@ impl SessionSink {
         )
     }
 
-    /// The turn is over: late clients no longer need its events.
-    pub fn finish(&self) {
-        if let Some(session) = self.session.upgrade() {
-            session.end_turn_replay();
-        }
-    }
-
     fn turn_id(&self) -> String {
         self.turn_id.lock().map(|id| id.clone()).unwrap_or_default()
     }
@@ -116,15 +109,21 @@ impl EventSink for SessionSink {
             TurnEvent::Cancelled => SessionEvent::TurnCancelled { turn_id },
         };
         let first = matches!(published, SessionEvent::TurnStarted { .. });
-        if matches!(
+        let last = matches!(
             published,
             SessionEvent::TurnFinished { .. }
                 | SessionEvent::TurnFailed { .. }
                 | SessionEvent::TurnCancelled { .. }
-        ) {
+        );
+        if last {
             (self.on_end)();
         }
         session.publish_turn_event(published);
+        if last {
+            // Late clients no longer need the turn's events. Cleared here, while this turn still
+            // holds the conversation store, so a next turn's events are never dropped with them.
+            session.end_turn_replay();
+        }
         if first
             && let Ok(mut started) = self.started.lock()
             && let Some(sender) = started.take()

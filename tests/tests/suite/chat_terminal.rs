@@ -198,7 +198,7 @@ async fn slash_commands_answer_in_the_chat() {
         pane.type_line("/model");
         let screen = pane.wait_for("Usage: /model [provider:]name", SHORT);
         assert!(
-            screen.contains("Model: gpt-5.5 (provider scripted ("),
+            screen.contains("Model: gpt-5.5, provider scripted ("),
             "{screen}"
         );
 
@@ -406,6 +406,10 @@ async fn new_and_model_start_fresh_conversations_and_other_clients_see_it() {
         pane.wait_until("the second turn's end", SHORT, |screen| {
             screen.matches("tokens: 100 in / 20 out").count() == 2
         });
+        pane.type_line("/status");
+        pane.wait_until("one turn of the new conversation", SHORT, |screen| {
+            screen.matches(&turns_line(1)).count() == 2
+        });
         pane
     });
 
@@ -424,8 +428,9 @@ async fn new_and_model_start_fresh_conversations_and_other_clients_see_it() {
     tokio::task::block_in_place(|| {
         pane.wait_for("browser started a new conversation", SHORT);
         pane.type_line("/status");
+        // Zero after /new, after the switch, and now.
         pane.wait_until("the counters reset again", SHORT, |screen| {
-            screen.matches(&turns_line(0)).count() == 2
+            screen.matches(&turns_line(0)).count() == 3
         });
         pane.type_line("/quit");
         assert_eq!(pane.exit_status(SHORT), 0);
