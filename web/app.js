@@ -293,6 +293,9 @@
         conversation.add({ kind: "notice", text: "The answer was cancelled." });
         setRunning(false);
         break;
+      case "conversationStarted":
+        startedAfresh(event);
+        break;
       case "notice":
         conversation.add({ kind: event.level === "error" ? "error" : "notice", text: event.message });
         break;
@@ -306,10 +309,30 @@
         conversation.add({ kind: "notice", text: `The session ended: ${event.reason}` });
         setRunning(false);
         $("send").disabled = true;
+        $("new-conversation").disabled = true;
+        showNewConfirm(false);
         break;
       default:
         break;
     }
+  }
+
+  // A new conversation began (here or in another client): the earlier turns leave the view.
+  function startedAfresh(event) {
+    const model = `${event.provider}:${event.model}`;
+    current.info.model = model;
+    $("fact-model").textContent = model;
+    conversation.reset();
+    current.usage = { input: 0, output: 0, turn: null };
+    $("fact-tokens").textContent = "none yet";
+    const ours = current.askedForNew > 0;
+    if (ours) current.askedForNew -= 1;
+    const who = ours ? "You" : event.client === "browser" ? "Another page" : `The ${event.client} client`;
+    const text =
+      event.reason === "model"
+        ? `${who} switched the model to ${model}: a new conversation begins.`
+        : `${who} started a new conversation: the agent no longer sees the earlier turns.`;
+    conversation.add({ kind: "notice", text });
   }
 
   function showInfo(info) {
@@ -434,6 +457,8 @@
         current.stopped = true;
         setConnection("Session ended", true);
         $("send").disabled = true;
+        $("new-conversation").disabled = true;
+        showNewConfirm(false);
         return;
       }
       // The daemon is unreachable: try again later.
@@ -457,9 +482,12 @@
       stopped: false,
       running: false,
       usage: { input: 0, output: 0, turn: null },
+      askedForNew: 0,
     };
+    showNewConfirm(false);
     $("fact-tokens").textContent = "none yet";
     $("send").disabled = false;
+    $("new-conversation").disabled = false;
     $("composer-error").textContent = "";
     showInfo(info);
     loadShortcuts(current);
@@ -593,6 +621,48 @@
     }
   }
 
+  // ---- a new conversation, after the user confirms ----
+
+  function showNewConfirm(shown) {
+    $("new-confirm").hidden = !shown;
+    $("new-conversation").setAttribute("aria-expanded", String(shown));
+  }
+
+  function askNewConversation() {
+    if (!current || current.stopped) return;
+    $("composer-error").textContent = "";
+    showNewConfirm(true);
+    $("new-confirm-yes").focus();
+  }
+
+  function keepConversation() {
+    showNewConfirm(false);
+    $("new-conversation").focus();
+  }
+
+  async function startNewConversation() {
+    if (!current || current.stopped) return;
+    const session = current;
+    $("new-confirm-yes").disabled = true;
+    session.askedForNew += 1;
+    try {
+      await api("POST", `/v1/sessions/${encodeURIComponent(session.id)}/conversation`, { model: null, client: "browser" });
+      showNewConfirm(false);
+      $("message").focus();
+    } catch (error) {
+      session.askedForNew -= 1;
+      if (error instanceof AuthError) refused();
+      else {
+        showNewConfirm(false);
+        $("composer-error").textContent =
+          error.status === 409 ? "The agent is still answering: wait, or cancel the answer, then start anew." : error.message;
+        $("new-conversation").focus();
+      }
+    } finally {
+      $("new-confirm-yes").disabled = false;
+    }
+  }
+
   function backToList() {
     closeSocket();
     current = null;
@@ -624,6 +694,15 @@
     $("refresh").addEventListener("click", loadSessions);
     $("composer").addEventListener("submit", send);
     $("cancel").addEventListener("click", cancel);
+    $("new-conversation").addEventListener("click", askNewConversation);
+    $("new-confirm-yes").addEventListener("click", startNewConversation);
+    $("new-confirm-no").addEventListener("click", keepConversation);
+    $("new-confirm").addEventListener("keydown", (event) => {
+      if (event.key === "Escape") {
+        event.preventDefault();
+        keepConversation();
+      }
+    });
     $("back").addEventListener("click", backToList);
     $("message").addEventListener("keydown", (event) => {
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {

@@ -4,6 +4,7 @@
 //! `hailer` client and the tests agree on one definition. JSON field names are camelCase and
 //! timestamps are `*_at` seconds since the Unix epoch.
 
+mod conversation;
 mod credentials;
 mod daemon;
 mod error;
@@ -12,6 +13,7 @@ mod render;
 mod sessions;
 mod turns;
 
+pub use conversation::{ConversationReason, ConversationStarted, NewConversationParams};
 pub use credentials::{CredentialTarget, CredentialsResponse, LoginParams, LogoutParams};
 pub use daemon::{DaemonInfo, RuntimeFile, ShutdownResponse};
 pub use error::{ErrorBody, ErrorCode};

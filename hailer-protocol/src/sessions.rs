@@ -277,6 +277,17 @@ pub enum SessionEvent {
     },
     /// The turn was cancelled; the conversation stays valid.
     TurnCancelled { turn_id: String },
+    /// A new conversation started (a client asked for one, or switched the model): earlier
+    /// turns are no longer part of it.
+    ConversationStarted {
+        /// The model's name.
+        model: String,
+        /// The provider's id.
+        provider: String,
+        reason: crate::ConversationReason,
+        /// Which client asked.
+        client: String,
+    },
     /// Something the user should read (a warning, a notice).
     Notice { level: NoticeLevel, message: String },
     /// The client fell behind; it should fetch the session again.

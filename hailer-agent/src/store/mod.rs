@@ -2,8 +2,9 @@
 //!
 //! One row per thread with its counters, one row per item. Every write is its own transaction,
 //! so a message is on disk the moment it is complete and a killed process loses at most the
-//! message it was in the middle of. A workspace has one current thread: starting a new one
-//! deletes the old.
+//! message it was in the middle of. A new conversation (`/new`, `--new`) deletes every thread;
+//! switching the model in a running session starts a thread beside the others, and a later start
+//! with a model resumes that model's latest thread.
 
 mod items;
 mod payload;
@@ -220,14 +221,40 @@ impl ConversationStore {
         self.require_thread(&id)
     }
 
-    /// Goes on with the current thread when it was started for this model and provider;
-    /// otherwise starts a new one.
+    /// Starts a new thread for this model and keeps the others: a model switch inside a
+    /// running session leaves the earlier conversation where a later start can resume it.
+    pub fn add_thread(&mut self, model: &str, provider: &str) -> Result<ThreadInfo> {
+        let id = new_thread_id();
+        self.conn
+            .execute(
+                "INSERT INTO threads (id, model, provider, created_at) VALUES (?1, ?2, ?3, ?4)",
+                params![id, model, provider, now_secs()],
+            )
+            .while_("starting a thread for another model")?;
+        tracing::debug!(thread = %id, model, provider, "conversation thread added");
+        self.require_thread(&id)
+    }
+
+    /// The latest thread started for this model and provider.
+    pub fn latest_thread_for(&self, model: &str, provider: &str) -> Result<Option<ThreadInfo>> {
+        let sql = format!(
+            "SELECT {THREAD_COLUMNS} FROM threads WHERE model = ?1 AND provider = ?2 \
+             ORDER BY rowid DESC LIMIT 1"
+        );
+        self.conn
+            .query_row(&sql, [model, provider], thread_row)
+            .optional()
+            .while_("reading the model's latest thread")
+    }
+
+    /// Goes on with the latest thread started for this model and provider; when there is none,
+    /// starts a new one, replacing any thread of another model.
     pub fn resume_or_start(&mut self, model: &str, provider: &str) -> Result<Resumption> {
+        if let Some(thread) = self.latest_thread_for(model, provider)? {
+            let turns = thread.turns;
+            return Ok(Resumption::Resumed { thread, turns });
+        }
         match self.current_thread()? {
-            Some(thread) if thread.is_for(model, provider) => {
-                let turns = thread.turns;
-                Ok(Resumption::Resumed { thread, turns })
-            }
             Some(previous) => Ok(Resumption::ModelChanged {
                 thread: self.new_thread(model, provider)?,
                 previous_model: previous.model,

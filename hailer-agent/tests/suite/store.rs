@@ -83,6 +83,42 @@ fn new_replaces_the_current_thread() {
 }
 
 #[test]
+fn a_model_switch_keeps_the_old_thread_and_a_later_start_resumes_the_models_own() {
+    let (dir, mut store) = temp_store();
+    let first = store.new_thread("gpt-a", "openai").unwrap().id;
+    store
+        .append(&first, &ThreadItem::User("asked of a".into()))
+        .unwrap();
+    store.add_usage(&first, None).unwrap();
+    let switched = store.add_thread("other-b", "scripted").unwrap();
+    assert_ne!(switched.id, first);
+    assert_eq!(switched.turns, 0, "the new thread's counters start at zero");
+    assert_eq!(store.current_thread().unwrap().unwrap().id, switched.id);
+    assert_eq!(
+        store.load_items(&first).unwrap().len(),
+        1,
+        "the old thread is kept"
+    );
+    drop(store);
+
+    // The next start with the configured model goes on with that model's conversation.
+    let mut store = ConversationStore::open_in_workspace(dir.path()).unwrap();
+    let resumed = store.resume_or_start("gpt-a", "openai").unwrap();
+    assert_eq!(
+        resumed,
+        Resumption::Resumed {
+            thread: store.thread(&first).unwrap().unwrap(),
+            turns: 1
+        }
+    );
+    // A new conversation deletes every thread.
+    let fresh = store.new_thread("gpt-a", "openai").unwrap().id;
+    assert!(store.thread(&first).unwrap().is_none());
+    assert!(store.thread(&switched.id).unwrap().is_none());
+    assert_eq!(store.current_thread().unwrap().unwrap().id, fresh);
+}
+
+#[test]
 fn items_keep_their_order_and_tails_and_prefixes_can_be_replaced() {
     let (_dir, mut store) = temp_store();
     let thread = store.new_thread("m", "p").unwrap().id;

@@ -5,6 +5,7 @@
 //! stream in as Markdown, line by line; other clients' turns in the same session show too.
 
 mod composer;
+mod conversation;
 mod link;
 mod markdown;
 mod panel;
@@ -193,6 +194,10 @@ impl Chat {
             self.screen.line(style.dim(&format!(
                 "Attached to the session already running in hailerd{others}."
             )));
+            if self.options.flags.new_thread {
+                self.screen
+                    .line("Its conversation starts afresh, as --new asked.");
+            }
         }
         if self.screen.is_interactive() {
             self.screen.line(style.dim("Type /help for commands."));
@@ -397,9 +402,14 @@ impl Chat {
             view: &self.view,
             busy: self.busy,
             no_browser: self.options.no_browser,
+            flags: &self.options.flags,
         };
         match slash::run(&context, line).await {
             slash::Outcome::Done => (Verdict::Accepted, Flow::Continue),
+            slash::Outcome::ConversationStarted => {
+                self.view.started_conversation();
+                (Verdict::Accepted, Flow::Continue)
+            }
             slash::Outcome::Ask(ask) => match self.send_ask(&ask, line).await {
                 Ok(()) => (Verdict::Accepted, Flow::Continue),
                 // The refusal was shown; the command stays for the user to fix or resend.

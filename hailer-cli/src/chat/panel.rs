@@ -12,9 +12,12 @@ const DOMAINS_SHOWN: usize = 4;
 pub fn lines(info: &SessionInfo, loaded: Option<&Loaded>, style: Style) -> Vec<String> {
     let row = |label: &str, value: String| format!("  {:<12}{value}", format!("{label}:"));
     let mut lines = vec![style.bold("Hailer")];
+    let (provider_id, model) = session_model(info, loaded);
+    lines.push(row("Model", model));
     if let Some(loaded) = loaded {
-        lines.push(row("Model", loaded.config.model.name.clone()));
-        lines.push(row("Provider", provider(loaded)));
+        lines.push(row("Provider", provider_named(loaded, &provider_id)));
+    } else if !provider_id.is_empty() {
+        lines.push(row("Provider", provider_id));
     }
     lines.push(row("Notebook", active_notebook(info, loaded)));
     lines.push(row(
@@ -52,10 +55,30 @@ pub fn active_notebook(info: &SessionInfo, loaded: Option<&Loaded>) -> String {
     }
 }
 
-/// `openai`, or `<id> (<base url>[, chat completions][, no streaming])`.
+/// The model the session uses, as `(provider, name)`: what the daemon says (a model switch
+/// changes it), else the configuration's.
+pub fn session_model(info: &SessionInfo, loaded: Option<&Loaded>) -> (String, String) {
+    match info.model.split_once(':') {
+        Some((provider, name)) if !name.is_empty() => (provider.to_owned(), name.to_owned()),
+        _ => match loaded {
+            Some(loaded) => (
+                loaded.config.model.provider.clone(),
+                loaded.config.model.name.clone(),
+            ),
+            None => (String::new(), info.model.clone()),
+        },
+    }
+}
+
+/// The configured provider: `openai`, or `<id> (<base url>[, chat completions][, no
+/// streaming])`.
 pub fn provider(loaded: &Loaded) -> String {
-    let id = &loaded.config.model.provider;
-    let Some(settings) = loaded.config.active_provider() else {
+    provider_named(loaded, &loaded.config.model.provider)
+}
+
+/// The provider `id` of the configuration, described as [`provider`] does.
+pub fn provider_named(loaded: &Loaded, id: &str) -> String {
+    let Some(settings) = loaded.config.model_providers.get(id) else {
         return format!("{id} (not declared)");
     };
     let mut details = Vec::new();
@@ -69,7 +92,7 @@ pub fn provider(loaded: &Loaded) -> String {
         details.push("no streaming".to_owned());
     }
     if details.is_empty() {
-        id.clone()
+        id.to_owned()
     } else {
         format!("{id} ({})", details.join(", "))
     }

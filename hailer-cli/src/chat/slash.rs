@@ -9,11 +9,13 @@ use hailer_protocol::{
     NotebookTemplate, SessionInfo,
 };
 
+use super::conversation;
 use super::link::{Link, REQUEST_TIMEOUT};
 use super::panel;
 use super::screen::Screen;
 use super::turn_view::TurnView;
 use crate::commands::exec;
+use crate::session_client::SessionFlags;
 
 /// How long `/exec` may wait (the kernel may still be starting).
 const EXEC_WAIT: Duration = Duration::from_secs(960);
@@ -26,6 +28,8 @@ pub struct Context<'a> {
     pub view: &'a TurnView,
     pub busy: bool,
     pub no_browser: bool,
+    /// The chat's flags: a model switch sends the provider variables they lead to.
+    pub flags: &'a SessionFlags,
 }
 
 /// What the chat does next.
@@ -34,6 +38,8 @@ pub enum Outcome {
     Done,
     /// Start a turn with this (a skill or saved prompt the daemon expands).
     Ask(super::link::Ask),
+    /// A new conversation started here (and was confirmed on screen).
+    ConversationStarted,
     /// Not run now; the command stays in the draft.
     KeepDraft,
     Exit,
@@ -80,14 +86,17 @@ pub async fn run(context: &Context<'_>, line: &str) -> Outcome {
     let style = screen.style;
     let needs_session = matches!(
         name.as_str(),
-        "/status" | "/notebook" | "/exec" | "/open" | "/skill" | "/prompt"
-    );
+        "/status" | "/notebook" | "/exec" | "/open" | "/skill" | "/prompt" | "/new"
+    ) || (name == "/model" && !rest.is_empty());
     if needs_session && context.link.is_none() {
         screen.line(style.yellow("The session is still starting; try again in a moment."));
         return Outcome::KeepDraft;
     }
-    let changes_things = matches!(name.as_str(), "/exec" | "/open" | "/skill" | "/prompt")
-        || (name == "/notebook" && !rest.is_empty() && rest != "list");
+    let changes_things = matches!(
+        name.as_str(),
+        "/exec" | "/open" | "/skill" | "/prompt" | "/new"
+    ) || (name == "/notebook" && !rest.is_empty() && rest != "list")
+        || (name == "/model" && !rest.is_empty());
     if changes_things && context.busy {
         screen.line(style.yellow("Still working. Ctrl+C cancels; your draft is kept."));
         return Outcome::KeepDraft;
@@ -107,12 +116,16 @@ pub async fn run(context: &Context<'_>, line: &str) -> Outcome {
             }
         }
         "/status" => status(context).await,
-        "/model" => model(context, rest),
-        "/new" => not_yet(
-            screen,
-            "Starting a new conversation inside a running session is not available yet.",
-            "Leave, wait for the session to stop (or run `hailer daemon stop`), then start with `hailer notebook --new`.",
-        ),
+        "/model" => {
+            if conversation::model(context, rest).await {
+                return Outcome::ConversationStarted;
+            }
+        }
+        "/new" => {
+            if conversation::start_new(context).await {
+                return Outcome::ConversationStarted;
+            }
+        }
         "/skill" | "/prompt" => {
             let (target, words) = match rest.split_once(char::is_whitespace) {
                 Some((target, words)) => (target, words.trim()),
@@ -154,11 +167,6 @@ pub async fn run(context: &Context<'_>, line: &str) -> Outcome {
     Outcome::Done
 }
 
-fn not_yet(screen: &Screen, what: &str, way_on: &str) {
-    screen.line(screen.style.yellow(what));
-    screen.line(format!("  {way_on}"));
-}
-
 fn session_path(link: &Link, rest: &str) -> String {
     format!("/v1/sessions/{}{rest}", link.session.id)
 }
@@ -179,9 +187,10 @@ async fn status(context: &Context<'_>) {
         }
     };
     let row = |label: &str, value: String| format!("  {:<13}{value}", format!("{label}:"));
+    let (provider, model) = panel::session_model(&info, context.loaded);
+    screen.line(row("Model", model));
     if let Some(loaded) = context.loaded {
-        screen.line(row("Model", loaded.config.model.name.clone()));
-        screen.line(row("Provider", panel::provider(loaded)));
+        screen.line(row("Provider", panel::provider_named(loaded, &provider)));
         screen.line(row(
             "Credentials",
             crate::commands::doctor::credentials_summary(loaded),
@@ -220,28 +229,6 @@ async fn status(context: &Context<'_>) {
     if let Some(loaded) = context.loaded {
         screen.line(row("Web access", panel::web_access(loaded)));
     }
-}
-
-fn model(context: &Context<'_>, rest: &str) {
-    let screen = context.screen;
-    if let Some(loaded) = context.loaded {
-        screen.line(format!(
-            "Model: {} (provider {})",
-            loaded.config.model.name,
-            panel::provider(loaded)
-        ));
-    }
-    if rest.is_empty() {
-        screen.line("  Usage: /model [provider:]name");
-        return;
-    }
-    not_yet(
-        screen,
-        "Switching the model inside a running session is not available yet.",
-        &format!(
-            "Set HAILER_MODEL={rest} (or [model] in hailer.toml) for the next session, or start one with `hailer --new`."
-        ),
-    );
 }
 
 fn show_context(context: &Context<'_>) {

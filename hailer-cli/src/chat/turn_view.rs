@@ -1,7 +1,7 @@
 //! How a session's events look on the terminal: the answer as it streams, one compact line per
 //! tool call, the turn's token counts, notices and kernel changes.
 
-use hailer_protocol::{KernelStatus, NoticeLevel, SessionEvent, TurnUsage};
+use hailer_protocol::{ConversationReason, KernelStatus, NoticeLevel, SessionEvent, TurnUsage};
 
 use super::markdown::MarkdownStream;
 use super::screen::Screen;
@@ -28,6 +28,9 @@ pub struct TurnView {
     pub input_tokens: u64,
     pub output_tokens: u64,
     kernel_was_ready: bool,
+    /// New conversations this client started and already confirmed, whose events are still to
+    /// come: those are not announced again.
+    own_conversations: u32,
 }
 
 impl TurnView {
@@ -40,6 +43,7 @@ impl TurnView {
             input_tokens: 0,
             output_tokens: 0,
             kernel_was_ready: false,
+            own_conversations: 0,
         }
     }
 
@@ -138,6 +142,27 @@ impl TurnView {
             SessionEvent::NotebookSwitched { notebook } => {
                 screen.line(format!("Active notebook is now {notebook}."));
             }
+            SessionEvent::ConversationStarted {
+                model,
+                provider,
+                reason,
+                client,
+            } => {
+                self.reset_counters();
+                if self.own_conversations > 0 {
+                    self.own_conversations -= 1;
+                } else {
+                    let said = match reason {
+                        ConversationReason::New => {
+                            format!("{client} started a new conversation; earlier turns are gone.")
+                        }
+                        ConversationReason::Model => format!(
+                            "{client} switched the model to {provider}:{model}; a new conversation began."
+                        ),
+                    };
+                    screen.line(style.yellow(&said));
+                }
+            }
             SessionEvent::Lagged { missed } => {
                 screen.line(style.yellow(&format!(
                     "This terminal fell behind and missed {missed} event(s)."
@@ -179,6 +204,19 @@ impl TurnView {
         } else {
             self.answer.finish();
         }
+    }
+
+    /// This client started a new conversation and said so: its counters start again, and the
+    /// session's event for it is not shown twice.
+    pub fn started_conversation(&mut self) {
+        self.reset_counters();
+        self.own_conversations += 1;
+    }
+
+    fn reset_counters(&mut self) {
+        self.turns = 0;
+        self.input_tokens = 0;
+        self.output_tokens = 0;
     }
 
     fn count(&mut self, usage: &TurnUsage) {

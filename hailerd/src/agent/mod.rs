@@ -1,7 +1,9 @@
 //! The session's agent: the model client, the conversation store, the tools and the running
 //! turn, with its events broadcast to every attached client.
 
+mod conversation;
 pub mod login;
+mod model_client;
 mod prompt;
 mod prompt_context;
 mod sink;
@@ -12,13 +14,12 @@ mod tools_workspace;
 
 pub use prompt_context::turn_message;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
 
-use hailer_agent::{ConversationStore, Credentials, Resumption, ToolRegistry, Turn, TurnSettings};
+use hailer_agent::{ConversationStore, Resumption, ToolRegistry, Turn, TurnSettings};
 use hailer_config::Loaded;
-use hailer_model::{ClientOptions, ModelClient, ProviderSettings, WireApi};
-use secrecy::SecretString;
+use hailer_model::ModelClient;
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
@@ -33,16 +34,37 @@ pub struct Unavailable {
 
 pub struct Agent {
     ready: Result<Ready, Unavailable>,
-    running: std::sync::Mutex<Option<CancellationToken>>,
+    activity: std::sync::Mutex<Activity>,
+    turns_started: std::sync::atomic::AtomicU64,
+}
+
+/// What the agent is doing: one thing at a time.
+enum Activity {
+    Idle,
+    /// A turn runs; cancelling it cancels this. The number tells turns apart.
+    Turn(u64, CancellationToken),
+    /// A new conversation is being set up.
+    Switching,
 }
 
 struct Ready {
-    client: ModelClient,
+    /// The model and thread turns use now; a new conversation replaces them.
+    in_use: std::sync::Mutex<InUse>,
     store: Mutex<ConversationStore>,
-    thread: String,
     tools: ToolRegistry,
     settings: TurnSettings,
     instructions: String,
+    /// Where `hailer login` keeps keys in a file, for a model switch.
+    credentials_dir: PathBuf,
+}
+
+/// The model that answers and the thread its turns go to.
+#[derive(Clone)]
+struct InUse {
+    client: ModelClient,
+    thread: String,
+    model: String,
+    provider: String,
 }
 
 impl std::fmt::Debug for Agent {
@@ -72,7 +94,8 @@ impl Agent {
             Ok((ready, notice)) => Setup {
                 agent: Self {
                     ready: Ok(ready),
-                    running: std::sync::Mutex::new(None),
+                    activity: std::sync::Mutex::new(Activity::Idle),
+                    turns_started: std::sync::atomic::AtomicU64::new(0),
                 },
                 notice,
             },
@@ -83,7 +106,8 @@ impl Agent {
                 )),
                 agent: Self {
                     ready: Err(unavailable),
-                    running: std::sync::Mutex::new(None),
+                    activity: std::sync::Mutex::new(Activity::Idle),
+                    turns_started: std::sync::atomic::AtomicU64::new(0),
                 },
             },
         }
@@ -96,40 +120,37 @@ impl Agent {
         text: String,
         client: String,
     ) -> Result<String, SessionError> {
-        let ready = self
-            .ready
-            .as_ref()
-            .map_err(|unavailable| SessionError::AgentUnavailable {
-                message: unavailable.message.clone(),
-                hint: unavailable.hint.clone(),
-            })?;
+        let ready = self.ready()?;
         if text.trim().is_empty() {
             return Err(SessionError::Invalid("the message is empty".to_owned()));
         }
         let cancel = CancellationToken::new();
-        {
-            let mut running = self
-                .running
-                .lock()
-                .map_err(|_| SessionError::Invalid("the agent is unusable".to_owned()))?;
-            if running.is_some() {
-                return Err(SessionError::Busy);
-            }
-            *running = Some(cancel.clone());
-        }
+        let number = self
+            .turns_started
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.begin(Activity::Turn(number, cancel.clone()))?;
+        let in_use = ready.in_use();
         let instructions = prompt_context::instructions_for_turn(&ready.instructions, session);
-        let (sink, started) = sink::SessionSink::new(Arc::downgrade(session), client);
+        // The agent is free again before the turn's last event goes out, so a client that
+        // acts on that event is not refused as busy.
+        let ending = Arc::downgrade(self);
+        let on_end = Box::new(move || {
+            if let Some(agent) = ending.upgrade() {
+                agent.end_turn(number);
+            }
+        });
+        let (sink, started) = sink::SessionSink::new(Arc::downgrade(session), client, on_end);
         let agent = Arc::clone(self);
         let busy_session = Arc::clone(session);
         tokio::spawn(async move {
             let _busy = busy_session.busy();
-            if let Ok(ready) = agent.ready.as_ref() {
+            if let (Ok(ready), Some(in_use)) = (agent.ready.as_ref(), in_use) {
                 let mut store = ready.store.lock().await;
                 Turn {
-                    client: &ready.client,
+                    client: &in_use.client,
                     instructions: &instructions,
                     store: &mut store,
-                    thread: &ready.thread,
+                    thread: &in_use.thread,
                     tools: &ready.tools,
                     settings: &ready.settings,
                     events: &sink,
@@ -138,10 +159,7 @@ impl Agent {
                 .run(&text)
                 .await;
             }
-            if let Ok(mut running) = agent.running.lock() {
-                *running = None;
-            }
-            sink.finish();
+            agent.end_turn(number);
             busy_session.copy_back_notebooks().await;
         });
         started
@@ -151,13 +169,70 @@ impl Agent {
 
     /// Cancels the running turn; false when none runs.
     pub fn cancel(&self) -> bool {
-        match self.running.lock().ok().and_then(|running| running.clone()) {
+        let running = self
+            .activity
+            .lock()
+            .ok()
+            .and_then(|activity| match &*activity {
+                Activity::Turn(_, cancel) => Some(cancel.clone()),
+                Activity::Idle | Activity::Switching => None,
+            });
+        match running {
             Some(cancel) => {
                 cancel.cancel();
                 true
             }
             None => false,
         }
+    }
+
+    /// The model in use, as `provider:name`; `None` when the agent cannot answer.
+    pub fn model_label(&self) -> Option<String> {
+        let in_use = self.ready.as_ref().ok()?.in_use()?;
+        Some(format!("{}:{}", in_use.provider, in_use.model))
+    }
+
+    fn ready(&self) -> Result<&Ready, SessionError> {
+        self.ready
+            .as_ref()
+            .map_err(|unavailable| SessionError::AgentUnavailable {
+                message: unavailable.message.clone(),
+                hint: unavailable.hint.clone(),
+            })
+    }
+
+    /// Starts `activity`, or answers `Busy` while another one runs.
+    fn begin(&self, activity: Activity) -> Result<(), SessionError> {
+        let mut current = self
+            .activity
+            .lock()
+            .map_err(|_| SessionError::Invalid("the agent is unusable".to_owned()))?;
+        if !matches!(*current, Activity::Idle) {
+            return Err(SessionError::Busy);
+        }
+        *current = activity;
+        Ok(())
+    }
+
+    fn end(&self) {
+        if let Ok(mut current) = self.activity.lock() {
+            *current = Activity::Idle;
+        }
+    }
+
+    /// Turn `number` is over; a later activity is left alone.
+    fn end_turn(&self, number: u64) {
+        if let Ok(mut current) = self.activity.lock()
+            && matches!(*current, Activity::Turn(running, _) if running == number)
+        {
+            *current = Activity::Idle;
+        }
+    }
+}
+
+impl Ready {
+    fn in_use(&self) -> Option<InUse> {
+        self.in_use.lock().ok().map(|in_use| in_use.clone())
     }
 }
 
@@ -169,56 +244,31 @@ fn prepare(
 ) -> Result<(Ready, Option<String>), Unavailable> {
     let loaded: &Loaded = &session.loaded;
     let model = &loaded.config.model;
-    let provider = loaded
-        .config
-        .model_providers
-        .get(&model.provider)
-        .ok_or_else(|| Unavailable {
-            message: format!("the provider '{}' is not declared", model.provider),
+    let credentials_dir = login::credentials_dir(config_dir);
+    let (client, key) = model_client::build(
+        &loaded.config,
+        &model.provider,
+        &model.name,
+        client_env,
+        &credentials_dir,
+    )
+    .map_err(|refusal| match refusal {
+        model_client::Refusal::NotDeclared { provider, .. } => Unavailable {
+            message: format!("the provider '{provider}' is not declared"),
             hint: Some(format!(
-                "Add a [model_providers.{}] section to hailer.toml.",
-                model.provider
+                "Add a [model_providers.{provider}] section to hailer.toml."
             )),
-        })?;
-    let credentials = Credentials::new(model.credentials_store, login::credentials_dir(config_dir));
-    let (key, _source) = credentials
-        .resolve_key(&model.provider, &provider.env_key, client_env)
-        .map_err(|missing| Unavailable {
+        },
+        model_client::Refusal::MissingKey(missing) => Unavailable {
             message: missing.to_string(),
             hint: None,
-        })?;
-    session.redact_secret(&key);
-    let env_headers = provider
-        .env_http_headers
-        .iter()
-        .filter_map(|(header, variable)| {
-            client_env
-                .get(variable)
-                .filter(|value| !value.is_empty())
-                .map(|value| (header.clone(), SecretString::from(value.clone())))
-        })
-        .collect();
-    let settings = ProviderSettings {
-        provider_id: model.provider.clone(),
-        base_url: provider.base_url.clone(),
-        wire_api: match provider.wire_api {
-            hailer_config::WireApi::Chat => WireApi::Chat,
-            hailer_config::WireApi::Responses => WireApi::Responses,
         },
-        stream: provider.stream,
-        stream_options: provider.stream_options,
-        model: model.name.clone(),
-        http_headers: provider.http_headers.clone(),
-        env_http_headers: env_headers,
-        query_params: provider.query_params.clone(),
-        api_key: Some(key),
-        env_key: Some(provider.env_key.clone()),
-    };
-    let client =
-        ModelClient::new(settings, ClientOptions::default()).map_err(|error| Unavailable {
-            message: error.to_string(),
+        model_client::Refusal::Invalid(message) => Unavailable {
+            message,
             hint: None,
-        })?;
+        },
+    })?;
+    session.redact_secret(&key);
     let store_error = |error: hailer_agent::Error| Unavailable {
         message: format!("the conversation store cannot be used: {error}"),
         hint: Some("Check that .hailer/threads.sqlite is readable, or move it away.".to_owned()),
@@ -272,12 +322,17 @@ fn prepare(
     };
     Ok((
         Ready {
-            client,
+            in_use: std::sync::Mutex::new(InUse {
+                client,
+                thread,
+                model: model.name.clone(),
+                provider: model.provider.clone(),
+            }),
             store: Mutex::new(store),
-            thread,
             tools,
             settings,
             instructions: prompt::system_prompt(loaded),
+            credentials_dir,
         },
         notice,
     ))

@@ -15,10 +15,16 @@ pub struct SessionSink {
     client: String,
     turn_id: Mutex<String>,
     started: Mutex<Option<oneshot::Sender<String>>>,
+    /// Called just before the turn's last event is published.
+    on_end: Box<dyn Fn() + Send + Sync>,
 }
 
 impl SessionSink {
-    pub fn new(session: Weak<Session>, client: String) -> (Self, oneshot::Receiver<String>) {
+    pub fn new(
+        session: Weak<Session>,
+        client: String,
+        on_end: Box<dyn Fn() + Send + Sync>,
+    ) -> (Self, oneshot::Receiver<String>) {
         let (sender, receiver) = oneshot::channel();
         (
             Self {
@@ -26,16 +32,10 @@ impl SessionSink {
                 client,
                 turn_id: Mutex::new(String::new()),
                 started: Mutex::new(Some(sender)),
+                on_end,
             },
             receiver,
         )
-    }
-
-    /// The turn is over: late clients no longer need its events.
-    pub fn finish(&self) {
-        if let Some(session) = self.session.upgrade() {
-            session.end_turn_replay();
-        }
     }
 
     fn turn_id(&self) -> String {
@@ -109,7 +109,21 @@ impl EventSink for SessionSink {
             TurnEvent::Cancelled => SessionEvent::TurnCancelled { turn_id },
         };
         let first = matches!(published, SessionEvent::TurnStarted { .. });
+        let last = matches!(
+            published,
+            SessionEvent::TurnFinished { .. }
+                | SessionEvent::TurnFailed { .. }
+                | SessionEvent::TurnCancelled { .. }
+        );
+        if last {
+            (self.on_end)();
+        }
         session.publish_turn_event(published);
+        if last {
+            // Late clients no longer need the turn's events. Cleared here, while this turn still
+            // holds the conversation store, so a next turn's events are never dropped with them.
+            session.end_turn_replay();
+        }
         if first
             && let Ok(mut started) = self.started.lock()
             && let Some(sender) = started.take()

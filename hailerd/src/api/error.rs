@@ -60,6 +60,12 @@ impl From<SessionError> for ApiError {
                     .filter(|hint| !hint.is_empty()),
             ),
             SessionError::Invalid(_) => (StatusCode::BAD_REQUEST, ErrorCode::BadRequest, None),
+            SessionError::Rejected { hint, .. } => {
+                (StatusCode::BAD_REQUEST, ErrorCode::BadRequest, hint.clone())
+            }
+            SessionError::Store(_) => {
+                (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, None)
+            }
             SessionError::Notebook(notebook) => match notebook {
                 NotebookError::NotFound { .. } => {
                     (StatusCode::NOT_FOUND, ErrorCode::NotFound, None)

@@ -1,5 +1,6 @@
 //! hailerd's HTTP and WebSocket API: the router, its guards, and the chat page's files.
 
+mod conversation_routes;
 mod credential_routes;
 mod daemon_routes;
 mod error;
@@ -53,6 +54,10 @@ pub fn router(daemon: Daemon) -> Router {
         .route("/sessions/{id}/events", get(session_events::subscribe))
         .route("/sessions/{id}/turns", post(sessions::start_turn))
         .route("/sessions/{id}/cancel", post(sessions::cancel))
+        .route(
+            "/sessions/{id}/conversation",
+            post(conversation_routes::start),
+        )
         .route("/sessions/{id}/skills", get(workspace_routes::skills))
         .route("/sessions/{id}/prompts", get(workspace_routes::prompts))
         .fallback(|| async { ApiError::NotFound("no such API route".to_owned()) })

@@ -3,9 +3,9 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use hailer_protocol::{
-    CancelResponse, CreateNotebookParams, ExecParams, ExecResponse, NotebookChange, NotebookList,
-    NotebookRef, SessionInfo, SessionList, StartSessionParams, StartSessionResponse,
-    StartTurnParams, StartTurnResponse,
+    CancelResponse, CreateNotebookParams, ExecParams, ExecResponse, NewConversationParams,
+    NotebookChange, NotebookList, NotebookRef, SessionInfo, SessionList, StartSessionParams,
+    StartSessionResponse, StartTurnParams, StartTurnResponse,
 };
 
 use super::error::ApiError;
@@ -17,12 +17,15 @@ const MAX_CODE_BYTES: usize = 1024 * 1024;
 
 /// Starts the workspace's session, or attaches to the live one. The kernel starts in the
 /// background: watch the session's events, or just send code (it waits for the kernel).
+/// `newThread` on a live session starts its conversation again (refused with 409 while a turn
+/// runs).
 #[utoipa::path(
     post, path = "/v1/sessions", tag = "sessions",
     request_body = StartSessionParams,
     responses(
         (status = 200, body = StartSessionResponse),
         (status = 400, body = hailer_protocol::ErrorBody),
+        (status = 409, description = "`newThread` while a turn runs in the live session, or the user must agree first (`consent_required`)", body = hailer_protocol::ErrorBody),
         (status = 422, description = "The configuration has fatal problems", body = hailer_protocol::ErrorBody),
     ),
     security(("bearer" = []))
@@ -32,6 +35,19 @@ pub async fn start(
     JsonBody(params): JsonBody<StartSessionParams>,
 ) -> Result<Json<StartSessionResponse>, ApiError> {
     let (session, attached) = daemon.sessions.start_or_attach(&params).await?;
+    // `--new` on a session that already runs: its conversation starts again, as a new session's
+    // would.
+    if attached
+        && params.new_thread
+        && let Some(agent) = session.agent.get().cloned()
+    {
+        let fresh = NewConversationParams {
+            model: None,
+            client: params.client.clone(),
+            env: params.env.clone(),
+        };
+        agent.new_conversation(&session, fresh).await?;
+    }
     Ok(Json(StartSessionResponse {
         session: session.info().await,
         attached,

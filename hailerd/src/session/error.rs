@@ -35,6 +35,14 @@ pub enum SessionError {
     /// The user must agree first: an unsafe-local start would run notebooks a docker kernel wrote.
     #[error("{message}")]
     ConsentRequired { message: String, hint: String },
+    /// The request cannot be done as asked (the hint says what would work).
+    #[error("{message}")]
+    Rejected {
+        message: String,
+        hint: Option<String>,
+    },
+    #[error("{0}")]
+    Store(hailer_agent::Error),
     #[error("a turn is running; wait for it to end or cancel it first")]
     Busy,
     #[error("the session is stopping")]

@@ -115,10 +115,16 @@ impl Session {
             runtime: self.runtime().to_string(),
             kernel_line: self.kernel_line(),
             kernel: slot.status,
-            model: format!(
-                "{}:{}",
-                self.loaded.config.model.provider, self.loaded.config.model.name
-            ),
+            model: self
+                .agent
+                .get()
+                .and_then(|agent| agent.model_label())
+                .unwrap_or_else(|| {
+                    format!(
+                        "{}:{}",
+                        self.loaded.config.model.provider, self.loaded.config.model.name
+                    )
+                }),
             kernel_error: slot.error,
             active_notebook: self.notebooks.lock().await.active.clone(),
             notebooks_dir: self.notebooks_dir().display().to_string(),
@@ -131,6 +137,14 @@ impl Session {
                 .map(|warning| warning.message.clone())
                 .chain(self.notices.lock().map(|n| n.clone()).unwrap_or_default())
                 .collect(),
+        }
+    }
+
+    /// A new conversation began: what setting the session up said about the conversation (that
+    /// it was resumed, say) no longer holds for clients attaching from now on.
+    pub fn forget_setup_notices(&self) {
+        if let Ok(mut notices) = self.notices.lock() {
+            notices.clear();
         }
     }
 

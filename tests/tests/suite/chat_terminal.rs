@@ -1,6 +1,6 @@
 //! The terminal chat, driven through tmux as a person would: the startup panel, answers
-//! streaming in, Ctrl+C, a message typed during startup, slash commands, two terminals on one
-//! session, and plain mode through a pipe. Real hailerd, real unsafe-local kernel, scripted model.
+//! streaming in, Ctrl+C, a message typed during startup, slash commands, a new conversation and a
+//! model switch, two terminals on one session, and plain mode through a pipe. Real hailerd, real unsafe-local kernel, scripted model.
 
 use std::io::Write;
 use std::time::Duration;
@@ -195,10 +195,11 @@ async fn slash_commands_answer_in_the_chat() {
                 .any(|line| line.contains("analysis.py") && line.contains("active"))
         });
 
-        pane.type_line("/model other-model");
-        pane.wait_for(
-            "Switching the model inside a running session is not available yet",
-            SHORT,
+        pane.type_line("/model");
+        let screen = pane.wait_for("Usage: /model [provider:]name", SHORT);
+        assert!(
+            screen.contains("Model: gpt-5.5, provider scripted ("),
+            "{screen}"
         );
 
         pane.type_line("/status");
@@ -360,4 +361,85 @@ async fn skills_and_saved_prompts_are_sent_as_turns() {
     let second = requests[1].body.to_string();
     assert!(second.contains("# Data quality check"), "{second}");
     assert!(second.contains("for the sales file"), "{second}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_and_model_start_fresh_conversations_and_other_clients_see_it() {
+    let script = Script::new()
+        .reply(Reply::text("The first answer."))
+        .reply(Reply::text("The answer of the other model."));
+    let model = ScriptedModel::start(script).await.unwrap();
+    let workspace = workspace(&model);
+    let turns_line = |n: u64| format!("Turns:       {n} seen by this terminal");
+    let pane = tokio::task::block_in_place(|| {
+        let pane = chat(&workspace);
+        pane.wait_for("Type /help for commands.", SHORT);
+        pane.type_line("The first question");
+        pane.wait_for("tokens: 100 in / 20 out", SHORT);
+        pane.type_line("/status");
+        pane.wait_for(&turns_line(1), SHORT);
+
+        pane.type_line("/new");
+        pane.wait_for("Started a fresh conversation", SHORT);
+        pane.type_line("/status");
+        pane.wait_for(&turns_line(0), SHORT);
+
+        pane.type_line("/model");
+        let screen = pane.wait_for("Usage: /model [provider:]name", SHORT);
+        assert!(screen.contains("Providers: openai, scripted"), "{screen}");
+
+        pane.type_line("/model nowhere:some-model");
+        let screen = pane.wait_for("no provider 'nowhere' is declared", SHORT);
+        assert!(screen.contains("declared: openai, scripted"), "{screen}");
+        // The refused command stays in the draft to be fixed; clear it.
+        pane.keys(&["C-u"]);
+
+        pane.type_line("/model scripted:other-model");
+        pane.wait_for("Now using scripted:other-model", SHORT);
+        pane.type_line("/status");
+        pane.wait_until("the switched model in /status", SHORT, |screen| {
+            screen.contains("Model:       other-model")
+        });
+
+        pane.type_line("A question for the other model");
+        pane.wait_for("The answer of the other model.", SHORT);
+        pane.wait_until("the second turn's end", SHORT, |screen| {
+            screen.matches("tokens: 100 in / 20 out").count() == 2
+        });
+        pane.type_line("/status");
+        pane.wait_until("one turn of the new conversation", SHORT, |screen| {
+            screen.matches(&turns_line(1)).count() == 2
+        });
+        pane
+    });
+
+    // Another client starts a new conversation: the terminal says so and its counters reset.
+    let sessions = workspace.get_json("/v1/sessions").await;
+    let id = sessions["sessions"][0]["id"].as_str().unwrap().to_owned();
+    let (client, base, token) = workspace.api();
+    let response = client
+        .post(format!("{base}/v1/sessions/{id}/conversation"))
+        .bearer_auth(&token)
+        .json(&serde_json::json!({"model": null, "client": "browser"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    tokio::task::block_in_place(|| {
+        pane.wait_for("browser started a new conversation", SHORT);
+        pane.type_line("/status");
+        // Zero after /new, after the switch, and now.
+        pane.wait_until("the counters reset again", SHORT, |screen| {
+            screen.matches(&turns_line(0)).count() == 3
+        });
+        pane.type_line("/quit");
+        assert_eq!(pane.exit_status(SHORT), 0);
+    });
+
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2, "slash commands never reach the model");
+    assert_eq!(requests[0].body["model"], "gpt-5.5");
+    assert_eq!(requests[1].body["model"], "other-model");
+    let sent = requests[1].body.to_string();
+    assert!(!sent.contains("The first question"), "{sent}");
 }

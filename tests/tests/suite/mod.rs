@@ -3,6 +3,7 @@ mod agent_turns;
 mod agent_workspace_tools;
 mod chat_terminal;
 mod cli_init;
+mod conversation_switch;
 mod daemon_guard;
 mod daemon_lifecycle;
 mod doctor_status;

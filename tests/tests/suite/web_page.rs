@@ -1,5 +1,6 @@
 //! The browser chat page in real headless Chromium: signing in, chatting with the answer
-//! streaming, hostile model output, a second client on the same session, reconnecting.
+//! streaming, hostile model output, a second client on the same session, reconnecting, and a new
+//! conversation or another client's model switch.
 
 use std::time::Duration;
 
@@ -460,4 +461,225 @@ async fn the_page_needs_no_token_but_the_host_and_origin_rules_hold() {
         .await
         .unwrap();
     assert_eq!(unsigned.status(), 401);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_new_conversation_button_asks_first_then_clears_the_view() {
+    let script = Script::new()
+        .reply(Reply::text("The first answer."))
+        .reply(
+            Reply::text("word ".repeat(200))
+                .in_deltas(200)
+                .delta_delay(Duration::from_millis(50)),
+        )
+        .reply(Reply::text("After the fresh start."));
+    let model = ScriptedModel::start(script).await.unwrap();
+    let port = free_port();
+    let workspace = workspace_for(&model, port);
+    let link = open_link(&workspace);
+    let browser = Browser::start().await.unwrap();
+    browser.client.goto(&link).await.unwrap();
+    browser
+        .wait_for(
+            "the session",
+            "return !document.getElementById('session').hidden && document.getElementById('connection').textContent === 'Connected'",
+            WAIT,
+        )
+        .await
+        .unwrap();
+    let input = browser.client.find(Locator::Id("message")).await.unwrap();
+    input.send_keys("The first question\u{E007}").await.unwrap();
+    let answered = "return [...document.querySelectorAll('.msg.assistant')].some(n => n.textContent.includes('The first answer.') && n.getAttribute('aria-busy') === 'false')";
+    browser
+        .wait_for("the first answer", answered, WAIT)
+        .await
+        .unwrap();
+
+    // The button is a labelled control reached from the keyboard; Enter asks for confirmation
+    // and moves the focus to it; Escape keeps the conversation.
+    let button = browser
+        .client
+        .find(Locator::Id("new-conversation"))
+        .await
+        .unwrap();
+    assert_eq!(
+        browser
+            .eval("const b = document.getElementById('new-conversation'); return b.tagName + ':' + b.textContent.trim() + ':' + b.tabIndex")
+            .await
+            .unwrap(),
+        "BUTTON:New conversation:0"
+    );
+    let focused = "return document.activeElement && document.activeElement.id";
+    let confirm_shown = "return !document.getElementById('new-confirm').hidden";
+    button.send_keys("\u{E007}").await.unwrap();
+    browser
+        .wait_for("the confirmation", confirm_shown, WAIT)
+        .await
+        .unwrap();
+    assert_eq!(browser.eval(focused).await.unwrap(), "new-confirm-yes");
+    browser
+        .screenshot("web-page-new-conversation-confirm")
+        .await
+        .unwrap();
+    let question = browser
+        .eval("return document.getElementById('new-confirm-text').textContent")
+        .await
+        .unwrap();
+    assert!(question.as_str().unwrap().contains("deleted"), "{question}");
+    let yes = browser
+        .client
+        .find(Locator::Id("new-confirm-yes"))
+        .await
+        .unwrap();
+    yes.send_keys("\u{E00C}").await.unwrap();
+    browser
+        .wait_for(
+            "the confirmation to close",
+            "return document.getElementById('new-confirm').hidden",
+            WAIT,
+        )
+        .await
+        .unwrap();
+    assert_eq!(browser.eval(focused).await.unwrap(), "new-conversation");
+    assert_eq!(count(&browser, "user", "The first question").await, 1);
+
+    // While the agent answers, the daemon refuses and the page says why.
+    input
+        .send_keys("A long story, please\u{E007}")
+        .await
+        .unwrap();
+    browser
+        .wait_for(
+            "the answer streaming",
+            "return document.querySelector('.msg.assistant[aria-busy=\"true\"]')",
+            WAIT,
+        )
+        .await
+        .unwrap();
+    button.send_keys("\u{E007}").await.unwrap();
+    browser
+        .wait_for("the confirmation", confirm_shown, WAIT)
+        .await
+        .unwrap();
+    yes.send_keys("\u{E007}").await.unwrap();
+    let refusal = browser
+        .wait_for(
+            "the refusal",
+            "return document.getElementById('composer-error').textContent",
+            WAIT,
+        )
+        .await
+        .unwrap();
+    assert!(
+        refusal.as_str().unwrap().contains("still answering"),
+        "{refusal}"
+    );
+    assert_eq!(count(&browser, "user", "The first question").await, 1);
+    browser
+        .client
+        .find(Locator::Id("cancel"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for(
+            "the cancelled answer",
+            "return document.querySelector('.conversation').textContent.includes('The answer was cancelled.')",
+            WAIT,
+        )
+        .await
+        .unwrap();
+
+    // Confirmed: the view empties, the counters start again, the model no longer sees the
+    // earlier turns.
+    button.send_keys("\u{E007}").await.unwrap();
+    browser
+        .wait_for("the confirmation", confirm_shown, WAIT)
+        .await
+        .unwrap();
+    yes.send_keys("\u{E007}").await.unwrap();
+    let notice = browser
+        .wait_for(
+            "the emptied conversation",
+            "const list = document.getElementById('conversation'); return list.querySelectorAll('.msg.user, .msg.assistant').length === 0 && list.textContent",
+            WAIT,
+        )
+        .await
+        .unwrap();
+    assert!(
+        notice
+            .as_str()
+            .unwrap()
+            .contains("You started a new conversation"),
+        "{notice}"
+    );
+    assert_eq!(
+        browser
+            .eval("return document.getElementById('fact-tokens').textContent")
+            .await
+            .unwrap(),
+        "none yet"
+    );
+    assert_eq!(browser.eval(focused).await.unwrap(), "message");
+    browser
+        .screenshot("web-page-new-conversation")
+        .await
+        .unwrap();
+    input.send_keys("A fresh question\u{E007}").await.unwrap();
+    browser
+        .wait_for(
+            "the answer after the fresh start",
+            "return document.querySelector('.conversation').textContent.includes('After the fresh start.')",
+            WAIT,
+        )
+        .await
+        .unwrap();
+    let sent = model.requests().last().unwrap().body.to_string();
+    assert!(sent.contains("A fresh question"), "{sent}");
+    assert!(!sent.contains("The first question"), "{sent}");
+
+    // Another client switches the model: the page shows the new model and starts afresh.
+    let (client, base, token) = workspace.api();
+    let sessions = workspace.get_json("/v1/sessions").await;
+    let id = sessions["sessions"][0]["id"].as_str().unwrap().to_owned();
+    let switched = client
+        .post(format!("{base}/v1/sessions/{id}/conversation"))
+        .bearer_auth(&token)
+        .json(&json!({
+            "model": "scripted:other-model",
+            "client": "api",
+            "env": {hailer_tests::workspace::SCRIPTED_KEY_VARIABLE: hailer_tests::workspace::SCRIPTED_KEY},
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(switched.status(), 200);
+    browser
+        .wait_for(
+            "the switched model",
+            "return document.getElementById('fact-model').textContent === 'scripted:other-model'",
+            WAIT,
+        )
+        .await
+        .unwrap();
+    assert_eq!(count(&browser, "user", "A fresh question").await, 0);
+    assert_eq!(
+        count(
+            &browser,
+            "notice",
+            "The api client switched the model to scripted:other-model"
+        )
+        .await,
+        1
+    );
+    // Chromium logs the refused request itself; nothing else may go wrong.
+    let errors: Vec<String> = errors_in_console(&browser)
+        .await
+        .into_iter()
+        .filter(|error| !error.contains("status of 409 (Conflict)"))
+        .collect();
+    assert!(errors.is_empty(), "console errors: {errors:?}");
+    browser.close().await;
 }

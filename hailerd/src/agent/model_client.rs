@@ -1,0 +1,92 @@
+//! The model client for one provider and model: the endpoint's settings from the workspace's
+//! configuration, the key from the client's environment or where `hailer login` stored it.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use hailer_agent::{Credentials, MissingKey};
+use hailer_config::Config;
+use hailer_model::{ClientOptions, ModelClient, ProviderSettings, WireApi};
+use secrecy::SecretString;
+
+/// Why no client could be made.
+#[derive(Debug)]
+pub enum Refusal {
+    /// The configuration declares no such provider.
+    NotDeclared {
+        provider: String,
+        declared: Vec<String>,
+    },
+    /// No key for the provider, anywhere.
+    MissingKey(MissingKey),
+    /// The provider's settings are unusable (a bad base URL, say).
+    Invalid(String),
+}
+
+impl Refusal {
+    /// `no provider 'x' is declared in this workspace's configuration; declared: a, b`.
+    pub fn not_declared_message(provider: &str, declared: &[String]) -> String {
+        format!(
+            "no provider '{provider}' is declared in this workspace's configuration; declared: {}",
+            declared.join(", ")
+        )
+    }
+
+    pub fn not_declared_hint(provider: &str) -> String {
+        format!(
+            "Use one of the declared providers, or add a [model_providers.{provider}] section to \
+             hailer.toml."
+        )
+    }
+}
+
+/// The client for `model` at `provider_id`, and the key it sends (to be masked in the log).
+/// Reading a stored key may wait on the OS credential store: call from a blocking context.
+pub fn build(
+    config: &Config,
+    provider_id: &str,
+    model: &str,
+    client_env: &BTreeMap<String, String>,
+    credentials_dir: &Path,
+) -> Result<(ModelClient, SecretString), Refusal> {
+    let provider = config
+        .model_providers
+        .get(provider_id)
+        .ok_or_else(|| Refusal::NotDeclared {
+            provider: provider_id.to_owned(),
+            declared: config.model_providers.keys().cloned().collect(),
+        })?;
+    let credentials = Credentials::new(config.model.credentials_store, credentials_dir);
+    let (key, _source) = credentials
+        .resolve_key(provider_id, &provider.env_key, client_env)
+        .map_err(Refusal::MissingKey)?;
+    let env_headers = provider
+        .env_http_headers
+        .iter()
+        .filter_map(|(header, variable)| {
+            client_env
+                .get(variable)
+                .filter(|value| !value.is_empty())
+                .map(|value| (header.clone(), SecretString::from(value.clone())))
+        })
+        .collect();
+    let settings = ProviderSettings {
+        provider_id: provider_id.to_owned(),
+        base_url: provider.base_url.clone(),
+        wire_api: match provider.wire_api {
+            hailer_config::WireApi::Chat => WireApi::Chat,
+            hailer_config::WireApi::Responses => WireApi::Responses,
+        },
+        stream: provider.stream,
+        stream_options: provider.stream_options,
+        model: model.to_owned(),
+        http_headers: provider.http_headers.clone(),
+        env_http_headers: env_headers,
+        query_params: provider.query_params.clone(),
+        api_key: Some(key.clone()),
+        env_key: Some(provider.env_key.clone()),
+    };
+    let client = ModelClient::new(settings, ClientOptions::default())
+        .map_err(|error| Refusal::Invalid(error.to_string()))?;
+    Ok((client, key))
+}
