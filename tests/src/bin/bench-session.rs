@@ -10,16 +10,14 @@
 //! `cargo build --release --bins && target/release/bench-session --samples 7`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use hailer_tests::TestWorkspace;
 use hailer_tests::prereqs::kernel_venv;
 use serde_json::{Value, json};
-
-const EMPTY: &str = "import marimo\n\napp = marimo.App()\n\n\n@app.cell\ndef _():\n    return\n\n\nif __name__ == \"__main__\":\n    app.run()\n";
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -46,76 +44,6 @@ fn http(port: u16, request: &str) -> String {
     reply
 }
 
-/// Plain marimo: spawn to /health, then one /sse until kernel-ready.
-fn floor_once(dir: &std::path::Path) -> Duration {
-    let python = kernel_venv().join("bin/python");
-    let port = free_port();
-    let token = "benchtoken0123456789abcdef0123456789";
-    let started = Instant::now();
-    let mut child = Command::new(python)
-        .args([
-            "-m",
-            "marimo",
-            "edit",
-            "notebooks",
-            "--token-password-file",
-            "-",
-            "--headless",
-        ])
-        .args(["--port", &port.to_string(), "--skip-update-check"])
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(token.as_bytes())
-        .unwrap();
-    loop {
-        if let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) {
-            let request = format!(
-                "GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
-            );
-            stream.write_all(request.as_bytes()).unwrap();
-            let mut reply = String::new();
-            let _ = stream.read_to_string(&mut reply);
-            if reply.starts_with("HTTP/1.1 200") {
-                break;
-            }
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let file = dir.join("notebooks/analysis.py");
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    let request = format!(
-        "GET /sse?session_id=bench&file={} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n\r\n",
-        file.display()
-    );
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut reader = BufReader::new(stream);
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if reader.read_line(&mut line).unwrap() == 0 || line.contains("kernel-ready") {
-            break;
-        }
-    }
-    let elapsed = started.elapsed();
-    let _ = nix::sys::signal::killpg(
-        nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
-        nix::sys::signal::Signal::SIGKILL,
-    );
-    let _ = child.wait();
-    elapsed
-}
-
-use std::os::unix::process::CommandExt;
-
 fn main() {
     let samples: usize = std::env::args()
         .skip_while(|arg| arg != "--samples")
@@ -124,7 +52,10 @@ fn main() {
         .unwrap_or(7);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let workspace = TestWorkspace::unsafe_local();
-    workspace.write("notebooks/analysis.py", EMPTY);
+    workspace.write(
+        "notebooks/analysis.py",
+        hailer_tests::marimo_floor::EMPTY_NOTEBOOK,
+    );
     // Start the daemon once so its own start is not counted.
     assert!(workspace.hailer(&["daemon", "start"]).status.success());
     let (client, base, token) = workspace.api();
@@ -132,7 +63,7 @@ fn main() {
     let mut floors = Vec::new();
     let mut ours = Vec::new();
     for _ in 0..samples {
-        floors.push(floor_once(workspace.path()));
+        floors.push(hailer_tests::marimo_floor::ready_once(workspace.path()));
         let started = Instant::now();
         let id = runtime.block_on(async {
             let started: Value = client

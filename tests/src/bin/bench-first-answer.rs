@@ -1,0 +1,119 @@
+//! Benchmark of the first answer: `hailer run` with a one-tool turn (the scripted model asks for
+//! `marimo_execute`, then answers) on a workspace whose unsafe-local kernel is cold, from the
+//! command's start to the first byte of the answer on its standard output, measured side by
+//! side with the floor of plain marimo (spawn to `/health` plus one `/sse` kernel-ready) in the
+//! same run. The daemon is running (started before the clock, as it usually is); the session and
+//! its kernel are not.
+//!
+//! Needs `HAILER_TEST_VENV` (scripts/test-prereqs.sh). Run it on release builds:
+//! `cargo build --release --bins && target/release/bench-first-answer --samples 7`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Read as _;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use hailer_scripted_model::{Reply, Script, ScriptedModel};
+use hailer_tests::TestWorkspace;
+use hailer_tests::marimo_floor::{EMPTY_NOTEBOOK, ready_once};
+use serde_json::json;
+
+const ANSWER: &str = "The kernel says 42.";
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn ms(duration: Duration) -> String {
+    format!("{:.1} ms", duration.as_secs_f64() * 1000.0)
+}
+
+/// One cold `hailer run`: (first answer byte, command exit).
+fn first_answer(workspace: &TestWorkspace) -> (Duration, Duration) {
+    let started = Instant::now();
+    let mut child = workspace
+        .command(&["run", "What is six times seven?"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut printed = Vec::new();
+    let mut first_byte = None;
+    let mut chunk = [0_u8; 4096];
+    loop {
+        let read = stdout.read(&mut chunk).unwrap();
+        if read == 0 {
+            break;
+        }
+        printed.extend_from_slice(&chunk[..read]);
+        // The answer's first words, not a notice printed before them.
+        if first_byte.is_none() && String::from_utf8_lossy(&printed).contains("The ") {
+            first_byte = Some(started.elapsed());
+        }
+    }
+    assert!(child.wait().unwrap().success());
+    let done = started.elapsed();
+    let printed = String::from_utf8_lossy(&printed);
+    assert!(printed.contains(ANSWER), "{printed}");
+    let first_byte = first_byte.unwrap();
+    (first_byte, done)
+}
+
+fn main() {
+    let samples: usize = std::env::args()
+        .skip_while(|arg| arg != "--samples")
+        .nth(1)
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(7);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let mut script = Script::new();
+    for _ in 0..samples {
+        script = script
+            .reply(Reply::tool_call(
+                "marimo_execute",
+                json!({"code": "print(6*7)"}),
+            ))
+            .reply(Reply::text(ANSWER).in_deltas(3));
+    }
+    let model = runtime.block_on(ScriptedModel::start(script)).unwrap();
+
+    let mut floors = Vec::new();
+    let mut firsts = Vec::new();
+    let mut dones = Vec::new();
+    for _ in 0..samples {
+        // A fresh workspace each time: its session and kernel start cold.
+        let workspace = TestWorkspace::scripted(&model.base_url());
+        workspace.write("notebooks/analysis.py", EMPTY_NOTEBOOK);
+        assert!(workspace.hailer(&["daemon", "start"]).status.success());
+        floors.push(ready_once(workspace.path()));
+        let (first, done) = first_answer(&workspace);
+        firsts.push(first);
+        dones.push(done);
+        let _ = workspace.hailer(&["daemon", "stop"]);
+    }
+
+    let floor = median(floors);
+    let first = median(firsts);
+    let done = median(dones);
+    println!(
+        "first answer of a one-tool turn, cold unsafe-local kernel ({samples} samples, medians)"
+    );
+    println!(
+        "  floor: marimo spawn to /health + /sse kernel-ready   {}",
+        ms(floor)
+    );
+    println!(
+        "  hailer run: start to the answer's first byte          {}",
+        ms(first)
+    );
+    println!(
+        "  ratio                                                 {:.2}   target <= 1.2",
+        first.as_secs_f64() / floor.as_secs_f64()
+    );
+    println!(
+        "  hailer run: start to exit                             {}",
+        ms(done)
+    );
+}
