@@ -8,6 +8,7 @@ mod credentials;
 mod daemon;
 mod error;
 mod events;
+mod kernel;
 mod render;
 mod sessions;
 mod turns;
@@ -16,6 +17,11 @@ pub use credentials::{CredentialTarget, CredentialsResponse, LoginParams, Logout
 pub use daemon::{DaemonInfo, RuntimeFile, ShutdownResponse};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::{DaemonEvent, EventEnvelope};
+pub use kernel::{
+    BUILD_DISCOVERY_VARIABLES, DockerAvailability, KernelBuildParams, KernelJobLine,
+    KernelPullParams, KernelStopFailure, KernelStopParams, KernelStopResponse,
+    is_build_discovery_variable,
+};
 pub use render::{RenderParams, RenderResponse};
 pub use sessions::{
     CreateNotebookParams, ExecParams, ExecResponse, ExecValue, InstallLocalParams,

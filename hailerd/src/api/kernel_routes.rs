@@ -5,11 +5,87 @@ use std::path::PathBuf;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use hailer_protocol::{ErrorCode, InstallLocalParams, InstallLocalResponse};
+use axum::response::Response;
+use hailer_protocol::{
+    ErrorCode, InstallLocalParams, InstallLocalResponse, KernelBuildParams, KernelPullParams,
+    KernelStopParams, KernelStopResponse,
+};
 
 use super::error::ApiError;
+use super::job_stream::job_response;
 use super::json_body::JsonBody;
+use crate::kernel::image_jobs;
 use crate::state::Daemon;
+
+/// Builds the docker kernel's image through the engine (or, with `exportTo`, writes its build
+/// context and the equivalent `docker build` command), streaming progress as JSON lines.
+/// Unless told otherwise it carries the client's pip and uv index settings into the build stage.
+#[utoipa::path(
+    post, path = "/v1/kernel/build", tag = "kernel",
+    request_body = KernelBuildParams,
+    responses(
+        (status = 200, description = "Progress lines, then `done` or `failed`", content_type = "application/x-ndjson", body = hailer_protocol::KernelJobLine),
+        (status = 400, description = "The body is not a build request", body = hailer_protocol::ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn build(
+    State(daemon): State<Daemon>,
+    JsonBody(params): JsonBody<KernelBuildParams>,
+) -> Response {
+    tracing::info!(?params, "kernel build");
+    job_response(&daemon, move |progress| async move {
+        let sink = move |line: &str| progress.line(line);
+        image_jobs::build(params, &sink).await
+    })
+}
+
+/// Downloads the docker kernel's image and checks its contract, streaming progress as JSON lines.
+#[utoipa::path(
+    post, path = "/v1/kernel/pull", tag = "kernel",
+    request_body = KernelPullParams,
+    responses(
+        (status = 200, description = "Progress lines, then `done` or `failed`", content_type = "application/x-ndjson", body = hailer_protocol::KernelJobLine),
+        (status = 400, description = "The body is not a pull request", body = hailer_protocol::ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn pull(
+    State(daemon): State<Daemon>,
+    JsonBody(params): JsonBody<KernelPullParams>,
+) -> Response {
+    tracing::info!(image = %params.image, "kernel pull");
+    job_response(&daemon, move |progress| async move {
+        let sink = move |line: &str| progress.line(line);
+        image_jobs::pull(params, &sink).await
+    })
+}
+
+/// Ends this daemon's session of the workspace (its notebooks are copied back first), then
+/// removes every container and network labelled with the workspace, whoever started them.
+#[utoipa::path(
+    post, path = "/v1/kernel/stop", tag = "kernel",
+    request_body = KernelStopParams,
+    responses(
+        (status = 200, body = KernelStopResponse),
+        (status = 400, description = "The workspace is not an absolute path", body = hailer_protocol::ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn stop(
+    State(daemon): State<Daemon>,
+    JsonBody(params): JsonBody<KernelStopParams>,
+) -> Result<Json<KernelStopResponse>, ApiError> {
+    let workspace = PathBuf::from(&params.workspace);
+    if !workspace.is_absolute() {
+        return Err(ApiError::BadRequest(
+            "workspace must be the workspace folder's absolute path".to_owned(),
+        ));
+    }
+    Ok(Json(
+        crate::kernel::workspace_stop::stop(&daemon.sessions, &workspace).await,
+    ))
+}
 
 /// Prepares the unsafe-local kernel's managed Python environment (marimo and the kernel's
 /// packages), or confirms it is ready.
