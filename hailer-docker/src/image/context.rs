@@ -230,6 +230,18 @@ pub fn export_context(dir: &Path, options: &BuildOptions, contract: &str) -> Res
             dir.display()
         )));
     }
+    // A link to nothing would build without the settings: the files must be there.
+    for (source, name) in [
+        (&options.pip_config, "pip.conf"),
+        (&options.pip_cert, "ca.pem"),
+    ] {
+        if let Some(source) = source {
+            std::fs::File::open(source).map_err(Error::file(
+                format!("cannot read the file for pip/{name} of the build"),
+                source,
+            ))?;
+        }
+    }
     let secretless = BuildOptions {
         pip_config: None,
         host_pip_config: None,

@@ -3,7 +3,8 @@
 //!
 //! The job runs inside the reply's body, so a client that goes away (Ctrl+C) drops it and
 //! whatever it was doing with the engine. While it runs, the daemon counts a client, so it does
-//! not exit for being idle in the middle of a build.
+//! not exit for being idle in the middle of a build; when the daemon is asked to stop, the job
+//! ends with a `failed` line.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -48,8 +49,16 @@ where
         sender: sender.clone(),
     };
     let running = job(progress);
+    let shutdown = daemon.shutdown.clone();
     let work = async move {
-        let last = running.await;
+        // A daemon that is asked to stop does not wait for a build to finish.
+        let last = tokio::select! {
+            last = running => last,
+            () = shutdown.cancelled() => KernelJobLine::Failed {
+                message: "hailerd is shutting down, so the job was stopped".to_owned(),
+                hint: Some("Run the command again.".to_owned()),
+            },
+        };
         let _ = sender.send(last);
     };
     let stream = JobStream {

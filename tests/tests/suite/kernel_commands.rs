@@ -319,7 +319,10 @@ async fn kernel_build_builds_under_another_tag_and_says_how_to_use_it() {
         ])
     });
     let said = text(&built);
-    let _ = Command::new("docker").args(["rmi", &tag]).output();
+    // The tag goes; its layers stay as the build cache of the next run.
+    let _ = Command::new("docker")
+        .args(["rmi", "--no-prune", &tag])
+        .output();
     assert!(built.status.success(), "{said}");
     let contract = hailer_kernel_bundle::contract();
     assert!(said.contains("offline from the wheelhouse"), "{said}");
@@ -351,4 +354,88 @@ fn kernel_pull_that_finds_nothing_says_to_build() {
     );
     assert!(said.contains("hailer kernel build"), "{said}");
     let _ = workspace.hailer(&["daemon", "stop"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kernel_routes_stream_json_lines_and_refuse_hostile_requests() {
+    let workspace = TestWorkspace::docker();
+    let out = tempfile::tempdir().unwrap();
+    let started = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "start"]));
+    assert!(started.status.success(), "{started:?}");
+    let (client, base, token) = workspace.api();
+    let post = |path: &str, body: serde_json::Value| {
+        client
+            .post(format!("{base}{path}"))
+            .bearer_auth(&token)
+            .json(&body)
+            .send()
+    };
+    let last_line = |body: &str| -> serde_json::Value {
+        let lines: Vec<&str> = body.lines().collect();
+        for line in &lines {
+            serde_json::from_str::<serde_json::Value>(line)
+                .unwrap_or_else(|error| panic!("not a JSON line ({error}): {line}"));
+        }
+        serde_json::from_str(lines.last().unwrap_or(&"{}")).unwrap()
+    };
+
+    let cases = [
+        (
+            serde_json::json!({"tag": "t", "cwd": "/", "wheelhouse": "relative/wheels"}),
+            "must be an absolute path",
+        ),
+        (
+            serde_json::json!({"tag": "two words", "cwd": "/"}),
+            "one word",
+        ),
+        (
+            serde_json::json!({"tag": "t", "cwd": "relative", "hostConfig": true}),
+            "absolute working folder",
+        ),
+        (
+            serde_json::json!({
+                "tag": "t",
+                "cwd": "/",
+                "pipConfig": "/nonexistent/company.ini",
+                "exportTo": out.path().join("ctx"),
+            }),
+            "/nonexistent/company.ini",
+        ),
+    ];
+    for (body, needle) in cases {
+        let response = post("/v1/kernel/build", body.clone()).await.unwrap();
+        assert_eq!(response.status(), 200, "{body}");
+        assert_eq!(
+            response.headers()["content-type"].to_str().unwrap(),
+            "application/x-ndjson"
+        );
+        let text = response.text().await.unwrap();
+        let last = last_line(&text);
+        assert_eq!(last["kind"], "failed", "{text}");
+        assert!(
+            last["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains(needle),
+            "{needle:?} missing: {text}"
+        );
+    }
+
+    // Not a build request at all, and a stop of a relative folder: refused before any work.
+    let wrong = post("/v1/kernel/build", serde_json::json!({"tag": 5}))
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), 400);
+    let relative = post("/v1/kernel/stop", serde_json::json!({"workspace": "ws"}))
+        .await
+        .unwrap();
+    assert_eq!(relative.status(), 400);
+    let unauthenticated = client
+        .post(format!("{base}/v1/kernel/stop"))
+        .json(&serde_json::json!({"workspace": "/"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unauthenticated.status(), 401);
+    let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
 }
