@@ -14,6 +14,7 @@ use clap::{Parser, Subcommand};
         hailer exec -c 'print(6*7)'      run code in the workspace's kernel\n  \
         hailer run \"what drove March?\"   ask one question, print the answer\n  \
         hailer open                      chat in the browser\n  \
+        hailer kernel build              build the docker kernel's image here\n  \
         hailer daemon status             show the background daemon (starts it if needed)\n  \
         hailer daemon logs -f            follow the daemon's log\n  \
         hailer completions bash > ~/.local/share/bash-completion/completions/hailer"
