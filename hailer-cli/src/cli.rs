@@ -14,6 +14,7 @@ use clap::{Parser, Subcommand};
         hailer exec -c 'print(6*7)'      run code in the workspace's kernel\n  \
         hailer run \"what drove March?\"   ask one question, print the answer\n  \
         hailer open                      chat in the browser\n  \
+        hailer kernel build              build the docker kernel's image here\n  \
         hailer daemon status             show the background daemon (starts it if needed)\n  \
         hailer daemon logs -f            follow the daemon's log\n  \
         hailer completions bash > ~/.local/share/bash-completion/completions/hailer"
@@ -182,6 +183,49 @@ pub enum ConfigAction {
 
 #[derive(Debug, Subcommand)]
 pub enum KernelAction {
+    /// Build the docker kernel's image here, through Docker, from the recipe inside Hailer.
+    ///
+    /// The packages come from PyPI, or from the mirror in this machine's pip settings (pip's
+    /// configuration files and PIP_* variables, else uv's), which reach only the image's build
+    /// stage and are never printed. --pip-config replaces that; --no-host-config turns it off.
+    #[command(after_help = "Examples:\n  \
+        hailer kernel build\n  \
+        hailer kernel build --tag hailer-kernel:company --base-image registry.example/python:3.12-slim --pip-config company-pip.ini --no-cache\n  \
+        hailer kernel build --context ./kernel-context --dry-run")]
+    Build {
+        /// The image name (default: image under [kernel], else hailer-kernel:<kernel contract>).
+        #[arg(long, value_name = "NAME")]
+        tag: Option<String>,
+        /// The base image: Linux with Python 3.11+ (venv and ensurepip) as python3.
+        #[arg(long, value_name = "IMAGE")]
+        base_image: Option<String>,
+        /// A pip configuration file for the build, instead of this machine's settings.
+        #[arg(long, value_name = "FILE")]
+        pip_config: Option<std::path::PathBuf>,
+        /// A PEM CA bundle pip should trust during the build.
+        #[arg(long, value_name = "FILE")]
+        pip_cert: Option<std::path::PathBuf>,
+        /// Do not look for this machine's pip and uv index settings.
+        #[arg(long)]
+        no_host_config: bool,
+        /// Install offline from this folder of wheels (nothing is downloaded).
+        #[arg(long, value_name = "DIR")]
+        wheelhouse: Option<std::path::PathBuf>,
+        /// Install every package again instead of reusing Docker's cached layers.
+        #[arg(long)]
+        no_cache: bool,
+        /// With --dry-run: write the build context to this new or empty folder.
+        #[arg(long, value_name = "DIR", requires = "dry_run")]
+        context: Option<std::path::PathBuf>,
+        /// Build nothing: write the context (--context) and print the docker build command.
+        #[arg(long, requires = "context")]
+        dry_run: bool,
+    },
+    /// Download the kernel image this workspace uses and check its kernel contract.
+    Pull,
+    /// Remove every kernel container and network of this workspace, whichever session started
+    /// them; this daemon's session of the workspace ends first and copies its notebooks back.
+    Stop,
     /// Create the unsafe-local kernel's Python environment now instead of at the first start.
     InstallLocal {
         /// The Python 3.11+ to build it from.

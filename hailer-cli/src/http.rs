@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::Request;
-use hyper::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST};
+use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST};
 use hyper_util::rt::TokioIo;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -77,6 +77,65 @@ impl Endpoint {
         self.send("POST", path, Some(body), timeout).await
     }
 
+    /// Posts `body` and hands each line of a streamed reply to `on_line` as it arrives; a
+    /// refusal is the daemon's error. There is no time limit: the caller's Ctrl+C ends it.
+    pub async fn post_lines<B: Serialize>(
+        &self,
+        path: &str,
+        body: &B,
+        on_line: &mut dyn FnMut(&[u8]) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let body = serde_json::to_vec(body)?;
+        let stream = TcpStream::connect(("127.0.0.1", self.port)).await?;
+        stream.set_nodelay(true)?;
+        let (mut sender, connection) =
+            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+        let driver = tokio::spawn(connection);
+        let request = self.request("POST", path, Some(body))?;
+        let response = sender.send_request(request).await?;
+        let status = response.status().as_u16();
+        let mut body = response.into_body();
+        if !(200..300).contains(&status) {
+            let body = body.collect().await?.to_bytes();
+            driver.abort();
+            return Reply { status, body }
+                .json::<serde_json::Value>()
+                .map(|_| ());
+        }
+        let mut pending: Vec<u8> = Vec::new();
+        while let Some(frame) = body.frame().await {
+            let frame = frame.context("hailerd's reply broke off")?;
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            pending.extend_from_slice(&data);
+            while let Some(end) = pending.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = pending.drain(..=end).collect();
+                on_line(&line[..end])?;
+            }
+        }
+        if !pending.is_empty() {
+            on_line(&pending)?;
+        }
+        driver.abort();
+        Ok(())
+    }
+
+    fn request(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<Vec<u8>>,
+    ) -> anyhow::Result<Request<Full<Bytes>>> {
+        Ok(Request::builder()
+            .method(method)
+            .uri(path)
+            .header(HOST, format!("127.0.0.1:{}", self.port))
+            .header(AUTHORIZATION, format!("Bearer {}", self.token))
+            .header(CONTENT_TYPE, "application/json")
+            .body(Full::new(Bytes::from(body.unwrap_or_default())))?)
+    }
+
     async fn send(
         &self,
         method: &str,
@@ -95,82 +154,16 @@ impl Endpoint {
         path: &str,
         body: Option<Vec<u8>>,
     ) -> anyhow::Result<Reply> {
-        let (response, driver) = self.request(method, path, body, "application/json").await?;
-        let status = response.status().as_u16();
-        let body = response.into_body().collect().await?.to_bytes();
-        driver.abort();
-        Ok(Reply { status, body })
-    }
-
-    /// Posts `body` asking for a reply of one JSON document per line, and hands each line to
-    /// `on_line` as it arrives. A reply that is not a stream (an error answered at once) is
-    /// returned whole instead.
-    pub async fn post_lines<B: Serialize>(
-        &self,
-        path: &str,
-        body: &B,
-        timeout: Duration,
-        on_line: &mut dyn FnMut(&[u8]) -> anyhow::Result<()>,
-    ) -> anyhow::Result<Option<Reply>> {
-        let body = serde_json::to_vec(body)?;
-        let lines = async {
-            let (response, driver) = self
-                .request("POST", path, Some(body), hailer_protocol::NDJSON)
-                .await?;
-            let status = response.status().as_u16();
-            let streamed = response
-                .headers()
-                .get(CONTENT_TYPE)
-                .and_then(|value| value.to_str().ok())
-                .is_some_and(|value| value.starts_with(hailer_protocol::NDJSON));
-            let mut body = response.into_body();
-            if !streamed {
-                let body = body.collect().await?.to_bytes();
-                driver.abort();
-                return Ok(Some(Reply { status, body }));
-            }
-            let mut pending = Vec::new();
-            while let Some(frame) = body.frame().await {
-                if let Ok(data) = frame?.into_data() {
-                    pending.extend_from_slice(&data);
-                    while let Some(end) = pending.iter().position(|&byte| byte == b'\n') {
-                        let line: Vec<u8> = pending.drain(..=end).collect();
-                        on_line(&line[..end])?;
-                    }
-                }
-            }
-            driver.abort();
-            Ok(None)
-        };
-        tokio::time::timeout(timeout, lines)
-            .await
-            .with_context(|| format!("hailerd did not finish {path} within {timeout:?}"))?
-    }
-
-    async fn request(
-        &self,
-        method: &str,
-        path: &str,
-        body: Option<Vec<u8>>,
-        accept: &str,
-    ) -> anyhow::Result<(
-        hyper::Response<hyper::body::Incoming>,
-        tokio::task::JoinHandle<Result<(), hyper::Error>>,
-    )> {
         let stream = TcpStream::connect(("127.0.0.1", self.port)).await?;
         stream.set_nodelay(true)?;
         let (mut sender, connection) =
             hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
         let driver = tokio::spawn(connection);
-        let request = Request::builder()
-            .method(method)
-            .uri(path)
-            .header(HOST, format!("127.0.0.1:{}", self.port))
-            .header(AUTHORIZATION, format!("Bearer {}", self.token))
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, accept)
-            .body(Full::new(Bytes::from(body.unwrap_or_default())))?;
+        let request = self.request(method, path, body)?;
         let response = sender.send_request(request).await?;
-        Ok((response, driver))
+        let status = response.status().as_u16();
+        let body = response.into_body().collect().await?.to_bytes();
+        driver.abort();
+        Ok(Reply { status, body })
     }
 }

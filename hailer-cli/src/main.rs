@@ -173,11 +173,43 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let flags = session_flags;
             commands::open::open(&home, &flags, print).await?;
         }
-        Command::Kernel {
-            action: KernelAction::InstallLocal { python, wheelhouse },
-        } => {
+        Command::Kernel { action } => {
             let home = HailerHome::from_env()?;
-            commands::kernel::install_local(&home, python, wheelhouse).await?;
+            let overrides = hailer_config::Overrides {
+                workspace: cli.workspace,
+                config: cli.config,
+                ..Default::default()
+            };
+            match action {
+                KernelAction::InstallLocal { python, wheelhouse } => {
+                    commands::kernel::install_local(&home, python, wheelhouse).await?;
+                }
+                KernelAction::Build {
+                    tag,
+                    base_image,
+                    pip_config,
+                    pip_cert,
+                    no_host_config,
+                    wheelhouse,
+                    no_cache,
+                    context,
+                    dry_run: _,
+                } => {
+                    let args = commands::kernel::BuildArgs {
+                        tag,
+                        base_image,
+                        pip_config,
+                        pip_cert,
+                        no_host_config,
+                        wheelhouse,
+                        no_cache,
+                        context,
+                    };
+                    commands::kernel::build(&home, overrides, args).await?;
+                }
+                KernelAction::Pull => commands::kernel::pull(&home, overrides).await?,
+                KernelAction::Stop => return commands::kernel::stop(&home, overrides).await,
+            }
         }
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "hailer", &mut std::io::stdout());

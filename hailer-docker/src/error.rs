@@ -70,7 +70,10 @@ pub enum Error {
     )]
     NotPublished { image: String, said: String },
 
-    #[error("could not download {image}: docker said: {said}")]
+    #[error(
+        "could not download {image}: docker said: {said}. Check the network and the registry \
+         login (`docker login`), or build the image here with `hailer kernel build`"
+    )]
     PullFailed { image: String, said: String },
 
     #[error("the kernel image build failed: {detail}\nIts last lines:\n{tail}")]
@@ -144,6 +147,14 @@ impl Error {
             what,
             said: engine_said(&error),
         }
+    }
+
+    /// The message without the closing suggestion to use the unsafe-local runtime: for
+    /// commands that are about the docker kernel itself (`hailer kernel ...`).
+    pub fn without_runtime_alternative(&self) -> String {
+        self.to_string()
+            .replace(&format!(" {UNSAFE_LOCAL_HINT}"), "")
+            .replace(UNSAFE_LOCAL_HINT, "")
     }
 
     /// Whether the problem is Docker itself (not installed, not running, wrong kind), as opposed

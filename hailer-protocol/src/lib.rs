@@ -9,6 +9,7 @@ mod credentials;
 mod daemon;
 mod error;
 mod events;
+mod kernel;
 mod render;
 mod sessions;
 mod turns;
@@ -18,12 +19,17 @@ pub use credentials::{CredentialTarget, CredentialsResponse, LoginParams, Logout
 pub use daemon::{DaemonInfo, RuntimeFile, ShutdownResponse};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::{DaemonEvent, EventEnvelope};
+pub use kernel::{
+    BUILD_DISCOVERY_VARIABLES, DockerAvailability, KernelBuildParams, KernelJobLine,
+    KernelPullParams, KernelStopFailure, KernelStopParams, KernelStopResponse,
+    is_build_discovery_variable,
+};
 pub use render::{RenderParams, RenderResponse};
 pub use sessions::{
-    CreateNotebookParams, ExecParams, ExecResponse, ExecValue, InstallLocalParams,
-    InstallLocalResponse, InstallLocalStep, KernelStatus, NDJSON, NotebookChange, NotebookEntry,
-    NotebookList, NotebookRef, NotebookTemplate, NoticeLevel, SessionEnvelope, SessionEvent,
-    SessionInfo, SessionList, StartSessionParams, StartSessionResponse,
+    CreateNotebookParams, ExecParams, ExecResponse, ExecValue, InstallLocalParams, KernelStatus,
+    NDJSON, NotebookChange, NotebookEntry, NotebookList, NotebookRef, NotebookTemplate,
+    NoticeLevel, SessionEnvelope, SessionEvent, SessionInfo, SessionList, StartSessionParams,
+    StartSessionResponse,
 };
 pub use turns::{
     CancelResponse, PromptList, PromptRequest, SkillEntry, SkillList, SkillRequest,

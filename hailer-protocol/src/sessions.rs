@@ -320,28 +320,5 @@ pub struct InstallLocalParams {
     pub path: Option<String>,
 }
 
-/// The environment is ready.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct InstallLocalResponse {
-    pub venv: String,
-    pub contract: String,
-    /// True when it existed already and nothing was installed.
-    pub reused: bool,
-}
-
 /// The media type of a streamed reply: one JSON document per line.
 pub const NDJSON: &str = "application/x-ndjson";
-
-/// One line of `POST /v1/kernel/install-local` streamed as [`NDJSON`] (asked for with that
-/// `Accept` header): progress lines as they happen, then exactly one `ready` or `failed`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(tag = "type", rename_all = "camelCase")]
-pub enum InstallLocalStep {
-    /// A line of what is being done (creating the venv, pip's own output).
-    Progress { line: String },
-    /// The environment is ready.
-    Ready(InstallLocalResponse),
-    /// It could not be made; the same body an error reply carries.
-    Failed(crate::ErrorBody),
-}

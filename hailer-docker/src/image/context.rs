@@ -5,11 +5,12 @@
 use std::path::{Path, PathBuf};
 
 use hailer_kernel_bundle as bundle;
+use secrecy::{ExposeSecret as _, SecretString};
 
 use crate::error::{Error, Result};
 
 /// How to build the kernel image.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct BuildOptions {
     /// The image name to build under.
     pub tag: String,
@@ -17,6 +18,9 @@ pub struct BuildOptions {
     pub base_image: Option<String>,
     /// A pip configuration file for installing from an index (becomes `pip/pip.conf`).
     pub pip_config: Option<PathBuf>,
+    /// The host's package index settings merged into one pip configuration
+    /// ([`super::host_config`]); becomes `pip/pip.conf` when `pip_config` is not set.
+    pub host_pip_config: Option<SecretString>,
     /// A PEM CA bundle pip should trust (becomes `pip/ca.pem`).
     pub pip_cert: Option<PathBuf>,
     /// A folder of wheels to install from, offline (becomes `wheels/`).
@@ -32,6 +36,7 @@ impl BuildOptions {
             tag: tag.into(),
             base_image: None,
             pip_config: None,
+            host_pip_config: None,
             pip_cert: None,
             wheelhouse: None,
             no_cache: false,
@@ -98,6 +103,14 @@ pub fn gather(options: &BuildOptions) -> Result<Context> {
                 bytes,
             });
         }
+    }
+    if options.pip_config.is_none()
+        && let Some(text) = &options.host_pip_config
+    {
+        files.push(ContextFile {
+            path: "pip/pip.conf".to_owned(),
+            bytes: text.expose_secret().as_bytes().to_vec(),
+        });
     }
     Ok(Context {
         files,
@@ -201,47 +214,117 @@ impl Context {
     }
 }
 
-/// Writes the build context to `dir` without the pip files (which hold mirror settings and
-/// maybe credentials) and returns the `docker build` command that builds it, which is also
-/// written to `dir/build-command.txt`. Teams that adapt the build start from these.
+/// Writes the build context to `dir` (new or empty) and returns the `docker build` command
+/// that builds it, which is also written to `dir/build-command.txt`. Teams that adapt the build
+/// start from these.
+///
+/// The pip files named by the user are never copied: `pip/pip.conf` and `pip/ca.pem` are links
+/// to them, and the command packs the context with `tar -h`, which follows the links (docker
+/// itself would send them as links). The host's discovered settings have no file of their own:
+/// they are written to `pip/pip.conf`, readable by the user only.
 pub fn export_context(dir: &Path, options: &BuildOptions, contract: &str) -> Result<String> {
+    let not_empty = std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some());
+    if not_empty {
+        return Err(Error::InvalidSetting(format!(
+            "the folder {} is not empty; export the build context to a new or empty folder",
+            dir.display()
+        )));
+    }
+    // A link to nothing would build without the settings: the files must be there.
+    for (source, name) in [
+        (&options.pip_config, "pip.conf"),
+        (&options.pip_cert, "ca.pem"),
+    ] {
+        if let Some(source) = source {
+            std::fs::File::open(source).map_err(Error::file(
+                format!("cannot read the file for pip/{name} of the build"),
+                source,
+            ))?;
+        }
+    }
     let secretless = BuildOptions {
         pip_config: None,
+        host_pip_config: None,
         pip_cert: None,
         ..options.clone()
     };
     let context = gather(&secretless)?;
     context.write_to(dir)?;
+    let mut linked = false;
     for (source, name) in [
         (&options.pip_config, "pip.conf"),
         (&options.pip_cert, "ca.pem"),
     ] {
         if let Some(source) = source {
             // Only a link to the original, so the secret is never copied by us.
+            let source = std::path::absolute(source)
+                .map_err(Error::file("cannot resolve a pip file", source))?;
             let target = dir.join("pip").join(name);
-            let _ = std::fs::remove_file(&target);
-            std::os::unix::fs::symlink(source, &target).map_err(Error::file(
+            std::os::unix::fs::symlink(&source, &target).map_err(Error::file(
                 "cannot link a pip file into the build context",
                 &target,
             ))?;
+            linked = true;
         }
     }
-    let command = build_command(dir, options, contract);
+    if options.pip_config.is_none()
+        && let Some(text) = &options.host_pip_config
+    {
+        write_private(&dir.join("pip").join("pip.conf"), text.expose_secret())?;
+    }
+    let command = build_command(dir, options, contract, linked);
     let path = dir.join("build-command.txt");
     std::fs::write(&path, format!("{command}\n"))
         .map_err(Error::file("cannot write the build command", &path))?;
     Ok(command)
 }
 
-/// The `docker build` command line equivalent to [`crate::image::build`] for a context in `dir`.
-pub fn build_command(dir: &Path, options: &BuildOptions, contract: &str) -> String {
-    let mut words = vec![
+/// Writes `text` to a new file only its owner can read.
+fn write_private(path: &Path, text: &str) -> Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(Error::file(
+            "cannot write the pip settings of the build",
+            path,
+        ))?;
+    file.write_all(text.as_bytes()).map_err(Error::file(
+        "cannot write the pip settings of the build",
+        path,
+    ))
+}
+
+/// The `docker build` command line equivalent to [`crate::image::build`] for a context in `dir`;
+/// with `follow_links`, the context goes in through `tar -h`, which packs what links point at.
+pub fn build_command(
+    dir: &Path,
+    options: &BuildOptions,
+    contract: &str,
+    follow_links: bool,
+) -> String {
+    let dir = shell_quote(&dir.to_string_lossy());
+    let mut words = Vec::new();
+    if follow_links {
+        words.extend([
+            "tar".to_owned(),
+            "-C".to_owned(),
+            dir.clone(),
+            "-ch".to_owned(),
+            ".".to_owned(),
+            "|".to_owned(),
+        ]);
+    }
+    words.extend([
         "DOCKER_BUILDKIT=0".to_owned(),
         "docker".to_owned(),
         "build".to_owned(),
         "--tag".to_owned(),
         shell_quote(&options.tag),
-    ];
+    ]);
     for (name, value) in options.build_args(contract) {
         words.push("--build-arg".to_owned());
         words.push(shell_quote(&format!("{name}={value}")));
@@ -249,7 +332,7 @@ pub fn build_command(dir: &Path, options: &BuildOptions, contract: &str) -> Stri
     if options.no_cache {
         words.push("--no-cache".to_owned());
     }
-    words.push(shell_quote(&dir.to_string_lossy()));
+    words.push(if follow_links { "-".to_owned() } else { dir });
     words.join(" ")
 }
 
@@ -351,13 +434,88 @@ mod tests {
         assert_eq!(
             command,
             format!(
-                "DOCKER_BUILDKIT=0 docker build --tag hailer-kernel:company --build-arg \
-                 KERNEL_CONTRACT=marimo0.24.2-abc --build-arg \
-                 'BASE_IMAGE=registry.example/python:3.12 slim' --no-cache {}",
+                "tar -C {} -ch . | DOCKER_BUILDKIT=0 docker build --tag hailer-kernel:company \
+                 --build-arg KERNEL_CONTRACT=marimo0.24.2-abc --build-arg \
+                 'BASE_IMAGE=registry.example/python:3.12 slim' --no-cache -",
                 dir.display()
             )
         );
         let written = std::fs::read_to_string(dir.join("build-command.txt")).unwrap();
         assert_eq!(written.trim_end(), command);
+    }
+
+    #[test]
+    fn host_settings_go_into_the_build_stage_unless_a_file_is_named() {
+        let mut options = BuildOptions::new("t");
+        options.host_pip_config = Some(SecretString::from(
+            "[install]\nindex-url = https://host/simple\n",
+        ));
+        let entries = unpack(&gather(&options).unwrap().to_tar().unwrap());
+        assert!(String::from_utf8_lossy(&entries["pip/pip.conf"]).contains("https://host/simple"));
+
+        let named = tempfile::tempdir().unwrap();
+        let config = named.path().join("named.ini");
+        std::fs::write(&config, "[global]\nindex-url = https://named/simple\n").unwrap();
+        options.pip_config = Some(config);
+        let entries = unpack(&gather(&options).unwrap().to_tar().unwrap());
+        let conf = String::from_utf8_lossy(&entries["pip/pip.conf"]).into_owned();
+        assert!(
+            conf.contains("named") && !conf.contains("https://host"),
+            "{conf}"
+        );
+    }
+
+    #[test]
+    fn exported_host_settings_are_private_and_need_no_links() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let out = tempfile::tempdir().unwrap();
+        let dir = out.path().join("ctx");
+        let mut options = BuildOptions::new("hailer-kernel:x");
+        options.host_pip_config = Some(SecretString::from(
+            "[install]\nindex-url = https://host/simple\n",
+        ));
+        let command = export_context(&dir, &options, "c").unwrap();
+        let conf = dir.join("pip/pip.conf");
+        let meta = conf.symlink_metadata().unwrap();
+        assert!(meta.is_file());
+        assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+        assert!(
+            std::fs::read_to_string(&conf)
+                .unwrap()
+                .contains("https://host/simple")
+        );
+        assert!(
+            !command.contains("tar") && command.ends_with(&dir.display().to_string()),
+            "{command}"
+        );
+        assert!(!command.contains("https://host"));
+    }
+
+    #[test]
+    fn export_refuses_a_folder_that_holds_files() {
+        let out = tempfile::tempdir().unwrap();
+        std::fs::write(out.path().join("Dockerfile"), "FROM mine\n").unwrap();
+        let error = export_context(out.path(), &BuildOptions::new("t"), "c").unwrap_err();
+        assert!(error.to_string().contains("not empty"), "{error}");
+        assert_eq!(
+            std::fs::read_to_string(out.path().join("Dockerfile")).unwrap(),
+            "FROM mine\n"
+        );
+    }
+
+    #[test]
+    fn only_the_build_stage_reads_the_pip_and_wheel_folders() {
+        let final_stage = bundle::DOCKERFILE
+            .rsplit_once("\nFROM ")
+            .map(|(_, last)| last)
+            .unwrap();
+        assert!(bundle::DOCKERFILE.contains("COPY pip/ /build/pip/"));
+        for needle in ["/build", "pip/", "wheels/", "PIP_CONFIG_FILE", "PIP_CERT"] {
+            assert!(
+                !final_stage.contains(needle),
+                "the final stage mentions {needle}"
+            );
+        }
+        assert!(final_stage.contains("COPY --from=build /opt/hailer/venv /opt/hailer/venv"));
     }
 }

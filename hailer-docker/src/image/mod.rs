@@ -1,6 +1,8 @@
 //! The kernel image: is the right one here, build it through the engine, download it.
 
 mod context;
+pub mod host_config;
+mod redact;
 
 use std::collections::{HashMap, VecDeque};
 
@@ -106,7 +108,7 @@ pub async fn build(
             Ok(info) => info,
             Err(error) => {
                 return Err(Error::BuildFailed {
-                    detail: engine_said(&error),
+                    detail: redact::mask_userinfo(&engine_said(&error)),
                     tail: Vec::from(tail).join("\n"),
                 });
             }
@@ -117,13 +119,14 @@ pub async fn build(
                 .map(str::trim_end)
                 .filter(|l| !l.trim().is_empty())
             {
-                remember(line);
-                progress(line);
+                let line = redact::mask_userinfo(line);
+                remember(&line);
+                progress(&line);
             }
         }
         if let Some(detail) = info.error_detail.and_then(|d| d.message) {
             return Err(Error::BuildFailed {
-                detail,
+                detail: redact::mask_userinfo(&detail),
                 tail: Vec::from(tail).join("\n"),
             });
         }

@@ -68,6 +68,22 @@ async fn remove_selected(
     Ok(removal::remove_all(engine.docker(), &containers, &networks).await)
 }
 
+/// The names of every container and network of `workspace_id`, containers first.
+pub async fn list_workspace_objects(engine: &Engine, workspace_id: &str) -> Result<Vec<String>> {
+    let mut names: Vec<String> = containers(engine, workspace_id)
+        .await?
+        .into_iter()
+        .map(|(item, _)| item.object.name)
+        .collect();
+    names.extend(
+        networks(engine, workspace_id)
+            .await?
+            .into_iter()
+            .map(|item| item.object.name),
+    );
+    Ok(names)
+}
+
 /// The kernel containers of `workspace_id`, running or not.
 pub async fn list_kernels(engine: &Engine, workspace_id: &str) -> Result<Vec<KernelInfo>> {
     Ok(containers(engine, workspace_id)

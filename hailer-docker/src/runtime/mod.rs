@@ -4,6 +4,7 @@
 //! when the start or the kernel is dropped.
 
 mod leftovers;
+mod memory;
 mod readiness;
 mod removal;
 mod settings;
@@ -17,7 +18,10 @@ use hailer_marimo::MarimoClient;
 use secrecy::SecretString;
 use tokio::sync::Mutex;
 
-pub use leftovers::{KernelInfo, cleanup_leftovers, list_kernels, stop_workspace};
+pub use leftovers::{
+    KernelInfo, cleanup_leftovers, list_kernels, list_workspace_objects, stop_workspace,
+};
+pub use memory::MemoryCheck;
 pub use readiness::log_tail;
 pub use removal::{Object, Removal};
 pub use settings::kernel_command;
@@ -47,6 +51,7 @@ pub struct DockerKernel {
     pub kernel_id: String,
     /// Whether notebook code can reach the network.
     pub network: bool,
+    docker: Docker,
     objects: Mutex<Created>,
 }
 
@@ -118,6 +123,7 @@ impl DockerKernel {
                 kernel_name: kernel.name,
                 kernel_id: kernel.id,
                 network: spec.network,
+                docker: engine.docker().clone(),
                 objects: Mutex::new(created),
             }),
             Err(error) => {
@@ -133,6 +139,11 @@ impl DockerKernel {
     /// A marimo client for this kernel.
     pub fn client(&self) -> Result<MarimoClient> {
         Ok(MarimoClient::new(&self.base_url, self.token.clone())?)
+    }
+
+    /// Whether the kernel ran out of memory since `since`, and whether its container still runs.
+    pub async fn memory_check(&self, since: std::time::SystemTime) -> Result<MemoryCheck> {
+        memory::check_memory(&self.docker, &self.kernel_id, since).await
     }
 
     /// Removes the kernel's containers and network. Safe to call again: later calls find

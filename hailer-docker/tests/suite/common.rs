@@ -76,6 +76,7 @@ pub async fn kernel_image(engine: &Engine) -> String {
         tag: name.clone(),
         base_image: Some(base),
         pip_config: Some(pip_config),
+        host_pip_config: None,
         pip_cert: Some(pip_cert),
         wheelhouse: Some(wheelhouse),
         no_cache: false,

@@ -116,10 +116,12 @@ appended. Stops after 300 s."
         let text = match outcome {
             Ok(response) => render(&response),
             Err(error) => {
-                return tool_error(
-                    &error.to_string(),
-                    "If the kernel was restarted, run the notebook's cells again before relying on its names.",
-                );
+                session.report_kernel_error(&error);
+                let hint = error.hint().unwrap_or_else(|| {
+                    "If the kernel was restarted, run the notebook's cells again before relying on its names."
+                        .to_owned()
+                });
+                return tool_error(&error.to_string(), &hint);
             }
         };
         let Some(before) = before else {

@@ -81,9 +81,8 @@ impl From<SessionError> for ApiError {
             SessionError::Kernel(kernel) => (
                 StatusCode::BAD_GATEWAY,
                 match kernel {
-                    KernelError::Marimo(hailer_marimo::Error::KernelRestarted { .. }) => {
-                        ErrorCode::KernelFailed
-                    }
+                    KernelError::Marimo(hailer_marimo::Error::KernelRestarted { .. })
+                    | KernelError::OutOfMemory { .. } => ErrorCode::KernelFailed,
                     _ => ErrorCode::KernelUnavailable,
                 },
                 kernel.hint(),

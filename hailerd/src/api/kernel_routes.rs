@@ -3,123 +3,137 @@
 use std::path::PathBuf;
 
 use axum::Json;
-use axum::body::{Body, Bytes};
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use hailer_protocol::{
-    ErrorCode, InstallLocalParams, InstallLocalResponse, InstallLocalStep, NDJSON,
+    InstallLocalParams, KernelBuildParams, KernelJobLine, KernelPullParams, KernelStopParams,
+    KernelStopResponse,
 };
-use tokio::sync::mpsc;
 
 use super::error::ApiError;
+use super::job_stream::job_response;
 use super::json_body::JsonBody;
+use crate::kernel::image_jobs;
 use crate::state::Daemon;
-use hailer_marimo::ManagedVenv;
+
+/// Builds the docker kernel's image through the engine (or, with `exportTo`, writes its build
+/// context and the equivalent `docker build` command), streaming progress as JSON lines.
+/// Unless told otherwise it carries the client's pip and uv index settings into the build stage.
+#[utoipa::path(
+    post, path = "/v1/kernel/build", tag = "kernel",
+    request_body = KernelBuildParams,
+    responses(
+        (status = 200, description = "Progress lines, then `done` or `failed`", content_type = "application/x-ndjson", body = hailer_protocol::KernelJobLine),
+        (status = 400, description = "The body is not a build request", body = hailer_protocol::ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn build(
+    State(daemon): State<Daemon>,
+    JsonBody(params): JsonBody<KernelBuildParams>,
+) -> Response {
+    tracing::info!(?params, "kernel build");
+    job_response(&daemon, move |progress| async move {
+        let sink = move |line: &str| progress.line(line);
+        image_jobs::build(params, &sink).await
+    })
+}
+
+/// Downloads the docker kernel's image and checks its contract, streaming progress as JSON lines.
+#[utoipa::path(
+    post, path = "/v1/kernel/pull", tag = "kernel",
+    request_body = KernelPullParams,
+    responses(
+        (status = 200, description = "Progress lines, then `done` or `failed`", content_type = "application/x-ndjson", body = hailer_protocol::KernelJobLine),
+        (status = 400, description = "The body is not a pull request", body = hailer_protocol::ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn pull(
+    State(daemon): State<Daemon>,
+    JsonBody(params): JsonBody<KernelPullParams>,
+) -> Response {
+    tracing::info!(image = %params.image, "kernel pull");
+    job_response(&daemon, move |progress| async move {
+        let sink = move |line: &str| progress.line(line);
+        image_jobs::pull(params, &sink).await
+    })
+}
+
+/// Ends this daemon's session of the workspace (its notebooks are copied back first), then
+/// removes every container and network labelled with the workspace, whoever started them.
+#[utoipa::path(
+    post, path = "/v1/kernel/stop", tag = "kernel",
+    request_body = KernelStopParams,
+    responses(
+        (status = 200, body = KernelStopResponse),
+        (status = 400, description = "The workspace is not an absolute path", body = hailer_protocol::ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn stop(
+    State(daemon): State<Daemon>,
+    JsonBody(params): JsonBody<KernelStopParams>,
+) -> Result<Json<KernelStopResponse>, ApiError> {
+    let workspace = PathBuf::from(&params.workspace);
+    if !workspace.is_absolute() {
+        return Err(ApiError::BadRequest(
+            "workspace must be the workspace folder's absolute path".to_owned(),
+        ));
+    }
+    Ok(Json(
+        crate::kernel::workspace_stop::stop(&daemon.sessions, &workspace).await,
+    ))
+}
 
 /// Prepares the unsafe-local kernel's managed Python environment (marimo and the kernel's
-/// packages), or confirms it is ready.
-///
-/// With `Accept: application/x-ndjson` the reply streams one [`InstallLocalStep`] per line:
-/// progress as it happens, then `ready` or `failed` (the status is 200 either way, since it is
-/// sent before the work ends).
+/// packages), or confirms it is ready, streaming progress (pip's own lines among them) as JSON
+/// lines.
 #[utoipa::path(
     post, path = "/v1/kernel/install-local", tag = "kernel",
     request_body = InstallLocalParams,
     responses(
-        (status = 200, body = InstallLocalResponse),
-        (status = 200, content_type = "application/x-ndjson", body = InstallLocalStep,
-            description = "One step per line, when asked for with `Accept: application/x-ndjson`"),
-        (status = 502, description = "Python or pip failed", body = hailer_protocol::ErrorBody),
+        (status = 200, description = "Progress lines, then `done` or `failed`", content_type = "application/x-ndjson", body = hailer_protocol::KernelJobLine),
+        (status = 400, description = "The body is not an install request", body = hailer_protocol::ErrorBody),
     ),
     security(("bearer" = []))
 )]
 pub async fn install_local(
     State(daemon): State<Daemon>,
-    headers: HeaderMap,
     JsonBody(params): JsonBody<InstallLocalParams>,
 ) -> Response {
-    if wants_stream(&headers) {
-        return streamed(daemon, params);
-    }
-    let progress = |line: &str| tracing::info!(line, "kernel environment");
-    match prepare(&daemon, &params, &progress).await {
-        Ok(venv) => Json(ready(venv)).into_response(),
-        Err(error) => error.into_response(),
-    }
-}
-
-/// Whether the client asked for the streamed reply.
-fn wants_stream(headers: &HeaderMap) -> bool {
-    headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .any(|value| value.split(',').any(|kind| kind.trim().starts_with(NDJSON)))
-}
-
-/// Runs the install in its own task and streams its steps; a client that leaves does not stop
-/// it (the environment is still worth finishing), it only stops hearing about it.
-fn streamed(daemon: Daemon, params: InstallLocalParams) -> Response {
-    let (sender, receiver) = mpsc::unbounded_channel::<InstallLocalStep>();
-    tokio::spawn(async move {
-        let lines = sender.clone();
-        let progress = move |line: &str| {
-            tracing::info!(line, "kernel environment");
-            let _ = lines.send(InstallLocalStep::Progress {
-                line: line.to_owned(),
-            });
-        };
-        let last = match prepare(&daemon, &params, &progress).await {
-            Ok(venv) => InstallLocalStep::Ready(ready(venv)),
-            Err(error) => InstallLocalStep::Failed(error.body()),
-        };
-        let _ = sender.send(last);
-    });
-    let lines = futures_util::stream::unfold(receiver, |mut receiver| async move {
-        let step = receiver.recv().await?;
-        let mut line = serde_json::to_vec(&step).unwrap_or_default();
-        line.push(b'\n');
-        Some((
-            Ok::<_, std::convert::Infallible>(Bytes::from(line)),
-            receiver,
-        ))
-    });
-    (
-        StatusCode::OK,
-        [(header::CONTENT_TYPE, NDJSON)],
-        Body::from_stream(lines),
-    )
-        .into_response()
-}
-
-async fn prepare(
-    daemon: &Daemon,
-    params: &InstallLocalParams,
-    progress: &(dyn Fn(&str) + Send + Sync),
-) -> Result<ManagedVenv, ApiError> {
-    let python = params.python.as_ref().map(PathBuf::from);
-    let wheelhouse = params.wheelhouse.as_ref().map(PathBuf::from);
-    crate::kernel::managed_venv(
-        python.as_deref(),
-        params.path.as_deref(),
-        wheelhouse.as_deref(),
-        &daemon.config.data_dir,
-        progress,
-    )
-    .await
-    .map_err(|error| ApiError::Session {
-        status: StatusCode::BAD_GATEWAY,
-        code: ErrorCode::KernelUnavailable,
-        message: error.to_string(),
-        hint: error.hint(),
+    let data_dir = daemon.config.data_dir.clone();
+    job_response(&daemon, move |progress| async move {
+        let python = params.python.as_ref().map(PathBuf::from);
+        let wheelhouse = params.wheelhouse.as_ref().map(PathBuf::from);
+        let report = progress.clone();
+        let sink = move |line: &str| report.line(line);
+        let contract = hailer_kernel_bundle::contract();
+        match crate::kernel::managed_venv(
+            python.as_deref(),
+            params.path.as_deref(),
+            wheelhouse.as_deref(),
+            &data_dir,
+            &sink,
+        )
+        .await
+        {
+            Ok(venv) => {
+                progress.line(&format!(
+                    "{} the environment for kernel contract {contract}: {}",
+                    if venv.reused { "Reused" } else { "Created" },
+                    venv.dir.display()
+                ));
+                KernelJobLine::Done {
+                    image: None,
+                    contract,
+                    command: None,
+                }
+            }
+            Err(error) => KernelJobLine::Failed {
+                message: error.to_string(),
+                hint: error.hint(),
+            },
+        }
     })
-}
-
-fn ready(venv: ManagedVenv) -> InstallLocalResponse {
-    InstallLocalResponse {
-        venv: venv.dir.display().to_string(),
-        contract: hailer_kernel_bundle::contract(),
-        reused: venv.reused,
-    }
 }

@@ -6,6 +6,7 @@ mod daemon_routes;
 mod error;
 mod events_ws;
 mod guard;
+mod job_stream;
 mod json_body;
 mod kernel_routes;
 pub mod openapi;
@@ -36,6 +37,9 @@ pub fn router(daemon: Daemon) -> Router {
         .route("/credentials/logout", post(credential_routes::logout))
         .route("/render", post(render::render))
         .route("/kernel/install-local", post(kernel_routes::install_local))
+        .route("/kernel/build", post(kernel_routes::build))
+        .route("/kernel/pull", post(kernel_routes::pull))
+        .route("/kernel/stop", post(kernel_routes::stop))
         .route("/sessions", post(sessions::start).get(sessions::list))
         .route("/sessions/{id}", get(sessions::get).delete(sessions::stop))
         .route("/sessions/{id}/exec", post(sessions::exec))

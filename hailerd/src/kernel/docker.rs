@@ -24,6 +24,8 @@ pub struct DockerServer {
     copies: Arc<Mutex<CopyState>>,
     notebooks_dir: PathBuf,
     state_dir: PathBuf,
+    /// The memory limit as the user wrote it.
+    pub memory: String,
     periodic: tokio::task::JoinHandle<()>,
 }
 
@@ -61,6 +63,21 @@ impl DockerServer {
         )
         .await;
         describe(&report)
+    }
+
+    /// Whether the kernel ran out of memory since `since` (and whether its container still
+    /// runs); `None` when the engine could not tell.
+    pub async fn memory_check(
+        &self,
+        since: std::time::SystemTime,
+    ) -> Option<hailer_docker::runtime::MemoryCheck> {
+        match self.kernel.memory_check(since).await {
+            Ok(check) => Some(check),
+            Err(error) => {
+                tracing::warn!(%error, "could not check the kernel's memory");
+                None
+            }
+        }
     }
 
     /// Copies the host's notebooks in again (a notebook created on this machine mid-session).
@@ -148,6 +165,7 @@ pub async fn start(
         copies,
         notebooks_dir: spec.notebooks_dir.clone(),
         state_dir,
+        memory: docker.memory.clone(),
         periodic,
     })
 }

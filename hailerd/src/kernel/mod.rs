@@ -5,8 +5,10 @@
 //! docker start fails; it never falls back to running code on this machine.
 
 mod docker;
+pub mod image_jobs;
 mod local;
 pub mod local_leftovers;
+pub mod workspace_stop;
 
 pub use local::managed_venv;
 mod value;
@@ -63,12 +65,30 @@ pub enum KernelError {
     Marimo(#[from] hailer_marimo::Error),
     #[error("{0}")]
     Invalid(String),
+    #[error(
+        "the kernel ran out of memory (its limit is {memory}) and {}",
+        if *container_stopped {
+            "its container stopped; start a new session"
+        } else {
+            "was restarted on a fresh session: variables from earlier runs are gone"
+        }
+    )]
+    OutOfMemory {
+        memory: String,
+        container_stopped: bool,
+    },
 }
 
 impl KernelError {
     /// What the user can do about it.
     pub fn hint(&self) -> Option<String> {
         match self {
+            Self::OutOfMemory { .. } => Some(
+                "Work with less data at a time (read only the columns and rows needed, use lazy \
+                 frames or DuckDB), or raise memory under [kernel] in hailer.toml and start a \
+                 new session."
+                    .to_owned(),
+            ),
             Self::Docker(_) | Self::Marimo(_) | Self::Invalid(_) => None,
         }
     }
@@ -152,10 +172,15 @@ impl Kernel {
         code: &str,
         timeout: Duration,
     ) -> Result<ExecResponse, KernelError> {
-        let outcome = self
+        let started = std::time::SystemTime::now();
+        let outcome = match self
             .client
             .execute(&self.kernel_path(notebook), code, timeout)
-            .await?;
+            .await
+        {
+            Ok(outcome) => outcome,
+            Err(error) => return Err(self.explain_failure(error.into(), started).await),
+        };
         Ok(ExecResponse {
             stdout: outcome.stdout,
             stderr: outcome.stderr,
@@ -167,6 +192,28 @@ impl Kernel {
             fresh_kernel: outcome.fresh_session,
             notebook: self.relative_name(notebook),
         })
+    }
+
+    /// A failed run of a docker kernel that the memory limit ended says so.
+    async fn explain_failure(
+        &self,
+        error: KernelError,
+        started: std::time::SystemTime,
+    ) -> KernelError {
+        let server = self.server.lock().await;
+        let Some(Server::Docker(docker)) = server.as_ref() else {
+            return error;
+        };
+        match docker.memory_check(started).await {
+            Some(check) if check.out_of_memory => {
+                tracing::warn!(%error, "the docker kernel ran out of memory");
+                KernelError::OutOfMemory {
+                    memory: docker.memory.clone(),
+                    container_stopped: !check.running,
+                }
+            }
+            _ => error,
+        }
     }
 
     /// The cells of `notebook` from its document, without marking them as read (the session is

@@ -130,6 +130,28 @@ impl Sessions {
         Ok(())
     }
 
+    /// Stops the live session of `workspace`, if there is one; its id.
+    pub async fn stop_workspace(
+        &self,
+        workspace: &std::path::Path,
+        reason: &str,
+    ) -> Option<String> {
+        let resolved = std::fs::canonicalize(workspace).ok();
+        let id = self
+            .live
+            .lock()
+            .await
+            .values()
+            .find(|session| {
+                session.workspace() == workspace
+                    || resolved.is_some()
+                        && std::fs::canonicalize(session.workspace()).ok() == resolved
+            })
+            .map(|session| session.id.clone())?;
+        self.stop(&id, reason).await.ok()?;
+        Some(id)
+    }
+
     pub async fn stop_all(&self, reason: &str) {
         let sessions: Vec<_> = self.live.lock().await.drain().map(|(_, s)| s).collect();
         for session in sessions {

@@ -297,6 +297,9 @@ impl Session {
         self.set_running(true);
         let result = kernel.exec(&notebook, &params.code, timeout).await;
         self.set_running(false);
+        if let Err(error) = &result {
+            self.report_kernel_error(error);
+        }
         let response = result?;
         if response.fresh_kernel {
             self.notice(
@@ -305,6 +308,21 @@ impl Session {
             );
         }
         Ok(response)
+    }
+
+    /// Tells every client about a run the memory limit ended (other failures are the caller's
+    /// reply alone).
+    pub fn report_kernel_error(&self, error: &crate::kernel::KernelError) {
+        if let crate::kernel::KernelError::OutOfMemory { .. } = error {
+            let message = error.to_string();
+            let mut chars = message.chars();
+            let capitalised: String = chars
+                .next()
+                .map(|first| first.to_uppercase().chain(chars).collect())
+                .unwrap_or_default();
+            let hint = error.hint().unwrap_or_default();
+            self.notice(NoticeLevel::Error, format!("{capitalised}. {hint}"));
+        }
     }
 
     fn set_running(&self, running: bool) {

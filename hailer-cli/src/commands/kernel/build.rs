@@ -1,0 +1,67 @@
+//! `hailer kernel build`: the kernel image built through Docker on this machine, or its build
+//! context written to a folder.
+
+use std::path::PathBuf;
+
+use hailer_config::Overrides;
+use hailer_config::home::HailerHome;
+use hailer_protocol::KernelBuildParams;
+
+use super::{effective_image, run_job};
+use crate::daemon_client;
+
+/// What the user asked for.
+#[derive(Debug, Default)]
+pub struct BuildArgs {
+    pub tag: Option<String>,
+    pub base_image: Option<String>,
+    pub pip_config: Option<PathBuf>,
+    pub pip_cert: Option<PathBuf>,
+    pub no_host_config: bool,
+    pub wheelhouse: Option<PathBuf>,
+    pub no_cache: bool,
+    /// With `--dry-run`: write the context here and build nothing.
+    pub context: Option<PathBuf>,
+}
+
+pub async fn build(home: &HailerHome, overrides: Overrides, args: BuildArgs) -> anyhow::Result<()> {
+    let used = effective_image(&overrides)?;
+    let tag = args.tag.clone().unwrap_or_else(|| used.clone());
+    let absolute = |path: Option<PathBuf>| -> anyhow::Result<Option<String>> {
+        path.map(|path| Ok(std::path::absolute(path)?.display().to_string()))
+            .transpose()
+    };
+    let cwd = std::env::current_dir()?;
+    let params = KernelBuildParams {
+        tag: tag.clone(),
+        base_image: args.base_image,
+        pip_config: absolute(args.pip_config)?,
+        pip_cert: absolute(args.pip_cert)?,
+        wheelhouse: absolute(args.wheelhouse)?,
+        no_cache: args.no_cache,
+        host_config: !args.no_host_config,
+        export_to: absolute(args.context)?,
+        cwd: cwd.display().to_string(),
+        env: std::env::vars()
+            .filter(|(name, _)| hailer_protocol::is_build_discovery_variable(name))
+            .collect(),
+    };
+    let exporting = params.export_to.is_some();
+    let connected = daemon_client::find_or_start(home).await?;
+    let done = run_job(&connected.endpoint, "/v1/kernel/build", &params).await?;
+    if exporting {
+        if let Some(command) = done.command {
+            println!("Build it with:\n  {command}");
+        }
+        return Ok(());
+    }
+    let built = done.image.unwrap_or(tag);
+    if built != used {
+        println!(
+            "Sessions of this workspace use {used}. To use {built} (kernel contract {}), set \
+             image = \"{built}\" under [kernel] in hailer.toml, or HAILER_KERNEL_IMAGE.",
+            done.contract
+        );
+    }
+    Ok(())
+}

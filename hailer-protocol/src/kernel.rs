@@ -1,0 +1,153 @@
+//! `/v1/kernel/...`: building, downloading and stopping the docker kernel, outside any session.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// Exact names of the client's variables a build's host discovery reads, besides every
+/// `PIP_*` and `UV_*` one.
+pub const BUILD_DISCOVERY_VARIABLES: [&str; 6] = [
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_CONFIG_DIRS",
+    "VIRTUAL_ENV",
+    "REQUESTS_CA_BUNDLE",
+    "SSL_CERT_FILE",
+];
+
+/// Whether the client sends variable `name` with a build (its value may hold credentials).
+pub fn is_build_discovery_variable(name: &str) -> bool {
+    name.starts_with("PIP_") || name.starts_with("UV_") || BUILD_DISCOVERY_VARIABLES.contains(&name)
+}
+
+/// `POST /v1/kernel/build`: build the kernel image through the engine, or write its build
+/// context to a folder. The reply is a stream of [`KernelJobLine`]s. `Debug` hides `env`'s
+/// values.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct KernelBuildParams {
+    /// The image name to build under.
+    pub tag: String,
+    /// Another base image than the Dockerfile's (Python 3.11+ with venv and ensurepip).
+    #[serde(default)]
+    pub base_image: Option<String>,
+    /// A pip configuration file (absolute) for the build stage; no discovery then.
+    #[serde(default)]
+    pub pip_config: Option<String>,
+    /// A PEM CA bundle (absolute) pip should trust during the build.
+    #[serde(default)]
+    pub pip_cert: Option<String>,
+    /// A folder of wheels (absolute) to install from, offline; no discovery then.
+    #[serde(default)]
+    pub wheelhouse: Option<String>,
+    /// Install every package again instead of reusing cached layers.
+    #[serde(default)]
+    pub no_cache: bool,
+    /// Look for the host's pip and uv index settings in `env`, `cwd` and the files they name.
+    #[serde(default)]
+    pub host_config: bool,
+    /// Write the build context to this folder (absolute, new or empty) and build nothing.
+    #[serde(default)]
+    pub export_to: Option<String>,
+    /// The client's working folder (absolute), where uv's project settings are looked for.
+    pub cwd: String,
+    /// The client's variables discovery reads (see [`is_build_discovery_variable`]).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+impl std::fmt::Debug for KernelBuildParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KernelBuildParams")
+            .field("tag", &self.tag)
+            .field("base_image", &self.base_image)
+            .field("pip_config", &self.pip_config)
+            .field("pip_cert", &self.pip_cert)
+            .field("wheelhouse", &self.wheelhouse)
+            .field("no_cache", &self.no_cache)
+            .field("host_config", &self.host_config)
+            .field("export_to", &self.export_to)
+            .field("cwd", &self.cwd)
+            .field("env", &self.env.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// `POST /v1/kernel/pull`: download the kernel image and check its contract. The reply is a
+/// stream of [`KernelJobLine`]s.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct KernelPullParams {
+    pub image: String,
+}
+
+/// One line of a build's or a download's reply (`application/x-ndjson`): progress lines, then
+/// `done` or `failed`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum KernelJobLine {
+    /// A line for the user.
+    Progress { line: String },
+    /// Finished: the image now here (absent for an export), the kernel contract, and for an
+    /// export the `docker build` command that builds the written context.
+    #[serde(rename_all = "camelCase")]
+    Done {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        image: Option<String>,
+        contract: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        command: Option<String>,
+    },
+    /// Failed: what happened and what to do.
+    Failed {
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hint: Option<String>,
+    },
+}
+
+/// `POST /v1/kernel/stop`: end the daemon's session of a workspace (its notebooks are copied
+/// back) and remove every container and network labelled with the workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct KernelStopParams {
+    /// The workspace folder (absolute).
+    pub workspace: String,
+}
+
+/// Whether the Docker engine could be asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum DockerAvailability {
+    Available,
+    NotInstalled,
+    /// Installed but not answering (or not usable): leftovers could not be checked.
+    NotRunning,
+}
+
+/// What `POST /v1/kernel/stop` did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct KernelStopResponse {
+    /// Names of the containers and networks removed.
+    pub removed: Vec<String>,
+    /// What could not be removed.
+    pub failed: Vec<KernelStopFailure>,
+    /// The id of the daemon's live session of the workspace, ended first.
+    #[serde(default)]
+    pub stopped_session: Option<String>,
+    pub docker: DockerAvailability,
+    /// Why Docker could not be asked.
+    #[serde(default)]
+    pub docker_message: Option<String>,
+}
+
+/// A container or network that is still there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct KernelStopFailure {
+    pub name: String,
+    /// What the engine said.
+    pub said: String,
+}

@@ -1,0 +1,441 @@
+//! `hailer kernel build`, `pull` and `stop` as a user runs them, against the real engine.
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use hailer_tests::TestWorkspace;
+
+/// The password planted in the host's pip configuration; it must never be printed or logged.
+const SECRET: &str = "s3cr3t-mirror-pw";
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// Names of the workspace's labelled containers (`container`) or networks (`network`).
+fn labelled(kind: &str, workspace_id: &str) -> Vec<String> {
+    let filter = format!("label=org.hailer.workspace={workspace_id}");
+    let args: Vec<&str> = match kind {
+        "container" => vec!["ps", "-a", "--filter", &filter, "--format", "{{.Names}}"],
+        _ => vec![
+            "network",
+            "ls",
+            "--filter",
+            &filter,
+            "--format",
+            "{{.Name}}",
+        ],
+    };
+    let output = Command::new("docker").args(&args).output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A `hailer` command whose package settings come only from what the test sets: the host's
+/// pip, uv and CA variables are removed and `HOME` is `home`.
+fn hermetic(workspace: &TestWorkspace, home: &Path, args: &[&str]) -> Command {
+    let mut command = workspace.command(args);
+    for (name, _) in std::env::vars() {
+        if hailer_protocol::is_build_discovery_variable(&name) {
+            command.env_remove(name);
+        }
+    }
+    command.env("HOME", home);
+    command
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kernel_stop_removes_this_workspaces_kernel_and_nothing_else() {
+    hailer_tests::docker_image::kernel_image().await;
+    let first = TestWorkspace::docker();
+    let second = TestWorkspace::docker();
+    for workspace in [&first, &second] {
+        let ran = tokio::task::block_in_place(|| workspace.hailer(&["exec", "-c", "print(1)"]));
+        assert!(ran.status.success(), "{ran:?}");
+    }
+    let first_id = first.runtime_id_hint();
+    let second_id = second.runtime_id_hint();
+    let containers = labelled("container", &first_id);
+    let networks = labelled("network", &first_id);
+    assert_eq!(containers.len(), 2, "kernel and forwarder: {containers:?}");
+    assert_eq!(networks.len(), 1, "{networks:?}");
+    let second_before = labelled("container", &second_id);
+    assert_eq!(second_before.len(), 2);
+
+    let stop = tokio::task::block_in_place(|| first.hailer(&["kernel", "stop"]));
+    let said = text(&stop);
+    assert!(stop.status.success(), "{said}");
+    assert!(said.contains("Ended this workspace's session"), "{said}");
+    for name in containers.iter().chain(&networks) {
+        assert!(
+            said.contains(name.as_str()),
+            "{name} is not among the removed: {said}"
+        );
+    }
+    assert!(labelled("container", &first_id).is_empty());
+    assert!(labelled("network", &first_id).is_empty());
+    assert_eq!(labelled("container", &second_id), second_before);
+    let other = tokio::task::block_in_place(|| second.hailer(&["exec", "-c", "print(2)"]));
+    assert!(
+        other.status.success(),
+        "the other workspace's kernel broke: {other:?}"
+    );
+    assert_eq!(String::from_utf8_lossy(&other.stdout).trim(), "2");
+
+    // Nothing left: it says so and succeeds.
+    let again = tokio::task::block_in_place(|| first.hailer(&["kernel", "stop"]));
+    assert!(again.status.success(), "{again:?}");
+    assert_eq!(
+        text(&again).trim(),
+        "No kernel is running for this workspace."
+    );
+    for workspace in [&first, &second] {
+        let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kernel_stop_removes_a_kernel_another_daemon_started() {
+    hailer_tests::docker_image::kernel_image().await;
+    let workspace = TestWorkspace::docker();
+    let ran = tokio::task::block_in_place(|| workspace.hailer(&["exec", "-c", "print(1)"]));
+    assert!(ran.status.success(), "{ran:?}");
+    let id = workspace.runtime_id_hint();
+    assert_eq!(labelled("container", &id).len(), 2);
+
+    // Another Hailer home: another daemon, which has no session of this workspace.
+    let other_home = tempfile::tempdir().unwrap();
+    let stop = tokio::task::block_in_place(|| {
+        workspace
+            .command(&["kernel", "stop"])
+            .env("HAILER_HOME", other_home.path())
+            .output()
+            .unwrap()
+    });
+    let said = text(&stop);
+    assert!(stop.status.success(), "{said}");
+    assert!(said.starts_with("Removed hailer-"), "{said}");
+    assert!(!said.contains("Ended"), "{said}");
+    assert!(labelled("container", &id).is_empty());
+    assert!(labelled("network", &id).is_empty());
+    let _ = tokio::task::block_in_place(|| {
+        workspace
+            .command(&["daemon", "stop"])
+            .env("HAILER_HOME", other_home.path())
+            .output()
+    });
+    let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
+}
+
+#[test]
+fn a_dry_run_writes_the_context_with_the_host_mirror_and_prints_no_secret() {
+    let workspace = TestWorkspace::docker();
+    // The user's pip file, as pip reads it: over the machine's /etc/pip.conf, if any.
+    let home = tempfile::tempdir().unwrap();
+    let ca = home.path().join("company-ca.pem");
+    std::fs::write(&ca, "-----BEGIN CERTIFICATE-----\n").unwrap();
+    let pip_dir = home.path().join(".config/pip");
+    std::fs::create_dir_all(&pip_dir).unwrap();
+    std::fs::write(
+        pip_dir.join("pip.conf"),
+        format!(
+            "[global]\nindex-url = https://user:{SECRET}@mirror.example/simple\n\
+             trusted-host = mirror.example\nkeyring-provider = subprocess\ncert = {}\n",
+            ca.display()
+        ),
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let context = out.path().join("context");
+    let context_arg = context.display().to_string();
+
+    let dry = hermetic(
+        &workspace,
+        home.path(),
+        &["kernel", "build", "--context", &context_arg, "--dry-run"],
+    )
+    .output()
+    .unwrap();
+    let said = text(&dry);
+    assert!(dry.status.success(), "{said}");
+    let summary = said
+        .lines()
+        .find(|line| line.starts_with("Using the host's package index settings (pip: "))
+        .unwrap_or_else(|| panic!("no summary of the host's settings: {said}"));
+    assert!(
+        summary.ends_with(" settings, a CA certificate)"),
+        "{summary}"
+    );
+    for leak in [SECRET, "user:", "mirror.example"] {
+        assert!(!said.contains(leak), "{leak} was printed: {said}");
+    }
+    assert!(
+        !workspace.daemon_log().contains(SECRET),
+        "the daemon logged the secret"
+    );
+
+    // The files: the recipe and package, the build stage's folders, the settings.
+    assert_eq!(
+        std::fs::read_to_string(context.join("Dockerfile")).unwrap(),
+        hailer_kernel_bundle::DOCKERFILE
+    );
+    for file in [
+        "requirements.txt",
+        "pyproject.toml",
+        "hailer_kernel/forward.py",
+        "build-command.txt",
+    ] {
+        assert!(context.join(file).is_file(), "{file} missing");
+    }
+    assert!(context.join("wheels").is_dir());
+    let conf = context.join("pip/pip.conf");
+    let meta = std::fs::symlink_metadata(&conf).unwrap();
+    assert!(meta.is_file());
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    let conf_text = std::fs::read_to_string(&conf).unwrap();
+    assert!(conf_text.contains("[install]"), "{conf_text}");
+    assert!(
+        conf_text.contains(&format!(
+            "index-url = https://user:{SECRET}@mirror.example/simple"
+        )),
+        "{conf_text}"
+    );
+    assert!(conf_text.contains("trusted-host = mirror.example"));
+    assert!(
+        !conf_text.contains("keyring"),
+        "only index settings are carried over"
+    );
+    assert_eq!(std::fs::read_link(context.join("pip/ca.pem")).unwrap(), ca);
+    let command = std::fs::read_to_string(context.join("build-command.txt")).unwrap();
+    let contract = hailer_kernel_bundle::contract();
+    assert!(
+        command.starts_with(&format!("tar -C {context_arg} -ch . | DOCKER_BUILDKIT=0 docker build --tag hailer-kernel:{contract} ")),
+        "{command}"
+    );
+    assert!(
+        said.contains(command.trim()),
+        "the command is not printed: {said}"
+    );
+
+    // A folder that holds files is left alone.
+    let again = hermetic(
+        &workspace,
+        home.path(),
+        &["kernel", "build", "--context", &context_arg, "--dry-run"],
+    )
+    .output()
+    .unwrap();
+    assert!(!again.status.success());
+    assert!(text(&again).contains("not empty"), "{}", text(&again));
+
+    // Without the host's settings: no pip.conf, a plain docker build command.
+    let plain_dir = out.path().join("plain");
+    let plain_arg = plain_dir.display().to_string();
+    let plain = hermetic(
+        &workspace,
+        home.path(),
+        &[
+            "kernel",
+            "build",
+            "--no-host-config",
+            "--tag",
+            "hailer-kernel:mine",
+            "--context",
+            &plain_arg,
+            "--dry-run",
+        ],
+    )
+    .output()
+    .unwrap();
+    let plain_said = text(&plain);
+    assert!(plain.status.success(), "{plain_said}");
+    assert!(plain_said.contains("--no-host-config"), "{plain_said}");
+    assert!(!plain_dir.join("pip/pip.conf").exists());
+    assert!(
+        plain_said.contains(&format!(
+            "DOCKER_BUILDKIT=0 docker build --tag hailer-kernel:mine --build-arg KERNEL_CONTRACT={contract} {plain_arg}"
+        )),
+        "{plain_said}"
+    );
+    let _ = workspace.hailer(&["daemon", "stop"]);
+}
+
+#[test]
+fn a_broken_host_pip_file_stops_the_build_naming_the_file_only() {
+    let workspace = TestWorkspace::docker();
+    let home = tempfile::tempdir().unwrap();
+    let broken = home.path().join("company.ini");
+    std::fs::write(
+        &broken,
+        format!("index-url = https://user:{SECRET}@mirror.example/simple\n"),
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let context = out.path().join("context").display().to_string();
+    let build = hermetic(
+        &workspace,
+        home.path(),
+        &["kernel", "build", "--context", &context, "--dry-run"],
+    )
+    .env("PIP_CONFIG_FILE", &broken)
+    .output()
+    .unwrap();
+    let said = text(&build);
+    assert!(!build.status.success(), "{said}");
+    assert!(said.contains(&broken.display().to_string()), "{said}");
+    assert!(said.contains("line 1"), "{said}");
+    assert!(said.contains("--no-host-config"), "{said}");
+    assert!(!said.contains(SECRET), "{said}");
+    assert!(!workspace.daemon_log().contains(SECRET));
+    let _ = workspace.hailer(&["daemon", "stop"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kernel_build_builds_under_another_tag_and_says_how_to_use_it() {
+    let image = hailer_tests::docker_image::kernel_image().await;
+    let workspace = TestWorkspace::docker();
+    let tag = format!("hailer-kernel:e2e-{}", std::process::id());
+    let base = std::env::var("HAILER_TEST_BASE_IMAGE")
+        .unwrap_or_else(|_| "hailer-base:bookworm".to_owned());
+    let wheelhouse = hailer_tests::prereqs::wheelhouse().display().to_string();
+    let built = tokio::task::block_in_place(|| {
+        workspace.hailer(&[
+            "kernel",
+            "build",
+            "--tag",
+            &tag,
+            "--base-image",
+            &base,
+            "--wheelhouse",
+            &wheelhouse,
+        ])
+    });
+    let said = text(&built);
+    // The tag goes; its layers stay as the build cache of the next run.
+    let _ = Command::new("docker")
+        .args(["rmi", "--no-prune", &tag])
+        .output();
+    assert!(built.status.success(), "{said}");
+    let contract = hailer_kernel_bundle::contract();
+    assert!(said.contains("offline from the wheelhouse"), "{said}");
+    assert!(
+        said.contains(&format!("{tag} is ready (kernel contract {contract})")),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!("Sessions of this workspace use {image}"))
+            && said.contains(&format!("image = \"{tag}\" under [kernel]")),
+        "{said}"
+    );
+    let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
+}
+
+#[test]
+fn kernel_pull_that_finds_nothing_says_to_build() {
+    let workspace = TestWorkspace::docker();
+    let pull = workspace
+        .command(&["kernel", "pull"])
+        .env("HAILER_KERNEL_IMAGE", "127.0.0.1:9/hailer/kernel:nowhere")
+        .output()
+        .unwrap();
+    let said = text(&pull);
+    assert_eq!(pull.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("Downloading 127.0.0.1:9/hailer/kernel:nowhere"),
+        "{said}"
+    );
+    assert!(said.contains("hailer kernel build"), "{said}");
+    let _ = workspace.hailer(&["daemon", "stop"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kernel_routes_stream_json_lines_and_refuse_hostile_requests() {
+    let workspace = TestWorkspace::docker();
+    let out = tempfile::tempdir().unwrap();
+    let started = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "start"]));
+    assert!(started.status.success(), "{started:?}");
+    let (client, base, token) = workspace.api();
+    let post = |path: &str, body: serde_json::Value| {
+        client
+            .post(format!("{base}{path}"))
+            .bearer_auth(&token)
+            .json(&body)
+            .send()
+    };
+    let last_line = |body: &str| -> serde_json::Value {
+        let lines: Vec<&str> = body.lines().collect();
+        for line in &lines {
+            serde_json::from_str::<serde_json::Value>(line)
+                .unwrap_or_else(|error| panic!("not a JSON line ({error}): {line}"));
+        }
+        serde_json::from_str(lines.last().unwrap_or(&"{}")).unwrap()
+    };
+
+    let cases = [
+        (
+            serde_json::json!({"tag": "t", "cwd": "/", "wheelhouse": "relative/wheels"}),
+            "must be an absolute path",
+        ),
+        (
+            serde_json::json!({"tag": "two words", "cwd": "/"}),
+            "one word",
+        ),
+        (
+            serde_json::json!({"tag": "t", "cwd": "relative", "hostConfig": true}),
+            "absolute working folder",
+        ),
+        (
+            serde_json::json!({
+                "tag": "t",
+                "cwd": "/",
+                "pipConfig": "/nonexistent/company.ini",
+                "exportTo": out.path().join("ctx"),
+            }),
+            "/nonexistent/company.ini",
+        ),
+    ];
+    for (body, needle) in cases {
+        let response = post("/v1/kernel/build", body.clone()).await.unwrap();
+        assert_eq!(response.status(), 200, "{body}");
+        assert_eq!(
+            response.headers()["content-type"].to_str().unwrap(),
+            "application/x-ndjson"
+        );
+        let text = response.text().await.unwrap();
+        let last = last_line(&text);
+        assert_eq!(last["kind"], "failed", "{text}");
+        assert!(
+            last["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains(needle),
+            "{needle:?} missing: {text}"
+        );
+    }
+
+    // Not a build request at all, and a stop of a relative folder: refused before any work.
+    let wrong = post("/v1/kernel/build", serde_json::json!({"tag": 5}))
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), 400);
+    let relative = post("/v1/kernel/stop", serde_json::json!({"workspace": "ws"}))
+        .await
+        .unwrap();
+    assert_eq!(relative.status(), 400);
+    let unauthenticated = client
+        .post(format!("{base}/v1/kernel/stop"))
+        .json(&serde_json::json!({"workspace": "/"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unauthenticated.status(), 401);
+    let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
+}
