@@ -141,8 +141,27 @@ async fn a_message_typed_during_startup_is_sent_exactly_once() {
     let script = Script::new().reply(Reply::text("The early answer."));
     let model = ScriptedModel::start(script).await.unwrap();
     let workspace = workspace(&model);
+    // A daemon that takes three seconds to start, so the message is surely typed before the
+    // session is ready, however loaded the machine.
+    let slow = tempfile::tempdir().unwrap();
+    let wrapper = slow.path().join("hailerd");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nsleep 3\nexec '{}' \"$@\"\n",
+            hailer_tests::bins::path("hailerd").display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &wrapper,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
     tokio::task::block_in_place(|| {
-        let pane = chat(&workspace);
+        let mut command = workspace.command(&["notebook", "--no-browser"]);
+        command.env("HAILER_DAEMON_BIN", &wrapper);
+        let pane = TmuxPane::spawn(&command);
         // The prompt is up before the daemon has even started.
         pane.wait_for("you can type already", SHORT);
         pane.type_line("An early question");
