@@ -19,7 +19,7 @@ pub use events::{DaemonEvent, EventEnvelope};
 pub use render::{RenderParams, RenderResponse};
 pub use sessions::{
     CreateNotebookParams, ExecParams, ExecResponse, ExecValue, InstallLocalParams,
-    InstallLocalResponse, KernelStatus, NotebookChange, NotebookEntry, NotebookList, NotebookRef,
+    InstallLocalResponse, KernelExit, KernelExitCause, KernelStatus, NotebookChange, NotebookEntry, NotebookList, NotebookRef,
     NotebookTemplate, NoticeLevel, SessionEnvelope, SessionEvent, SessionInfo, SessionList,
     StartSessionParams, StartSessionResponse,
 };

@@ -58,6 +58,9 @@ pub fn provider(loaded: &Loaded) -> String {
     let Some(settings) = loaded.config.active_provider() else {
         return format!("{id} (not declared)");
     };
+    if settings.wire_api == WireApi::Demo {
+        return format!("{id} (scripted, built into hailerd; no endpoint, no key)");
+    }
     let mut details = Vec::new();
     if settings.base_url != OPENAI_BASE_URL {
         details.push(settings.base_url.clone());

@@ -1,6 +1,7 @@
 //! The session's agent: the model client, the conversation store, the tools and the running
 //! turn, with its events broadcast to every attached client.
 
+mod demo_model;
 pub mod login;
 mod prompt;
 mod prompt_context;
@@ -180,45 +181,7 @@ fn prepare(
                 model.provider
             )),
         })?;
-    let credentials = Credentials::new(model.credentials_store, login::credentials_dir(config_dir));
-    let (key, _source) = credentials
-        .resolve_key(&model.provider, &provider.env_key, client_env)
-        .map_err(|missing| Unavailable {
-            message: missing.to_string(),
-            hint: None,
-        })?;
-    session.redact_secret(&key);
-    let env_headers = provider
-        .env_http_headers
-        .iter()
-        .filter_map(|(header, variable)| {
-            client_env
-                .get(variable)
-                .filter(|value| !value.is_empty())
-                .map(|value| (header.clone(), SecretString::from(value.clone())))
-        })
-        .collect();
-    let settings = ProviderSettings {
-        provider_id: model.provider.clone(),
-        base_url: provider.base_url.clone(),
-        wire_api: match provider.wire_api {
-            hailer_config::WireApi::Chat => WireApi::Chat,
-            hailer_config::WireApi::Responses => WireApi::Responses,
-        },
-        stream: provider.stream,
-        stream_options: provider.stream_options,
-        model: model.name.clone(),
-        http_headers: provider.http_headers.clone(),
-        env_http_headers: env_headers,
-        query_params: provider.query_params.clone(),
-        api_key: Some(key),
-        env_key: Some(provider.env_key.clone()),
-    };
-    let client =
-        ModelClient::new(settings, ClientOptions::default()).map_err(|error| Unavailable {
-            message: error.to_string(),
-            hint: None,
-        })?;
+    let client = model_client(session, provider, client_env, config_dir)?;
     let store_error = |error: hailer_agent::Error| Unavailable {
         message: format!("the conversation store cannot be used: {error}"),
         hint: Some("Check that .hailer/threads.sqlite is readable, or move it away.".to_owned()),
@@ -281,6 +244,68 @@ fn prepare(
         },
         notice,
     ))
+}
+
+/// The model client of `provider`: the scripted demo model for `wire_api = "demo"` (no key),
+/// else an endpoint client with the provider's key from the client's environment or the store.
+fn model_client(
+    session: &Arc<Session>,
+    provider: &hailer_config::ProviderSettings,
+    client_env: &std::collections::BTreeMap<String, String>,
+    config_dir: &Path,
+) -> Result<ModelClient, Unavailable> {
+    let model = &session.loaded.config.model;
+    let wire_api = match provider.wire_api {
+        hailer_config::WireApi::Chat => WireApi::Chat,
+        hailer_config::WireApi::Responses => WireApi::Responses,
+        hailer_config::WireApi::Demo => {
+            let settings = ProviderSettings::new(
+                model.provider.clone(),
+                provider.base_url.clone(),
+                WireApi::Responses,
+                model.name.clone(),
+            );
+            return Ok(ModelClient::local(
+                settings,
+                Arc::new(demo_model::DemoModel),
+            ));
+        }
+    };
+    let credentials = Credentials::new(model.credentials_store, login::credentials_dir(config_dir));
+    let (key, _source) = credentials
+        .resolve_key(&model.provider, &provider.env_key, client_env)
+        .map_err(|missing| Unavailable {
+            message: missing.to_string(),
+            hint: None,
+        })?;
+    session.redact_secret(&key);
+    let env_headers = provider
+        .env_http_headers
+        .iter()
+        .filter_map(|(header, variable)| {
+            client_env
+                .get(variable)
+                .filter(|value| !value.is_empty())
+                .map(|value| (header.clone(), SecretString::from(value.clone())))
+        })
+        .collect();
+    let settings = ProviderSettings {
+        provider_id: model.provider.clone(),
+        base_url: provider.base_url.clone(),
+        wire_api,
+        stream: provider.stream,
+        stream_options: provider.stream_options,
+        model: model.name.clone(),
+        http_headers: provider.http_headers.clone(),
+        env_http_headers: env_headers,
+        query_params: provider.query_params.clone(),
+        api_key: Some(key),
+        env_key: Some(provider.env_key.clone()),
+    };
+    ModelClient::new(settings, ClientOptions::default()).map_err(|error| Unavailable {
+        message: error.to_string(),
+        hint: None,
+    })
 }
 
 /// The session's tools, in the order the model is offered them: the kernel, the cells, the
