@@ -12,9 +12,9 @@ use tokio::sync::mpsc;
 
 use crate::conversation::ModelRequest;
 use crate::diagnose::Diagnosis;
-use crate::local::LocalModel;
 use crate::error::{ModelError, Result};
 use crate::events::{Completion, ModelEvent};
+use crate::local::LocalModel;
 use crate::redact::Redactor;
 use crate::settings::{ProviderSettings, WireApi};
 use crate::transport::{HttpTransport, PostRequest, RetryPolicy, SseReader, Timeouts};
@@ -44,7 +44,7 @@ struct Inner {
 /// Where replies come from.
 enum Backend {
     /// An OpenAI-compatible endpoint.
-    Http(Http),
+    Http(Box<Http>),
     /// A model inside this process.
     Local(Arc<dyn LocalModel>),
 }
@@ -179,11 +179,11 @@ impl ModelClient {
         Ok(Self {
             inner: Arc::new(Inner {
                 settings,
-                backend: Backend::Http(Http {
+                backend: Backend::Http(Box::new(Http {
                     transport,
                     url,
                     headers,
-                }),
+                })),
                 redactor,
             }),
         })

@@ -58,9 +58,9 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+    use crate::ModelClient;
     use crate::conversation::{Item, ToolCall, Usage};
     use crate::settings::{ProviderSettings, WireApi};
-    use crate::ModelClient;
 
     struct Echo;
 

@@ -19,9 +19,9 @@ pub use events::{DaemonEvent, EventEnvelope};
 pub use render::{RenderParams, RenderResponse};
 pub use sessions::{
     CreateNotebookParams, ExecParams, ExecResponse, ExecValue, InstallLocalParams,
-    InstallLocalResponse, KernelExit, KernelExitCause, KernelStatus, NotebookChange, NotebookEntry, NotebookList, NotebookRef,
-    NotebookTemplate, NoticeLevel, SessionEnvelope, SessionEvent, SessionInfo, SessionList,
-    StartSessionParams, StartSessionResponse,
+    InstallLocalResponse, KernelExit, KernelExitCause, KernelStatus, NotebookChange, NotebookEntry,
+    NotebookList, NotebookRef, NotebookTemplate, NoticeLevel, SessionEnvelope, SessionEvent,
+    SessionInfo, SessionList, StartSessionParams, StartSessionResponse,
 };
 pub use turns::{
     CancelResponse, PromptList, PromptRequest, SkillEntry, SkillList, SkillRequest,

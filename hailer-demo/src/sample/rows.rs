@@ -139,7 +139,7 @@ pub fn orders(month: u32) -> Vec<Order> {
                 day: day_number(month, dice.between(1, u64::from(days)) as u32),
                 region: dice.region(),
                 amount: cents as f64 / 100.0,
-                channel: if dice.next() % 3 == 0 {
+                channel: if dice.next().is_multiple_of(3) {
                     "store"
                 } else {
                     "online"

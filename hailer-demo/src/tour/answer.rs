@@ -81,7 +81,7 @@ fn money(value: f64) -> String {
     let digits: Vec<char> = whole.chars().collect();
     let mut grouped = String::new();
     for (at, digit) in digits.iter().enumerate() {
-        if at > 0 && (digits.len() - at) % 3 == 0 && *digit != '-' {
+        if at > 0 && (digits.len() - at).is_multiple_of(3) && *digit != '-' {
             grouped.push(',');
         }
         grouped.push(*digit);

@@ -135,7 +135,7 @@ pub fn step_code(index: usize) -> String {
         code.push_str(&format!(
             "import marimo._code_mode as cm\n\n\
              async with cm.get_context() as ctx:\n    \
-             cell = ctx.create_cell(\n        '''{cell}''',\n        name=\"{name}\",\n    )\n    \
+             cell = ctx.create_cell(\n        '''{cell}''',\n        name=\"{name}\",\n        hide_code=False,\n    )\n    \
              ctx.run_cell(cell)\n"
         ));
     }

@@ -33,8 +33,14 @@ fn the_tour_walks_its_steps_then_answers_from_the_results() {
     let Move::Answer(text) = next_move(QUESTION, &results) else {
         panic!("the tour should answer after its last step");
     };
-    assert!(text.contains("North sold the most: 40,123.50 from 120 sales (33.4% of 120,123.75)"), "{text}");
-    assert!(text.contains("2 of 4 regions reached their Q1 target"), "{text}");
+    assert!(
+        text.contains("North sold the most: 40,123.50 from 120 sales (33.4% of 120,123.75)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("2 of 4 regions reached their Q1 target"),
+        "{text}"
+    );
     assert!(text.contains("South 91.0% (Marco Bellini)"), "{text}");
     assert!(text.contains(
         "I added 5 cells to the notebook: `load_sales`, `summarise_regions`, `load_monthly_orders`, `compare_targets`, `chart_revenue`."
@@ -48,18 +54,29 @@ fn a_failed_step_is_named_and_its_cell_not_announced() {
     results[2] = "Execution failed.\nNameError: name 'sales' is not defined";
     results[6] = "Execution failed.\nNameError: name 'revenue_by_region' is not defined";
     let text = answer(&results);
-    assert!(text.contains("A step failed:** revenue, units and sales by region (Execution failed.)"), "{text}");
+    assert!(
+        text.contains("A step failed:** revenue, units and sales by region (Execution failed.)"),
+        "{text}"
+    );
     assert!(!text.contains("`summarise_regions`"), "{text}");
     assert_eq!(
         cells_created(&results),
-        ["load_sales", "load_monthly_orders", "compare_targets", "chart_revenue"]
+        [
+            "load_sales",
+            "load_monthly_orders",
+            "compare_targets",
+            "chart_revenue"
+        ]
     );
     assert!(!text.contains("sold the most"), "{text}");
 }
 
 #[test]
 fn other_messages_get_the_explanation() {
-    assert_eq!(next_move("what is the weather?", &[]), Move::Answer(off_script()));
+    assert_eq!(
+        next_move("what is the weather?", &[]),
+        Move::Answer(off_script())
+    );
     assert!(asks_for_tour("Show me the Tour again"));
 }
 
@@ -68,12 +85,26 @@ fn cell_code_fits_in_the_triple_quoted_literal() {
     for step in STEPS {
         if let Some((name, code)) = step.cell {
             assert!(!code.contains("'''") && !code.contains('\\'), "{name}");
-            assert!(name.chars().all(|c| c.is_ascii_lowercase() || c == '_'), "{name}");
+            assert!(
+                name.chars().all(|c| c.is_ascii_lowercase() || c == '_'),
+                "{name}"
+            );
         }
     }
     let code = step_code(1);
-    assert!(code.starts_with("# Load the sales as a notebook cell\nimport marimo._code_mode as cm\n"), "{code}");
-    assert!(code.contains("ctx.create_cell(\n        '''sales = pl.read_csv("), "{code}");
+    assert!(
+        code.starts_with("# Load the sales as a notebook cell\nimport marimo._code_mode as cm\n"),
+        "{code}"
+    );
+    assert!(
+        code.contains("ctx.create_cell(\n        '''sales = pl.read_csv("),
+        "{code}"
+    );
     let arguments: serde_json::Value = serde_json::from_str(&step_arguments(0)).unwrap();
-    assert!(arguments["code"].as_str().unwrap().contains("describe_periods"));
+    assert!(
+        arguments["code"]
+            .as_str()
+            .unwrap()
+            .contains("describe_periods")
+    );
 }

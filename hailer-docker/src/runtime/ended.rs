@@ -36,7 +36,11 @@ pub(super) struct WatchedContainer {
 enum Seen {
     Running,
     Gone,
-    Stopped { oom: bool, code: i64, removing: bool },
+    Stopped {
+        oom: bool,
+        code: i64,
+        removing: bool,
+    },
 }
 
 async fn look(docker: &Docker, object: &Object) -> Result<Seen> {

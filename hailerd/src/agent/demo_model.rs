@@ -76,10 +76,13 @@ mod tests {
         assert_eq!(first.tool_calls.len(), 1);
         assert_eq!(first.tool_calls[0].name, "marimo_execute");
         assert!(first.tool_calls[0].arguments.contains("describe_periods"));
-        request.items.push(Item::assistant("", first.tool_calls.clone()));
         request
             .items
-            .push(Item::tool_result(&first.tool_calls[0].call_id, "sales.csv (csv, 9 bytes)"));
+            .push(Item::assistant("", first.tool_calls.clone()));
+        request.items.push(Item::tool_result(
+            &first.tool_calls[0].call_id,
+            "sales.csv (csv, 9 bytes)",
+        ));
         let second = DemoModel.reply(&request);
         assert!(second.tool_calls[0].arguments.contains("load_sales"));
         assert_ne!(second.tool_calls[0].call_id, first.tool_calls[0].call_id);

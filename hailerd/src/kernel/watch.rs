@@ -34,9 +34,7 @@ pub fn local_exit(status: std::process::ExitStatus) -> KernelExit {
         return KernelExit {
             cause: KernelExitCause::Killed,
             code: Some(128 + i64::from(signal)),
-            message: format!(
-                "The kernel (marimo, as you) was ended from outside by {name}{also}."
-            ),
+            message: format!("The kernel (marimo, as you) was ended from outside by {name}{also}."),
         };
     }
     let code = status.code().map(i64::from);

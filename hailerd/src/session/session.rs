@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use hailer_config::{Loaded, Runtime};
 use hailer_protocol::{
-    ExecParams, ExecResponse, KernelExit, KernelStatus, NoticeLevel, SessionEnvelope, SessionEvent, SessionInfo,
+    ExecParams, ExecResponse, KernelExit, KernelStatus, NoticeLevel, SessionEnvelope, SessionEvent,
+    SessionInfo,
 };
 use secrecy::ExposeSecret;
 use tokio::sync::{Mutex, RwLock, watch};
