@@ -7,6 +7,7 @@ pub mod daemon;
 pub mod docker_image;
 pub mod live;
 pub mod prereqs;
+pub mod running;
 pub mod tmux;
 pub mod workspace;
 
