@@ -1,7 +1,6 @@
 //! A client process running in the background: its output collected as it comes, waited on
 //! with deadlines, and signalled like a user would (Ctrl+C is SIGINT).
 
-use std::io::Read as _;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -63,11 +62,17 @@ impl Running {
     }
 
     pub fn stdout(&self) -> String {
-        self.stdout.lock().map(|text| text.clone()).unwrap_or_default()
+        self.stdout
+            .lock()
+            .map(|text| text.clone())
+            .unwrap_or_default()
     }
 
     pub fn stderr(&self) -> String {
-        self.stderr.lock().map(|text| text.clone()).unwrap_or_default()
+        self.stderr
+            .lock()
+            .map(|text| text.clone())
+            .unwrap_or_default()
     }
 
     /// Waits until standard output contains `needle`; panics with both outputs after `limit`

@@ -50,21 +50,29 @@ pub fn local_exit(status: std::process::ExitStatus) -> KernelExit {
 
 /// How a docker kernel ended, in the user's words; `memory` is the configured limit.
 pub fn docker_exit(ended: &Ended, memory: &str) -> KernelExit {
+    let container = |role: &str| {
+        if role == "kernel" {
+            "The kernel container".to_owned()
+        } else {
+            format!("The kernel's {role} container")
+        }
+    };
     match ended {
         Ended::Removed { role } => KernelExit {
             cause: KernelExitCause::Removed,
             code: None,
             message: format!(
-                "The kernel's {role} container was removed from outside this session (docker rm, \
-                 say), so the kernel is gone."
+                "{} was removed from outside this session (docker rm, say), so the kernel is gone.",
+                container(role)
             ),
         },
         Ended::OutOfMemory { role, code } => KernelExit {
             cause: KernelExitCause::OutOfMemory,
             code: Some(*code),
             message: format!(
-                "The kernel's {role} container ran out of memory (its limit is {memory}) and \
-                 Docker stopped it. Raise memory under [kernel] in hailer.toml for the next session."
+                "{} ran out of memory (its limit is {memory}) and Docker stopped it. Raise memory \
+                 under [kernel] in hailer.toml for the next session.",
+                container(role)
             ),
         },
         Ended::Exited { role, code } => {
@@ -76,9 +84,7 @@ pub fn docker_exit(ended: &Ended, memory: &str) -> KernelExit {
             KernelExit {
                 cause: KernelExitCause::Exited,
                 code: Some(*code),
-                message: format!(
-                    "The kernel's {role} container stopped with exit code {code}{killed}."
-                ),
+                message: format!("{} stopped with exit code {code}{killed}.", container(role)),
             }
         }
     }

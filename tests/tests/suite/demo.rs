@@ -171,7 +171,9 @@ fn the_demo_refuses_a_folder_that_holds_something() {
         text(&output.stderr)
     );
     assert_eq!(
-        std::fs::read_dir(workspace.path().join("mine")).unwrap().count(),
+        std::fs::read_dir(workspace.path().join("mine"))
+            .unwrap()
+            .count(),
         1,
         "the folder is left as it was"
     );

@@ -68,7 +68,10 @@ fn ctrl_c_stops_an_unsafe_local_kernel_and_no_marimo_is_left() {
         .nth(1)
         .and_then(|rest| rest.split_whitespace().next())
         .unwrap_or_else(|| panic!("no signed link: {stdout}"));
-    let log = stdout.split("Following the kernel's log").nth(1).unwrap_or_default();
+    let log = stdout
+        .split("Following the kernel's log")
+        .nth(1)
+        .unwrap_or_default();
     assert!(!log.contains(token), "the log never shows the token: {log}");
     assert_eq!(marimo_servers(&workspace).len(), 1, "one kernel runs");
 
@@ -121,7 +124,11 @@ async fn ctrl_c_stops_a_docker_kernel_and_removes_its_containers() {
     });
     assert_started(&running, "docker (hailer-kernel ");
     let started = containers(&workspace);
-    assert_eq!(started.len(), 2, "the kernel and its forwarder: {started:?}");
+    assert_eq!(
+        started.len(),
+        2,
+        "the kernel and its forwarder: {started:?}"
+    );
 
     running.signal(Signal::SIGINT);
     let status = tokio::task::block_in_place(|| running.wait(END));
