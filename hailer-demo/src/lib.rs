@@ -46,3 +46,38 @@ pub fn hailer_toml(runtime: &str) -> String {
          runtime = \"{runtime}\"\n"
     )
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use hailer_config::{ClientEnv, LoadInputs, Overrides, Runtime, WireApi, check, load};
+
+    #[test]
+    fn the_demo_configuration_is_clean_and_names_the_scripted_model() {
+        for runtime in [Runtime::Docker, Runtime::UnsafeLocal] {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::create_dir_all(dir.path().join("notebooks")).unwrap();
+            std::fs::create_dir_all(dir.path().join("data")).unwrap();
+            std::fs::write(dir.path().join("notebooks/analysis.py"), "").unwrap();
+            std::fs::write(
+                dir.path().join("hailer.toml"),
+                super::hailer_toml(&runtime.to_string()),
+            )
+            .unwrap();
+            let inputs = LoadInputs {
+                cwd: dir.path().to_path_buf(),
+                home: None,
+                overrides: Overrides::default(),
+                env: ClientEnv::default(),
+            };
+            let report = check(&inputs);
+            assert!(report.is_clean(), "{runtime}: {report:#?}");
+            let loaded = load(&inputs).unwrap();
+            assert_eq!(loaded.config.kernel.runtime, runtime);
+            assert_eq!(loaded.config.model.name, super::MODEL_LABEL);
+            let provider = loaded.config.active_provider().unwrap();
+            assert_eq!(provider.wire_api, WireApi::Demo);
+        }
+    }
+}
