@@ -29,11 +29,37 @@ pub fn cells_created(results: &[&str]) -> Vec<&'static str> {
         .collect()
 }
 
+/// One month of the orders, as the report printed it.
+#[derive(Debug)]
+struct Month {
+    period: String,
+    orders: String,
+    revenue: f64,
+    average: String,
+    with_channel: u64,
+}
+
+/// "2025-01: 115 orders, revenue 6323.15, average 54.98, 0 with a channel"
+fn parse_month(text: &str) -> Option<Month> {
+    let (period, rest) = text.split_once(": ")?;
+    let (orders, rest) = rest.split_once(" orders, revenue ")?;
+    let (revenue, rest) = rest.split_once(", average ")?;
+    let (average, rest) = rest.split_once(", ")?;
+    let with_channel = rest.strip_suffix(" with a channel")?.parse().ok()?;
+    Some(Month {
+        period: period.to_owned(),
+        orders: orders.to_owned(),
+        revenue: revenue.parse().ok()?,
+        average: average.to_owned(),
+        with_channel,
+    })
+}
+
 #[derive(Debug, Default)]
 struct Numbers {
     sales: Option<String>,
     regions: Vec<(String, f64, String)>,
-    months: Vec<String>,
+    months: Vec<Month>,
     targets: Vec<(String, f64, String)>,
     chart: bool,
 }
@@ -53,8 +79,8 @@ fn parse(report: &str) -> Numbers {
                     .regions
                     .push((region.to_owned(), revenue, count.to_owned()));
             }
-        } else if let Some(rest) = line.strip_prefix("month ") {
-            numbers.months.push(rest.to_owned());
+        } else if let Some(month) = line.strip_prefix("month ").and_then(parse_month) {
+            numbers.months.push(month);
         } else if let Some(rest) = line.strip_prefix("target ") {
             // "North: 109.0% of 12300 (Ana Lindqvist)"
             if let Some((region, rest)) = rest.split_once(": ")
@@ -123,12 +149,38 @@ pub fn answer(results: &[&str]) -> String {
         );
     }
     if !numbers.months.is_empty() {
+        let parts: Vec<String> = numbers
+            .months
+            .iter()
+            .map(|month| {
+                format!(
+                    "{} {} orders worth {} ({} on average)",
+                    month.period,
+                    month.orders,
+                    money(month.revenue),
+                    month.average
+                )
+            })
+            .collect();
+        let with_channel: Vec<String> = numbers
+            .months
+            .iter()
+            .filter(|month| month.with_channel > 0)
+            .map(|month| month.period.clone())
+            .collect();
+        let channel = if with_channel.is_empty() {
+            "No month has a `channel`.".to_owned()
+        } else {
+            format!(
+                "Only {} has a `channel` column; the other months read as empty there.",
+                with_channel.join(" and ")
+            )
+        };
         let _ = writeln!(
             text,
-            "- **Monthly orders.** `load_periods` read the three `YY-MM orders.parquet` files as \
-             one table with a `period` column. By month: {}. Only March has a `channel` column; \
-             the earlier months read as empty there.",
-            numbers.months.join("; ")
+            "- **Monthly orders.** `load_periods` read the `YY-MM orders.parquet` files as one \
+             table with a `period` column: {}. {channel}",
+            parts.join("; ")
         );
     }
     if !numbers.targets.is_empty() {

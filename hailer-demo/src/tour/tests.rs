@@ -108,3 +108,31 @@ fn cell_code_fits_in_the_triple_quoted_literal() {
             .contains("describe_periods")
     );
 }
+
+#[test]
+fn months_are_read_from_the_report_and_the_new_column_is_named() {
+    let mut results = vec!["ok"; STEPS.len() - 1];
+    results.push(REPORT);
+    let text = answer(&results);
+    assert!(
+        text.contains(
+            "2025-01 117 orders worth 6,321.00 (54.03 on average); 2025-02 130 orders worth 7,400.10 (56.92 on average)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("Only 2025-03 has a `channel` column"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_garbled_report_gives_no_made_up_numbers() {
+    let mut results = vec!["ok"; STEPS.len() - 1];
+    results
+        .push("region North: revenue lots, 3 sales\nmonth 2025-01: many orders\ntarget X: 1e% of");
+    let text = answer(&results);
+    assert!(!text.contains("sold the most"), "{text}");
+    assert!(!text.contains("Monthly orders"), "{text}");
+    assert!(!text.contains("Targets."), "{text}");
+}

@@ -54,14 +54,78 @@ fn assert_started(running: &Running, kernel: &str) {
     );
 }
 
-#[test]
-fn ctrl_c_stops_an_unsafe_local_kernel_and_no_marimo_is_left() {
+/// The kernel log route wants the token, refuses a malformed start, and never shows the
+/// kernel's token in a line.
+async fn check_the_log_route(workspace: &TestWorkspace, kernel_token: &str) {
+    use futures_util::StreamExt as _;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
+
+    let sessions = workspace.get_json("/v1/sessions").await;
+    let id = sessions["sessions"][0]["id"].as_str().unwrap().to_owned();
+    let (client, base, token) = workspace.api();
+    let path = format!("/v1/sessions/{id}/kernel/log");
+    let anonymous = client.get(format!("{base}{path}")).send().await.unwrap();
+    assert_eq!(anonymous.status(), 401);
+    let bad_tail = client
+        .get(format!("{base}{path}?tail=-1"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad_tail.status(), 400);
+
+    let mut request = format!(
+        "ws://{}{path}?tail=99999999",
+        base.trim_start_matches("http://")
+    )
+    .into_client_request()
+    .unwrap();
+    request
+        .headers_mut()
+        .insert("Authorization", format!("Bearer {token}").parse().unwrap());
+    let (mut socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    // Notebook code (which runs as the user here) appends the kernel's token to the log.
+    let leak = format!(
+        "import glob\nfor path in glob.glob({:?} + '/marimo-*.log'):\n    open(path, 'a').write('leak-marker {kernel_token}\\n')",
+        workspace.canonical().join(".hailer").display().to_string()
+    );
+    let wrote = tokio::task::block_in_place(|| workspace.hailer(&["exec", "-c", &leak]));
+    assert!(wrote.status.success(), "{wrote:?}");
+    let mut lines = Vec::new();
+    while let Ok(Some(Ok(message))) =
+        tokio::time::timeout(Duration::from_secs(5), socket.next()).await
+    {
+        if let Ok(text) = message.into_text() {
+            let done = text.contains("leak-marker");
+            lines.push(text.to_string());
+            if done {
+                break;
+            }
+        }
+    }
+    let leaked = lines
+        .iter()
+        .find(|line| line.contains("leak-marker"))
+        .unwrap_or_else(|| panic!("the line never came: {lines:?}"));
+    assert_eq!(leaked, "leak-marker <token>");
+    assert!(
+        lines.iter().all(|line| !line.contains(kernel_token)),
+        "{lines:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_stops_an_unsafe_local_kernel_and_no_marimo_is_left() {
     let workspace = TestWorkspace::unsafe_local();
     let mut running = foreground(&workspace);
-    running.wait_for_stdout("Following the kernel's log", START);
+    tokio::task::block_in_place(|| {
+        running.wait_for_stdout("Following the kernel's log", START);
+    });
     assert_started(&running, "unsafe-local (runs as you; not isolated)");
     // marimo's own start-up lines come through, with the token masked.
-    running.wait_for_stdout("URL: http://localhost:", Duration::from_secs(20));
+    tokio::task::block_in_place(|| {
+        running.wait_for_stdout("URL: http://localhost:", Duration::from_secs(20));
+    });
     let stdout = running.stdout();
     let token = stdout
         .split("access_token=")
@@ -74,9 +138,10 @@ fn ctrl_c_stops_an_unsafe_local_kernel_and_no_marimo_is_left() {
         .unwrap_or_default();
     assert!(!log.contains(token), "the log never shows the token: {log}");
     assert_eq!(marimo_servers(&workspace).len(), 1, "one kernel runs");
+    check_the_log_route(&workspace, token).await;
 
     running.signal(Signal::SIGINT);
-    let status = running.wait(END);
+    let status = tokio::task::block_in_place(|| running.wait(END));
     assert_eq!(status.code(), Some(0), "stderr:\n{}", running.stderr());
     assert!(
         running.stderr().contains("Stopped and removed the kernel."),
