@@ -73,10 +73,19 @@ fn assert_the_tour_ran(stdout: &str, demo: &std::path::Path) {
 #[test]
 fn the_demo_runs_end_to_end_with_the_unsafe_local_kernel_when_asked() {
     let venv = hailer_tests::prereqs::kernel_venv();
-    let workspace = TestWorkspace::empty(vec![(
-        "HAILER_KERNEL_VENV".to_owned(),
-        venv.display().to_string(),
-    )]);
+    // The shell's own Hailer settings do not change what the demo runs.
+    let workspace = TestWorkspace::empty(
+        [
+            ("HAILER_KERNEL_VENV", venv.display().to_string()),
+            ("HAILER_KERNEL", "docker".to_owned()),
+            ("HAILER_MODEL", "gpt-elsewhere".to_owned()),
+            ("HAILER_MODEL_PROVIDER", "openai".to_owned()),
+            ("HAILER_CONFIG", "no-such.toml".to_owned()),
+        ]
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value))
+        .collect(),
+    );
     let demo = workspace.path().join("demo");
     let output = workspace.hailer(&[
         "demo",

@@ -69,8 +69,11 @@ pub async fn run(
 
     let connected = daemon_client::find_or_start(home).await?;
     let endpoint = &connected.endpoint;
+    // Flags win over the shell's HAILER_* variables: the demo runs what it wrote, whatever
+    // they say.
     let flags = SessionFlags {
         workspace: Some(root.clone()),
+        config: Some(root.join("hailer.toml")),
         kernel: Some(runtime.to_string()),
         model: Some(format!(
             "{}:{}",
