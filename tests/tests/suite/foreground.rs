@@ -177,6 +177,23 @@ fn an_unsafe_local_kernel_killed_from_outside_is_explained_and_fails_the_command
         "says why: {stderr}"
     );
     assert!(marimo_servers(&workspace).is_empty());
+
+    // A lingering session whose kernel was killed is replaced, not reported as a failed start.
+    let exec = workspace.hailer(&["exec", "-c", "print(1)"]);
+    assert!(exec.status.success(), "{exec:?}");
+    let servers = marimo_servers(&workspace);
+    assert_eq!(servers.len(), 1);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(servers[0]).unwrap()),
+        Signal::SIGKILL,
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    let mut again = foreground(&workspace);
+    again.wait_for_stdout("Following the kernel's log", START);
+    again.signal(Signal::SIGINT);
+    assert_eq!(again.wait(END).code(), Some(0), "{}", again.stderr());
+    assert!(marimo_servers(&workspace).is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
