@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
     about = "Chat with your own data files; the analysis runs in a local notebook kernel.",
     after_help = "Examples:\n  \
         hailer                           chat with your data in this workspace\n  \
+        hailer demo                      a tour with sample data, no API key needed\n  \
         hailer init                      set up a workspace in this folder\n  \
         hailer config check              list what is wrong with hailer.toml\n  \
         hailer exec -c 'print(6*7)'      run code in the workspace's kernel\n  \
@@ -49,6 +50,21 @@ pub enum Command {
         #[arg(long)]
         plain: bool,
         /// The kernel runtime for a new session: docker or unsafe-local.
+        #[arg(long, value_name = "RUNTIME")]
+        kernel: Option<String>,
+        /// The kernel alone, no chat: print its link, follow its log; Ctrl+C stops and removes
+        /// it. When it ends otherwise, say why and exit with its code.
+        #[arg(long, conflicts_with = "plain")]
+        foreground: bool,
+    },
+    /// A tour with sample data and a scripted model: no API key needed. Leaves a workspace with
+    /// the notebook it made.
+    Demo {
+        /// The folder to make the demo workspace in (new or empty); default: a new temporary one.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<std::path::PathBuf>,
+        /// The kernel runtime: docker (the default, when Docker and the kernel image are here)
+        /// or unsafe-local (runs notebook code as you: say so to use it).
         #[arg(long, value_name = "RUNTIME")]
         kernel: Option<String>,
     },

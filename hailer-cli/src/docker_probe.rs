@@ -54,6 +54,117 @@ pub async fn probe() -> DockerProbe {
     }
 }
 
+/// Whether the docker runtime can start a kernel here now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KernelReadiness {
+    /// The engine answers, runs Linux containers, and has the image of this contract.
+    Ready { version: String },
+    /// What is missing, and what to do about it.
+    NotReady { reason: String, fix: String },
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct EngineVersion {
+    version: String,
+    #[serde(default)]
+    os: String,
+}
+
+/// The engine's version and operating system, when it answers.
+pub async fn engine_version(socket: &Path) -> Option<(String, String)> {
+    match get(socket, "/version").await {
+        Ok((200, body)) => serde_json::from_slice::<EngineVersion>(&body)
+            .ok()
+            .map(|version| (version.version, version.os)),
+        _ => None,
+    }
+}
+
+/// The contract label of `image`: `Ok(None)` when the engine does not have it, `Some("")` when
+/// it has no such label.
+pub async fn image_contract(socket: &Path, image: &str) -> anyhow::Result<Option<String>> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "PascalCase")]
+    struct Image {
+        #[serde(default)]
+        config: Option<ImageConfig>,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "PascalCase")]
+    struct ImageConfig {
+        #[serde(default)]
+        labels: Option<std::collections::BTreeMap<String, String>>,
+    }
+    match get(socket, &format!("/images/{image}/json")).await? {
+        (200, body) => Ok(Some(
+            serde_json::from_slice::<Image>(&body)
+                .ok()
+                .and_then(|image| image.config)
+                .and_then(|config| config.labels)
+                .and_then(|labels| labels.get(hailer_kernel_bundle::CONTRACT_LABEL).cloned())
+                .unwrap_or_default(),
+        )),
+        (404, _) => Ok(None),
+        (status, _) => anyhow::bail!("the engine answered {status}"),
+    }
+}
+
+/// Whether a docker kernel of `image` (this build's contract) can start now.
+pub async fn kernel_readiness(image: &str) -> KernelReadiness {
+    let not_ready = |reason: String, fix: &str| KernelReadiness::NotReady {
+        reason,
+        fix: fix.to_owned(),
+    };
+    let socket = match socket() {
+        Ok(socket) => socket,
+        Err(host) => {
+            return not_ready(
+                format!("DOCKER_HOST names a remote engine ({host}), which is not checked"),
+                "Point DOCKER_HOST at this machine's engine (or unset it).",
+            );
+        }
+    };
+    let Some((version, os)) = engine_version(&socket).await else {
+        let reason = if socket.exists() {
+            format!("no Docker engine answers at {}", socket.display())
+        } else {
+            format!(
+                "Docker is not running here (no socket at {})",
+                socket.display()
+            )
+        };
+        return not_ready(
+            reason,
+            "Install Docker Engine or Docker Desktop and start it.",
+        );
+    };
+    if os != "linux" {
+        return not_ready(
+            format!("Docker {version} runs {os} containers"),
+            "Switch the engine to Linux containers.",
+        );
+    }
+    let contract = hailer_kernel_bundle::contract();
+    match image_contract(&socket, image).await {
+        Ok(Some(found)) if found == contract => KernelReadiness::Ready { version },
+        Ok(Some(found)) => not_ready(
+            format!(
+                "the image {image} is for kernel contract '{found}', and this Hailer needs {contract}"
+            ),
+            "Build the right one (`hailer kernel build`), or set HAILER_KERNEL_IMAGE to an image of this contract.",
+        ),
+        Ok(None) => not_ready(
+            format!("Docker {version} runs, but the kernel image {image} is not on this machine"),
+            "Build it (`hailer kernel build`) or download it (`hailer kernel pull`).",
+        ),
+        Err(error) => not_ready(
+            format!("the kernel image {image} could not be checked: {error:#}"),
+            "Check that Docker works (`docker info`).",
+        ),
+    }
+}
+
 /// `GET path` on the engine: its status and body.
 pub async fn get(socket: &Path, path: &str) -> anyhow::Result<(u16, Bytes)> {
     tokio::time::timeout(PING_TIMEOUT, exchange(socket, path))

@@ -67,6 +67,10 @@ impl Endpoint {
         self.send("GET", path, None, timeout).await
     }
 
+    pub async fn delete(&self, path: &str, timeout: Duration) -> anyhow::Result<Reply> {
+        self.send("DELETE", path, None, timeout).await
+    }
+
     pub async fn post<B: Serialize>(
         &self,
         path: &str,

@@ -50,6 +50,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         new: false,
         plain: false,
         kernel: None,
+        foreground: false,
     });
     match command {
         Command::Notebook {
@@ -57,11 +58,20 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             new,
             plain,
             kernel,
+            foreground,
         } => {
             if let Some(code) = refuse_bad_kernel(kernel.as_deref()) {
                 return Ok(code);
             }
             let home = HailerHome::from_env()?;
+            if foreground {
+                let flags = session_client::SessionFlags {
+                    kernel,
+                    new_thread: new,
+                    ..session_flags
+                };
+                return commands::foreground::run(&home, &flags, !no_browser).await;
+            }
             let options = chat::ChatOptions {
                 flags: session_client::SessionFlags {
                     kernel,
@@ -72,6 +82,16 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 no_browser,
             };
             return chat::run(&home, options).await;
+        }
+        Command::Demo { dir, kernel } => {
+            if let Some(code) = refuse_bad_kernel(kernel.as_deref()) {
+                return Ok(code);
+            }
+            let home = HailerHome::from_env()?;
+            let kernel = kernel
+                .as_deref()
+                .and_then(|flag| hailer_config::parse_kernel_flag(flag).ok());
+            return commands::demo::run(&home, dir, kernel).await;
         }
         Command::Status { json } => {
             let home = HailerHome::from_env()?;

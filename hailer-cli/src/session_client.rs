@@ -116,17 +116,58 @@ pub type EventSocket =
 /// Attaches to the session's events: `attached` first, then everything in order. While the
 /// socket is open the session counts this client as attached.
 pub async fn follow_events(endpoint: &Endpoint, session_id: &str) -> anyhow::Result<EventSocket> {
-    let mut request = format!(
-        "ws://127.0.0.1:{}/v1/sessions/{session_id}/events",
-        endpoint.port
+    connect(endpoint, &format!("/v1/sessions/{session_id}/events"))
+        .await
+        .context("cannot follow the session's events")
+}
+
+/// Follows the session's kernel log from its last `tail` lines on: one text message per line,
+/// the token masked. The daemon answers once the kernel runs.
+pub async fn follow_kernel_log(
+    endpoint: &Endpoint,
+    session_id: &str,
+    tail: usize,
+) -> anyhow::Result<EventSocket> {
+    connect(
+        endpoint,
+        &format!("/v1/sessions/{session_id}/kernel/log?tail={tail}"),
     )
-    .into_client_request()?;
+    .await
+    .context("cannot follow the kernel's log")
+}
+
+/// The next text message of a socket; `None` once it closed.
+pub async fn next_text(socket: &mut EventSocket) -> Option<String> {
+    use futures_util::StreamExt as _;
+    while let Some(message) = socket.next().await {
+        let Ok(message) = message else { return None };
+        if message.is_close() {
+            return None;
+        }
+        if let Ok(text) = message.into_text() {
+            return Some(text.to_string());
+        }
+    }
+    None
+}
+
+/// The next session envelope of an event socket; `None` once it closed.
+pub async fn next_envelope(socket: &mut EventSocket) -> Option<hailer_protocol::SessionEnvelope> {
+    loop {
+        let text = next_text(socket).await?;
+        if let Ok(envelope) = serde_json::from_str(&text) {
+            return Some(envelope);
+        }
+    }
+}
+
+/// A WebSocket to `path` with the daemon's token.
+async fn connect(endpoint: &Endpoint, path: &str) -> anyhow::Result<EventSocket> {
+    let mut request = format!("ws://127.0.0.1:{}{path}", endpoint.port).into_client_request()?;
     request.headers_mut().insert(
         "Authorization",
         HeaderValue::from_str(&format!("Bearer {}", endpoint.token))?,
     );
-    let (socket, _) = tokio_tungstenite::connect_async(request)
-        .await
-        .context("cannot follow the session's events")?;
+    let (socket, _) = tokio_tungstenite::connect_async(request).await?;
     Ok(socket)
 }

@@ -14,6 +14,7 @@ use crate::conversation::ModelRequest;
 use crate::diagnose::Diagnosis;
 use crate::error::{ModelError, Result};
 use crate::events::{Completion, ModelEvent};
+use crate::local::LocalModel;
 use crate::redact::Redactor;
 use crate::settings::{ProviderSettings, WireApi};
 use crate::transport::{HttpTransport, PostRequest, RetryPolicy, SseReader, Timeouts};
@@ -36,10 +37,22 @@ pub type ModelEvents = mpsc::Receiver<Result<ModelEvent>>;
 
 struct Inner {
     settings: ProviderSettings,
+    backend: Backend,
+    redactor: Redactor,
+}
+
+/// Where replies come from.
+enum Backend {
+    /// An OpenAI-compatible endpoint.
+    Http(Box<Http>),
+    /// A model inside this process.
+    Local(Arc<dyn LocalModel>),
+}
+
+struct Http {
     transport: HttpTransport,
     url: Url,
     headers: HeaderMap,
-    redactor: Redactor,
 }
 
 /// A client for one provider's OpenAI-compatible endpoint. Cheap to clone.
@@ -51,9 +64,13 @@ pub struct ModelClient {
 impl std::fmt::Debug for ModelClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let settings = &self.inner.settings;
+        let url = match &self.inner.backend {
+            Backend::Http(http) => http.url.as_str(),
+            Backend::Local(_) => "(in this process)",
+        };
         f.debug_struct("ModelClient")
             .field("provider", &settings.provider_id)
-            .field("url", &self.inner.url.as_str())
+            .field("url", &url)
             .field("model", &settings.model)
             .field("stream", &settings.stream)
             .finish_non_exhaustive()
@@ -162,12 +179,32 @@ impl ModelClient {
         Ok(Self {
             inner: Arc::new(Inner {
                 settings,
-                transport,
-                url,
-                headers,
+                backend: Backend::Http(Box::new(Http {
+                    transport,
+                    url,
+                    headers,
+                })),
                 redactor,
             }),
         })
+    }
+
+    /// A client whose replies come from `model`, in this process: no endpoint, no key, no
+    /// network. `settings` name the provider and model in messages.
+    pub fn local(settings: ProviderSettings, model: Arc<dyn LocalModel>) -> Self {
+        let redactor = Redactor::for_provider(&settings);
+        Self {
+            inner: Arc::new(Inner {
+                settings,
+                backend: Backend::Local(model),
+                redactor,
+            }),
+        }
+    }
+
+    /// Whether replies come from a model in this process rather than an endpoint.
+    pub fn is_local(&self) -> bool {
+        matches!(self.inner.backend, Backend::Local(_))
     }
 
     pub fn settings(&self) -> &ProviderSettings {
@@ -191,21 +228,31 @@ impl ModelClient {
     /// Starts the call and returns its events. Must be called inside a Tokio runtime.
     pub fn stream(&self, request: &ModelRequest) -> ModelEvents {
         let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
+        let http = match &self.inner.backend {
+            Backend::Http(_) => Arc::clone(&self.inner),
+            Backend::Local(model) => {
+                crate::local::answer(Arc::clone(model), request.clone(), tx);
+                return rx;
+            }
+        };
         let body = Bytes::from(self.request_body(request).to_string());
-        let inner = Arc::clone(&self.inner);
+        let inner = http;
         let effort = request.reasoning_effort;
         tokio::spawn(async move {
+            let Backend::Http(endpoint) = &inner.backend else {
+                return;
+            };
             let diagnosis = Diagnosis {
                 settings: &inner.settings,
                 redactor: &inner.redactor,
-                path: inner.url.path(),
+                path: endpoint.url.path(),
                 reasoning_effort: effort,
             };
             tokio::select! {
                 () = tx.closed() => {
                     tracing::debug!(provider = %inner.settings.provider_id, "model call abandoned by its receiver");
                 }
-                outcome = exchange(&inner, body, &diagnosis, &tx) => {
+                outcome = exchange(&inner.settings, endpoint, body, &diagnosis, &tx) => {
                     if let Err(error) = outcome {
                         tracing::debug!(provider = %inner.settings.provider_id, %error, "model call failed");
                         let _ = tx.send(Err(error)).await;
@@ -232,12 +279,12 @@ impl ModelClient {
 
 /// Sends the request and forwards the reply's events. `Ok` also when the receiver went away.
 async fn exchange(
-    inner: &Inner,
+    settings: &ProviderSettings,
+    inner: &Http,
     body: Bytes,
     diagnosis: &Diagnosis<'_>,
     tx: &mpsc::Sender<Result<ModelEvent>>,
 ) -> Result<()> {
-    let settings = &inner.settings;
     tracing::debug!(provider = %settings.provider_id, model = %settings.model,
         wire_api = %settings.wire_api, stream = settings.stream, "model call");
     let post = PostRequest {

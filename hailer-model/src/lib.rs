@@ -7,6 +7,8 @@
 //! - [`conversation`] and [`events`] are our own types: the history, tools, and what a call yields.
 //! - The `responses` and `chat` layers build the minimal request bodies of the two wire APIs and
 //!   parse their streamed and whole replies into one [`ModelEvent`] sequence.
+//! - [`local`]: a model answering inside this process (the scripted demo), behind the same
+//!   client.
 //! - [`ModelClient`] runs a call in a task and delivers events over a channel; dropping the
 //!   receiver aborts the HTTP request. Failures are [`ModelError`]s worded for the user, with the
 //!   endpoint's own words, redacted and capped.
@@ -18,6 +20,7 @@ mod diagnose;
 mod error;
 pub mod events;
 pub mod fixture;
+pub mod local;
 pub mod redact;
 mod responses;
 pub mod settings;
@@ -32,6 +35,7 @@ pub use conversation::{
 pub use diagnose::{MAX_SAID_CHARS, endpoint_words};
 pub use error::{EndpointSaid, ModelError, Result};
 pub use events::{Completion, ModelEvent};
+pub use local::LocalModel;
 pub use redact::Redactor;
 pub use settings::{ProviderSettings, WireApi};
 pub use transport::{RetryPolicy, Timeouts};

@@ -67,6 +67,43 @@ pub enum KernelStatus {
     Failed,
 }
 
+/// Why a kernel ended that nobody asked to stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum KernelExitCause {
+    /// The kernel ran out of memory and was stopped (a docker kernel past its memory limit).
+    OutOfMemory,
+    /// Its container was removed from outside (`docker rm -f`, say).
+    Removed,
+    /// The kernel's process ended by itself, with an exit code.
+    Exited,
+    /// The kernel's process was ended by a signal (`kill`, the system's out-of-memory killer).
+    Killed,
+}
+
+/// How a kernel ended without being asked to: the cause, its exit code when there is one, and
+/// the sentence users see.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct KernelExit {
+    pub cause: KernelExitCause,
+    /// The process's exit code, or 128 + the signal's number when a signal ended it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<i64>,
+    pub message: String,
+}
+
+impl KernelExit {
+    /// The exit code a client that followed the kernel returns: the kernel's own when it is
+    /// one a process can return and not 0 (an unrequested end is a failure), 1 otherwise.
+    pub fn client_exit_code(&self) -> u8 {
+        self.code
+            .and_then(|code| u8::try_from(code).ok())
+            .filter(|code| *code != 0)
+            .unwrap_or(1)
+    }
+}
+
 /// A live session as the API describes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -84,6 +121,9 @@ pub struct SessionInfo {
     /// Why the kernel failed, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel_error: Option<String>,
+    /// How the kernel ended, when it ended without being asked to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_exit: Option<KernelExit>,
     /// The active notebook, relative to the notebooks folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub active_notebook: Option<String>,
@@ -231,6 +271,9 @@ pub enum SessionEvent {
         status: KernelStatus,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message: Option<String>,
+        /// Set when the kernel ended without being asked to (the status is then `failed`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit: Option<KernelExit>,
     },
     /// The active notebook changed.
     NotebookSwitched { notebook: String },

@@ -8,6 +8,7 @@ pub mod docker_image;
 pub mod live;
 pub mod marimo_floor;
 pub mod prereqs;
+pub mod running;
 pub mod tmux;
 pub mod workspace;
 

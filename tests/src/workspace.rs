@@ -47,6 +47,16 @@ impl TestWorkspace {
         workspace
     }
 
+    /// An empty folder and a Hailer home, with no `hailer init`: for commands that make their
+    /// own workspace (`hailer demo`).
+    pub fn empty(env: Vec<(String, String)>) -> Self {
+        Self {
+            root: tempfile::tempdir().unwrap_or_else(|error| panic!("temp dir: {error}")),
+            home: tempfile::tempdir().unwrap_or_else(|error| panic!("temp dir: {error}")),
+            env,
+        }
+    }
+
     /// The 16-hex id the workspace's docker objects carry in their names.
     pub fn runtime_id_hint(&self) -> String {
         hailer_docker::labels::workspace_id(self.path())

@@ -81,6 +81,9 @@ pub fn provider_named(loaded: &Loaded, id: &str) -> String {
     let Some(settings) = loaded.config.model_providers.get(id) else {
         return format!("{id} (not declared)");
     };
+    if settings.wire_api == WireApi::Demo {
+        return format!("{id} (scripted, built into hailerd; no endpoint, no key)");
+    }
     let mut details = Vec::new();
     if settings.base_url != OPENAI_BASE_URL {
         details.push(settings.base_url.clone());

@@ -138,7 +138,9 @@ impl TurnView {
                 };
                 screen.line(text);
             }
-            SessionEvent::Kernel { status, message } => self.kernel(screen, *status, message),
+            SessionEvent::Kernel {
+                status, message, ..
+            } => self.kernel(screen, *status, message),
             SessionEvent::NotebookSwitched { notebook } => {
                 screen.line(format!("Active notebook is now {notebook}."));
             }

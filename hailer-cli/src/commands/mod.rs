@@ -2,10 +2,13 @@
 
 pub mod config;
 pub mod daemon;
+pub mod demo;
 pub mod doctor;
 pub mod exec;
+pub mod foreground;
 pub mod init;
 pub mod kernel;
+pub mod kernel_ready;
 pub mod login;
 pub mod open;
 pub mod run;

@@ -37,7 +37,8 @@ pub async fn open(home: &HailerHome, flags: &SessionFlags, print_only: bool) -> 
     Ok(())
 }
 
-fn signed_link(port: u16, token: &str, session: Option<&str>) -> String {
+/// The chat page's link, signed in with the daemon's token, on `session` when given.
+pub(crate) fn signed_link(port: u16, token: &str, session: Option<&str>) -> String {
     let mut link = format!("http://127.0.0.1:{port}/#token={token}");
     if let Some(session) = session {
         link.push_str("&session=");

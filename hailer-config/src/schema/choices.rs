@@ -69,13 +69,41 @@ choice_enum! {
     }
 }
 
-choice_enum! {
-    /// Which OpenAI-compatible API a provider speaks.
-    WireApi {
-        /// The Responses API (`/responses`), the default.
-        Responses => "responses",
-        /// The Chat Completions API (`/chat/completions`).
-        Chat => "chat",
+/// Which OpenAI-compatible API a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum WireApi {
+    /// The Responses API (`/responses`), the default.
+    #[serde(rename = "responses")]
+    Responses,
+    /// The Chat Completions API (`/chat/completions`).
+    #[serde(rename = "chat")]
+    Chat,
+    /// No endpoint: the scripted demo model built into the daemon, which only `hailer demo`'s
+    /// workspaces use. Accepted, but not offered in messages.
+    #[serde(rename = "demo")]
+    Demo,
+}
+
+impl Choice for WireApi {
+    const ALL: &'static [Self] = &[Self::Responses, Self::Chat, Self::Demo];
+
+    fn word(self) -> &'static str {
+        match self {
+            Self::Responses => "responses",
+            Self::Chat => "chat",
+            Self::Demo => "demo",
+        }
+    }
+
+    /// The wire APIs of real endpoints: the demo one is not suggested to anyone.
+    fn list() -> String {
+        "\"responses\" or \"chat\"".to_owned()
+    }
+}
+
+impl fmt::Display for WireApi {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.word())
     }
 }
 
@@ -137,6 +165,7 @@ mod tests {
         assert_eq!(Runtime::parse("local"), None);
         assert_eq!(LogLevel::parse("debug"), Some(LogLevel::Debug));
         assert_eq!(WireApi::list(), "\"responses\" or \"chat\"");
+        assert_eq!(WireApi::parse("Demo"), Some(WireApi::Demo));
         assert_eq!(
             CredentialsStore::list(),
             "\"auto\", \"keyring\" or \"file\""

@@ -7,7 +7,7 @@ use toml::de::DeValue;
 use super::section::{Section, type_name};
 use crate::keys::{self, PROVIDER_KEYS};
 use crate::problem::Report;
-use crate::schema::{OPENAI_PROVIDER, ProviderSettings, WireApi};
+use crate::schema::{Choice, OPENAI_PROVIDER, ProviderSettings, WireApi};
 
 /// Reads every provider table under `[model_providers]`; the built-in `openai` is always there
 /// (a table of that name adjusts it).
@@ -57,6 +57,12 @@ pub(crate) fn read(
 fn read_one(id: &str, section: &Section<'_, '_>, report: &mut Report) -> ProviderSettings {
     let builtin = id == OPENAI_PROVIDER;
     let mut provider = ProviderSettings::openai();
+    // The scripted demo model has no endpoint and no key to name.
+    let is_demo = matches!(
+        section.get("wire_api"),
+        Some((DeValue::String(text), _)) if WireApi::parse(text) == Some(WireApi::Demo)
+    );
+    let needs_endpoint = !builtin && !is_demo;
 
     match section.text("base_url", "\"https://llm.example.com/v1\"", report) {
         Some(at) => match base_url_problem(at.value) {
@@ -74,7 +80,7 @@ fn read_one(id: &str, section: &Section<'_, '_>, report: &mut Report) -> Provide
                 "Write the endpoint's full address, such as base_url = \"https://llm.example.com/v1\".".to_owned(),
             )),
         },
-        None if !builtin && section.get("base_url").is_none() => report.push(section.problem_here(
+        None if needs_endpoint && section.get("base_url").is_none() => report.push(section.problem_here(
             Some("base_url"),
             true,
             format!("[model_providers.{id}] has no base_url"),
@@ -94,7 +100,7 @@ fn read_one(id: &str, section: &Section<'_, '_>, report: &mut Report) -> Provide
             ),
             "Write the variable's name (letters, digits and _), such as env_key = \"ACME_API_KEY\", and keep the key in that variable.".to_owned(),
         )),
-        None if !builtin && section.get("env_key").is_none() => report.push(section.problem_here(
+        None if needs_endpoint && section.get("env_key").is_none() => report.push(section.problem_here(
             Some("env_key"),
             true,
             format!("[model_providers.{id}] has no env_key"),

@@ -3,6 +3,7 @@
 //! creates is removed by its id when the kernel stops, when the start fails, and (best effort)
 //! when the start or the kernel is dropped.
 
+mod ended;
 mod leftovers;
 mod memory;
 mod readiness;
@@ -18,6 +19,7 @@ use hailer_marimo::MarimoClient;
 use secrecy::SecretString;
 use tokio::sync::Mutex;
 
+pub use ended::Ended;
 pub use leftovers::{
     KernelInfo, cleanup_leftovers, list_kernels, list_workspace_objects, stop_workspace,
 };
@@ -33,6 +35,7 @@ pub use spec::{
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::labels::{Ownership, Role, new_suffix, object_name};
+use ended::WatchedContainer;
 use readiness::Watched;
 use removal::remove_in_background;
 use settings::{KernelSettings, forwarder_body, kernel_body, network_body, port_key};
@@ -51,8 +54,10 @@ pub struct DockerKernel {
     pub kernel_id: String,
     /// Whether notebook code can reach the network.
     pub network: bool,
-    docker: Docker,
     objects: Mutex<Created>,
+    /// The containers whose end ends the kernel: the kernel, then the forwarder.
+    watched: Vec<WatchedContainer>,
+    docker: Docker,
 }
 
 /// What a start created, in creation order; removed on drop unless emptied.
@@ -117,15 +122,30 @@ impl DockerKernel {
         // The token file goes once marimo has read it, and on every failure.
         drop(token_file);
         match started {
-            Ok((base_url, kernel)) => Ok(Self {
-                base_url,
-                token,
-                kernel_name: kernel.name,
-                kernel_id: kernel.id,
-                network: spec.network,
-                docker: engine.docker().clone(),
-                objects: Mutex::new(created),
-            }),
+            Ok((base_url, kernel)) => {
+                let watched = created
+                    .containers
+                    .iter()
+                    .map(|object| WatchedContainer {
+                        role: if object.id == kernel.id {
+                            "kernel"
+                        } else {
+                            "forwarder"
+                        },
+                        object: object.clone(),
+                    })
+                    .collect();
+                Ok(Self {
+                    base_url,
+                    token,
+                    kernel_name: kernel.name,
+                    kernel_id: kernel.id,
+                    network: spec.network,
+                    objects: Mutex::new(created),
+                    watched,
+                    docker: engine.docker().clone(),
+                })
+            }
             Err(error) => {
                 let removal = created.remove().await;
                 if !removal.is_complete() {
@@ -144,6 +164,20 @@ impl DockerKernel {
     /// Whether the kernel ran out of memory since `since`, and whether its container still runs.
     pub async fn memory_check(&self, since: std::time::SystemTime) -> Result<MemoryCheck> {
         memory::check_memory(&self.docker, &self.kernel_id, since).await
+    }
+
+    /// Whether a container of the kernel ended, and how; `None` while both run.
+    pub async fn ended(&self) -> Result<Option<Ended>> {
+        ended::first_ended(&self.docker, &self.watched).await
+    }
+
+    /// The kernel's output from its last `tail` lines on, as marimo writes it (raw: it may
+    /// hold the token, which the caller masks). Ends when the kernel container stops.
+    pub fn follow_log(
+        &self,
+        tail: usize,
+    ) -> impl futures_util::Stream<Item = Result<bytes::Bytes>> + Send + use<> {
+        ended::follow(&self.docker, &self.kernel_id, tail)
     }
 
     /// Removes the kernel's containers and network. Safe to call again: later calls find

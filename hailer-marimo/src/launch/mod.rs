@@ -260,6 +260,13 @@ impl MarimoServer {
             .collect()
     }
 
+    /// How the server process ended; `None` while it runs (or after `stop`).
+    pub fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
+        self.child
+            .as_mut()
+            .and_then(|child| child.try_wait().ok().flatten())
+    }
+
     /// Whether the server process still runs.
     pub fn is_running(&mut self) -> bool {
         self.child

@@ -188,7 +188,9 @@ async fn switched_model(
             hint: Some("Check the provider's section in hailer.toml.".to_owned()),
         },
     })?;
-    session.redact_secret(&key);
+    if let Some(key) = &key {
+        session.redact_secret(key);
+    }
     let thread = ready
         .store
         .lock()

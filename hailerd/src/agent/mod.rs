@@ -2,6 +2,7 @@
 //! turn, with its events broadcast to every attached client.
 
 mod conversation;
+mod demo_model;
 pub mod login;
 mod model_client;
 mod prompt;
@@ -268,7 +269,9 @@ fn prepare(
             hint: None,
         },
     })?;
-    session.redact_secret(&key);
+    if let Some(key) = &key {
+        session.redact_secret(key);
+    }
     let store_error = |error: hailer_agent::Error| Unavailable {
         message: format!("the conversation store cannot be used: {error}"),
         hint: Some("Check that .hailer/threads.sqlite is readable, or move it away.".to_owned()),

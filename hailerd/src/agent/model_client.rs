@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use hailer_agent::{Credentials, MissingKey};
 use hailer_config::Config;
@@ -40,7 +41,8 @@ impl Refusal {
     }
 }
 
-/// The client for `model` at `provider_id`, and the key it sends (to be masked in the log).
+/// The client for `model` at `provider_id`, and the key it sends (to be masked in the log):
+/// none for the scripted demo model (`wire_api = "demo"`), which runs inside the daemon.
 /// Reading a stored key may wait on the OS credential store: call from a blocking context.
 pub fn build(
     config: &Config,
@@ -48,7 +50,7 @@ pub fn build(
     model: &str,
     client_env: &BTreeMap<String, String>,
     credentials_dir: &Path,
-) -> Result<(ModelClient, SecretString), Refusal> {
+) -> Result<(ModelClient, Option<SecretString>), Refusal> {
     let provider = config
         .model_providers
         .get(provider_id)
@@ -56,6 +58,20 @@ pub fn build(
             provider: provider_id.to_owned(),
             declared: config.model_providers.keys().cloned().collect(),
         })?;
+    let wire_api = match provider.wire_api {
+        hailer_config::WireApi::Chat => WireApi::Chat,
+        hailer_config::WireApi::Responses => WireApi::Responses,
+        hailer_config::WireApi::Demo => {
+            let settings = ProviderSettings::new(
+                provider_id.to_owned(),
+                provider.base_url.clone(),
+                WireApi::Responses,
+                model.to_owned(),
+            );
+            let client = ModelClient::local(settings, Arc::new(super::demo_model::DemoModel));
+            return Ok((client, None));
+        }
+    };
     let credentials = Credentials::new(config.model.credentials_store, credentials_dir);
     let (key, _source) = credentials
         .resolve_key(provider_id, &provider.env_key, client_env)
@@ -73,10 +89,7 @@ pub fn build(
     let settings = ProviderSettings {
         provider_id: provider_id.to_owned(),
         base_url: provider.base_url.clone(),
-        wire_api: match provider.wire_api {
-            hailer_config::WireApi::Chat => WireApi::Chat,
-            hailer_config::WireApi::Responses => WireApi::Responses,
-        },
+        wire_api,
         stream: provider.stream,
         stream_options: provider.stream_options,
         model: model.to_owned(),
@@ -88,5 +101,5 @@ pub fn build(
     };
     let client = ModelClient::new(settings, ClientOptions::default())
         .map_err(|error| Refusal::Invalid(error.to_string()))?;
-    Ok((client, key))
+    Ok((client, Some(key)))
 }

@@ -8,6 +8,7 @@ mod events_ws;
 mod guard;
 mod job_stream;
 mod json_body;
+mod kernel_log;
 mod kernel_routes;
 pub mod openapi;
 mod render;
@@ -56,6 +57,7 @@ pub fn router(daemon: Daemon) -> Router {
             post(sessions::close_notebook),
         )
         .route("/sessions/{id}/events", get(session_events::subscribe))
+        .route("/sessions/{id}/kernel/log", get(kernel_log::follow))
         .route("/sessions/{id}/turns", post(sessions::start_turn))
         .route("/sessions/{id}/cancel", post(sessions::cancel))
         .route(

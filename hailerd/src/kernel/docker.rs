@@ -46,6 +46,19 @@ impl DockerServer {
         &self.kernel.token
     }
 
+    /// Whether a container of the kernel ended, and how.
+    pub async fn ended(&self) -> hailer_docker::Result<Option<hailer_docker::runtime::Ended>> {
+        self.kernel.ended().await
+    }
+
+    /// The kernel container's output from its last `tail` lines on (raw: holds the token).
+    pub fn follow_log(
+        &self,
+        tail: usize,
+    ) -> impl futures_util::Stream<Item = hailer_docker::Result<bytes::Bytes>> + Send + use<> {
+        self.kernel.follow_log(tail)
+    }
+
     /// Copies changed notebooks back; a line for the user when something needs saying.
     pub async fn copy_back(&self, last: bool) -> Option<String> {
         let limits = if last {

@@ -27,6 +27,16 @@ impl LocalServer {
         self.server.token()
     }
 
+    /// How the server process ended; `None` while it runs.
+    pub fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
+        self.server.exit_status()
+    }
+
+    /// The server's log file (its output), which holds the token unmasked.
+    pub fn log_path(&self) -> &Path {
+        self.server.log_path()
+    }
+
     pub async fn stop(self) {
         self.server.stop().await;
         if let Some(record) = &self.record {

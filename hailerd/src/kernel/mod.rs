@@ -12,6 +12,7 @@ pub mod workspace_stop;
 
 pub use local::managed_venv;
 mod value;
+pub mod watch;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -108,6 +109,8 @@ pub struct Kernel {
     kernel_notebooks_dir: PathBuf,
     /// The unsafe-local kernel's interpreter; `None` for docker.
     local_python: Option<PathBuf>,
+    /// The docker kernel's memory limit, for messages; empty for unsafe-local.
+    memory: String,
     server: tokio::sync::Mutex<Option<Server>>,
 }
 
@@ -146,6 +149,11 @@ impl Kernel {
                     notebooks_dir: spec.notebooks_dir.clone(),
                     kernel_notebooks_dir: PathBuf::from(docker::KERNEL_NOTEBOOKS),
                     local_python: None,
+                    memory: spec
+                        .docker
+                        .as_ref()
+                        .map(|docker| docker.memory.clone())
+                        .unwrap_or_default(),
                     server: tokio::sync::Mutex::new(Some(Server::Docker(server))),
                 })
             }
@@ -158,6 +166,7 @@ impl Kernel {
                     notebooks_dir: spec.notebooks_dir.clone(),
                     kernel_notebooks_dir: spec.notebooks_dir.clone(),
                     local_python: Some(server.python.clone()),
+                    memory: String::new(),
                     server: tokio::sync::Mutex::new(Some(Server::Local(server))),
                 })
             }
@@ -313,6 +322,39 @@ impl Kernel {
         match self.server.lock().await.as_ref() {
             Some(Server::Docker(server)) => server.copy_in().await,
             _ => None,
+        }
+    }
+
+    /// How the kernel ended, when it ended by itself or from outside; `None` while it runs and
+    /// after [`Kernel::stop`]. An engine that cannot be asked right now also answers `None`.
+    pub async fn ended(&self) -> Option<hailer_protocol::KernelExit> {
+        match self.server.lock().await.as_mut() {
+            Some(Server::Local(server)) => server.exit_status().map(watch::local_exit),
+            Some(Server::Docker(server)) => match server.ended().await {
+                Ok(ended) => ended.map(|ended| watch::docker_exit(&ended, &self.memory)),
+                Err(error) => {
+                    tracing::debug!(%error, "could not check the docker kernel");
+                    None
+                }
+            },
+            None => None,
+        }
+    }
+
+    /// The kernel's log from its last `tail` lines on, line by line with the token masked, as
+    /// it is written; `None` once the kernel was stopped.
+    pub async fn follow_log(&self, tail: usize) -> Option<tokio::sync::mpsc::Receiver<String>> {
+        match self.server.lock().await.as_ref() {
+            Some(Server::Local(server)) => Some(watch::follow_file(
+                server.log_path().to_path_buf(),
+                self.token.clone(),
+                tail,
+            )),
+            Some(Server::Docker(server)) => Some(watch::follow_stream(
+                server.follow_log(tail),
+                self.token.clone(),
+            )),
+            None => None,
         }
     }
 

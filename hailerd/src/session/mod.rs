@@ -204,11 +204,12 @@ async fn start_kernel(session: Arc<Session>, spec: crate::kernel::KernelSpec) {
                     format!("The notebook {} did not open: {error}", notebook.display()),
                 );
             }
-            session.set_kernel_state(KernelSlot {
-                status: KernelStatus::Idle,
-                error: None,
-                hint: None,
-            });
+            session.set_kernel_state(KernelSlot::plain(KernelStatus::Idle));
+            tokio::spawn(watch_kernel(
+                Arc::downgrade(&session),
+                session.stopping.clone(),
+                kernel,
+            ));
         }
         Err(error) => {
             tracing::warn!(session = %session.id, %error, "the kernel did not start");
@@ -216,8 +217,51 @@ async fn start_kernel(session: Arc<Session>, spec: crate::kernel::KernelSpec) {
                 status: KernelStatus::Failed,
                 error: Some(error.to_string()),
                 hint: error.hint(),
+                exit: None,
             });
         }
+    }
+}
+
+/// How often a running kernel is checked for having ended.
+const WATCH_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Notices a kernel that ended while the session still wanted it (killed, removed, out of
+/// memory, exited) and marks the session's kernel failed, saying why. A kernel the session
+/// stops itself is not reported.
+async fn watch_kernel(
+    session: std::sync::Weak<Session>,
+    stopping: tokio_util::sync::CancellationToken,
+    kernel: Arc<Kernel>,
+) {
+    loop {
+        tokio::select! {
+            () = stopping.cancelled() => return,
+            () = tokio::time::sleep(WATCH_EVERY) => {}
+        }
+        let Some(exit) = kernel.ended().await else {
+            continue;
+        };
+        if stopping.is_cancelled() {
+            return;
+        }
+        let Some(session) = session.upgrade() else {
+            return;
+        };
+        tracing::warn!(session = %session.id, cause = ?exit.cause, code = ?exit.code, "the kernel ended on its own");
+        let hint = match exit.cause {
+            hailer_protocol::KernelExitCause::OutOfMemory => {
+                "Raise memory under [kernel] in hailer.toml, then start a new session."
+            }
+            _ => "Start a new session to get a new kernel (leave, then run hailer again).",
+        };
+        session.set_kernel_state(KernelSlot {
+            status: KernelStatus::Failed,
+            error: Some(exit.message.clone()),
+            hint: Some(hint.to_owned()),
+            exit: Some(exit),
+        });
+        return;
     }
 }
 

@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use hailer_config::{Loaded, Runtime};
 use hailer_protocol::{
-    ExecParams, ExecResponse, KernelStatus, NoticeLevel, SessionEnvelope, SessionEvent, SessionInfo,
+    ExecParams, ExecResponse, KernelExit, KernelStatus, NoticeLevel, SessionEnvelope, SessionEvent,
+    SessionInfo,
 };
 use secrecy::ExposeSecret;
 use tokio::sync::{Mutex, RwLock, watch};
@@ -29,6 +30,20 @@ pub struct KernelSlot {
     pub status: KernelStatus,
     pub error: Option<String>,
     pub hint: Option<String>,
+    /// How the kernel ended, when it ended without being asked to.
+    pub exit: Option<KernelExit>,
+}
+
+impl KernelSlot {
+    /// A state with nothing to explain.
+    pub fn plain(status: KernelStatus) -> Self {
+        Self {
+            status,
+            error: None,
+            hint: None,
+            exit: None,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -63,11 +78,7 @@ impl Session {
         redactor: crate::redact::Redactor,
     ) -> Self {
         let notebooks = NotebookState::load(&state_dir(&loaded));
-        let (kernel_state, _) = watch::channel(KernelSlot {
-            status: KernelStatus::Starting,
-            error: None,
-            hint: None,
-        });
+        let (kernel_state, _) = watch::channel(KernelSlot::plain(KernelStatus::Starting));
         Self {
             id,
             loaded,
@@ -126,6 +137,7 @@ impl Session {
                     )
                 }),
             kernel_error: slot.error,
+            kernel_exit: slot.exit,
             active_notebook: self.notebooks.lock().await.active.clone(),
             notebooks_dir: self.notebooks_dir().display().to_string(),
             started_at: self.started_at,
@@ -227,10 +239,14 @@ impl Session {
 
     pub(super) fn set_kernel_state(&self, slot: KernelSlot) {
         let message = slot.error.clone();
+        let exit = slot.exit.clone();
         let status = slot.status;
         self.kernel_state.send_replace(slot);
-        self.events
-            .publish(SessionEvent::Kernel { status, message });
+        self.events.publish(SessionEvent::Kernel {
+            status,
+            message,
+            exit,
+        });
     }
 
     pub fn notice(&self, level: NoticeLevel, message: impl Into<String>) {
@@ -332,11 +348,7 @@ impl Session {
             (KernelStatus::Running, false) => KernelStatus::Idle,
             _ => return,
         };
-        self.set_kernel_state(KernelSlot {
-            status: next,
-            error: None,
-            hint: None,
-        });
+        self.set_kernel_state(KernelSlot::plain(next));
     }
 
     /// What the kernel for this session needs.
@@ -389,11 +401,8 @@ impl Session {
         if let Some(kernel) = self.kernel.write().await.take() {
             kernel.stop().await;
         }
-        self.kernel_state.send_replace(KernelSlot {
-            status: KernelStatus::Stopped,
-            error: None,
-            hint: None,
-        });
+        self.kernel_state
+            .send_replace(KernelSlot::plain(KernelStatus::Stopped));
         self.events.publish(SessionEvent::Stopped {
             reason: reason.to_owned(),
         });

@@ -108,6 +108,13 @@ pub(super) fn credentials_row(loaded: &Loaded) -> Row {
             "Add a [model_providers.{id}] section to hailer.toml."
         ));
     };
+    if provider.wire_api == hailer_config::WireApi::Demo {
+        return Row::new(
+            "credentials",
+            Verdict::Ok,
+            "none needed: the scripted demo model runs inside hailerd and calls no endpoint",
+        );
+    }
     let key = &provider.env_key;
     if std::env::var(key).is_ok_and(|value| !value.is_empty()) {
         Row::new(

@@ -1,32 +1,9 @@
 //! The rows that ask the Docker engine: is it there, and is the kernel image of this contract?
 
 use hailer_config::Loaded;
-use serde::Deserialize;
 
 use super::{Row, Verdict};
 use crate::docker_probe;
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct Version {
-    version: String,
-    #[serde(default)]
-    os: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct Image {
-    #[serde(default)]
-    config: Option<ImageConfig>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct ImageConfig {
-    #[serde(default)]
-    labels: Option<std::collections::BTreeMap<String, String>>,
-}
 
 /// The `docker` and `image` rows.
 pub async fn engine_and_image(loaded: &Loaded) -> Vec<Row> {
@@ -50,11 +27,7 @@ pub async fn engine_and_image(loaded: &Loaded) -> Vec<Row> {
             ];
         }
     };
-    let version = match docker_probe::get(&socket, "/version").await {
-        Ok((200, body)) => serde_json::from_slice::<Version>(&body).ok(),
-        _ => None,
-    };
-    let Some(version) = version else {
+    let Some((version, os)) = docker_probe::engine_version(&socket).await else {
         let why = if socket.exists() {
             format!("Docker does not answer at {}", socket.display())
         } else {
@@ -74,17 +47,17 @@ pub async fn engine_and_image(loaded: &Loaded) -> Vec<Row> {
             ),
         ];
     };
-    let docker = if version.os == "linux" {
+    let docker = if os == "linux" {
         Row::new(
             "docker",
             Verdict::Ok,
-            format!("Docker {} (Linux engine)", version.version),
+            format!("Docker {version} (Linux engine)"),
         )
     } else {
         Row::new(
             "docker",
             Verdict::Fail,
-            format!("Docker {} runs {} containers", version.version, version.os),
+            format!("Docker {version} runs {os} containers"),
         )
         .hint("Switch the engine to Linux containers.")
     };
@@ -92,15 +65,8 @@ pub async fn engine_and_image(loaded: &Loaded) -> Vec<Row> {
 }
 
 async fn image_row(socket: &std::path::Path, image: &str, contract: &str) -> Row {
-    let path = format!("/images/{image}/json");
-    match docker_probe::get(socket, &path).await {
-        Ok((200, body)) => {
-            let found = serde_json::from_slice::<Image>(&body)
-                .ok()
-                .and_then(|image| image.config)
-                .and_then(|config| config.labels)
-                .and_then(|labels| labels.get(hailer_kernel_bundle::CONTRACT_LABEL).cloned())
-                .unwrap_or_default();
+    match docker_probe::image_contract(socket, image).await {
+        Ok(Some(found)) => {
             if found == contract {
                 Row::new(
                     "image",
@@ -118,17 +84,12 @@ async fn image_row(socket: &std::path::Path, image: &str, contract: &str) -> Row
                 .hint("Build the right one (`hailer kernel build`), or set image under [kernel].")
             }
         }
-        Ok((404, _)) => Row::new(
+        Ok(None) => Row::new(
             "image",
             Verdict::Warn,
             format!("{image} is not on this machine yet"),
         )
         .hint("Build it with `hailer kernel build`, or pull it with `hailer kernel pull`."),
-        Ok((status, _)) => Row::new(
-            "image",
-            Verdict::Warn,
-            format!("{image}: the engine answered {status}"),
-        ),
         Err(error) => Row::new("image", Verdict::Warn, format!("{image}: {error:#}")),
     }
 }
