@@ -205,6 +205,21 @@ impl TestWorkspace {
             .unwrap_or_else(|error| panic!("GET {path} reply: {error}"))
     }
 
+    /// An authenticated `POST` of `body` to the daemon's API, answered as JSON.
+    pub async fn post_json(&self, path: &str, body: &serde_json::Value) -> serde_json::Value {
+        let (client, base, token) = self.api();
+        client
+            .post(format!("{base}{path}"))
+            .bearer_auth(&token)
+            .json(body)
+            .send()
+            .await
+            .unwrap_or_else(|error| panic!("POST {path}: {error}"))
+            .json()
+            .await
+            .unwrap_or_else(|error| panic!("POST {path} reply: {error}"))
+    }
+
     /// The workspace's canonical path (what the daemon reports).
     pub fn canonical(&self) -> PathBuf {
         std::fs::canonicalize(self.path()).unwrap_or_else(|_| self.path().to_path_buf())

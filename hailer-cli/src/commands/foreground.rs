@@ -67,20 +67,11 @@ pub async fn run(
             stop(endpoint, &id).await;
             return Ok(ExitCode::SUCCESS);
         }
-        Wait::Failed { message, hint } => {
-            eprintln!("hailer: the kernel did not start: {message}");
-            if let Some(hint) = hint {
-                eprintln!("  {hint}");
+        ended => {
+            ended.explain();
+            if matches!(ended, Wait::Failed { .. }) {
+                stop(endpoint, &id).await;
             }
-            stop(endpoint, &id).await;
-            return Ok(ExitCode::FAILURE);
-        }
-        Wait::Stopped(reason) => {
-            eprintln!("hailer: the session stopped: {reason}");
-            return Ok(ExitCode::FAILURE);
-        }
-        Wait::Lost => {
-            eprintln!("hailer: lost the connection to hailerd");
             return Ok(ExitCode::FAILURE);
         }
     }

@@ -24,6 +24,23 @@ pub enum Wait {
     Lost,
 }
 
+impl Wait {
+    /// Tells the user, on standard error, why a wait that did not end ready ended.
+    pub fn explain(&self) {
+        match self {
+            Self::Ready | Self::Interrupted => {}
+            Self::Failed { message, hint } => {
+                eprintln!("hailer: the kernel did not start: {message}");
+                if let Some(hint) = hint {
+                    eprintln!("  {hint}");
+                }
+            }
+            Self::Stopped(reason) => eprintln!("hailer: the session stopped: {reason}"),
+            Self::Lost => eprintln!("hailer: lost the connection to hailerd"),
+        }
+    }
+}
+
 /// Counts Ctrl+C presses from now on (the process no longer ends on the first one).
 pub fn ctrl_c_presses() -> watch::Receiver<u32> {
     let (sender, receiver) = watch::channel(0u32);

@@ -31,11 +31,7 @@ pub async fn start(
     JsonBody(params): JsonBody<NewConversationParams>,
 ) -> Result<Json<ConversationStarted>, ApiError> {
     let session = daemon.sessions.get(&id).await?;
-    let agent = session
-        .agent
-        .get()
-        .cloned()
-        .ok_or_else(|| ApiError::NotFound("the session has no agent".to_owned()))?;
+    let agent = super::sessions::agent_of(&session)?;
     let _busy = session.busy();
     Ok(Json(agent.new_conversation(&session, params).await?))
 }

@@ -211,11 +211,7 @@ pub async fn start_turn(
     JsonBody(params): JsonBody<StartTurnParams>,
 ) -> Result<Json<StartTurnResponse>, ApiError> {
     let session = daemon.sessions.get(&id).await?;
-    let agent = session
-        .agent
-        .get()
-        .cloned()
-        .ok_or_else(|| ApiError::NotFound("the session has no agent".to_owned()))?;
+    let agent = agent_of(&session)?;
     let text = crate::agent::turn_message(&session.loaded.config, &params)?;
     let client = if params.client.is_empty() {
         "api".to_owned()
@@ -240,4 +236,15 @@ pub async fn cancel(
     let session = daemon.sessions.get(&id).await?;
     let cancelled = session.agent.get().is_some_and(|agent| agent.cancel());
     Ok(Json(CancelResponse { cancelled }))
+}
+
+/// The session's agent, or a 404 when it has none.
+pub(super) fn agent_of(
+    session: &crate::session::Session,
+) -> Result<std::sync::Arc<crate::agent::Agent>, ApiError> {
+    session
+        .agent
+        .get()
+        .cloned()
+        .ok_or_else(|| ApiError::NotFound("the session has no agent".to_owned()))
 }

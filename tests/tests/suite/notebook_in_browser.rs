@@ -22,17 +22,12 @@ fn exec_prints(workspace: &TestWorkspace, code: &str) -> String {
 async fn notebook_link(workspace: &TestWorkspace) -> String {
     let sessions: Value = workspace.get_json("/v1/sessions").await;
     let id = sessions["sessions"][0]["id"].as_str().unwrap().to_owned();
-    let (client, base, token) = workspace.api();
-    let change: Value = client
-        .post(format!("{base}/v1/sessions/{id}/notebooks/open"))
-        .bearer_auth(&token)
-        .json(&json!({"notebook": "analysis"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let change = workspace
+        .post_json(
+            &format!("/v1/sessions/{id}/notebooks/open"),
+            &json!({"notebook": "analysis"}),
+        )
+        .await;
     change["link"]
         .as_str()
         .unwrap_or_else(|| panic!("no link in {change}"))

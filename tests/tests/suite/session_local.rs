@@ -100,21 +100,17 @@ fn secrets_stay_out_of_the_kernel_and_the_token_out_of_argv_and_logs() {
     );
 
     // The marimo token: in the signed link only, never in an argv or the daemon's log.
-    let (client, base, token) = workspace.api();
+    let (_, _, token) = workspace.api();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let link = runtime.block_on(async {
         let sessions: Value = workspace.get_json("/v1/sessions").await;
         let id = sessions["sessions"][0]["id"].as_str().unwrap().to_owned();
-        let change: Value = client
-            .post(format!("{base}/v1/sessions/{id}/notebooks/open"))
-            .bearer_auth(&token)
-            .json(&json!({"notebook": "analysis"}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let change = workspace
+            .post_json(
+                &format!("/v1/sessions/{id}/notebooks/open"),
+                &json!({"notebook": "analysis"}),
+            )
+            .await;
         change["link"].as_str().unwrap().to_owned()
     });
     let marimo_token = link.split("access_token=").nth(1).unwrap().to_owned();

@@ -90,19 +90,8 @@ pub async fn run(
     match wait_for_kernel(&mut events, &mut presses).await {
         Wait::Ready => {}
         Wait::Interrupted => return Ok(ExitCode::from(130)),
-        Wait::Failed { message, hint } => {
-            eprintln!("hailer: the kernel did not start: {message}");
-            if let Some(hint) = hint {
-                eprintln!("  {hint}");
-            }
-            return Ok(ExitCode::FAILURE);
-        }
-        Wait::Stopped(reason) => {
-            eprintln!("hailer: the session stopped: {reason}");
-            return Ok(ExitCode::FAILURE);
-        }
-        Wait::Lost => {
-            eprintln!("hailer: lost the connection to hailerd");
+        ended => {
+            ended.explain();
             return Ok(ExitCode::FAILURE);
         }
     }
