@@ -108,7 +108,8 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 config: cli.config,
                 ..Default::default()
             };
-            return commands::doctor::run(overrides, json).await;
+            let home = HailerHome::from_env()?;
+            return commands::doctor::run(&home, &session_flags, overrides, json).await;
         }
         Command::Init { force, kernel } => {
             if let Some(code) = refuse_bad_kernel(kernel.as_deref()) {

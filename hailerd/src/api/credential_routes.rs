@@ -1,4 +1,5 @@
-//! `/v1/credentials/...`: `hailer login` and `hailer logout`.
+//! `/v1/credentials/...`: `hailer login`, `hailer logout`, and whether a key is stored
+//! (`hailer doctor`).
 
 use axum::Json;
 use axum::extract::State;
@@ -52,4 +53,26 @@ pub async fn logout(
     let done = login::logout(&params.target, &daemon.config.config_dir).await?;
     tracing::info!(provider = %done.provider, removed = done.removed, "key removed");
     Ok(Json(done))
+}
+
+/// Says whether the provider has a key in the store the configuration chooses, and where; the
+/// key itself never leaves the daemon.
+#[utoipa::path(
+    post, path = "/v1/credentials/status", tag = "credentials",
+    request_body = LogoutParams,
+    responses(
+        (status = 200, body = CredentialsResponse),
+        (status = 400, description = "Unknown provider", body = hailer_protocol::ErrorBody),
+        (status = 422, description = "The configuration has fatal problems", body = hailer_protocol::ErrorBody),
+        (status = 503, description = "The credential store is not available", body = hailer_protocol::ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn status(
+    State(daemon): State<Daemon>,
+    JsonBody(params): JsonBody<LogoutParams>,
+) -> Result<Json<CredentialsResponse>, ApiError> {
+    Ok(Json(
+        login::status(&params.target, &daemon.config.config_dir).await?,
+    ))
 }

@@ -31,6 +31,7 @@ use utoipa::{Modify, OpenApi};
         super::kernel_routes::stop,
         super::credential_routes::login,
         super::credential_routes::logout,
+        super::credential_routes::status,
         super::sessions::start_turn,
         super::sessions::cancel,
         super::conversation_routes::start,

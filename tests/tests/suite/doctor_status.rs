@@ -64,6 +64,24 @@ fn a_missing_key_fails_and_unsafe_local_warns() {
         "{table}"
     );
     assert!(!table.contains("sk-test-not-shown"), "{table}");
+
+    // A key kept with `hailer login` counts, as it does for a session started from this shell.
+    let mut login = workspace.command(&["login"]);
+    login
+        .env_remove("OPENAI_API_KEY")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = login.spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"sk-stored-not-shown\n").unwrap();
+    assert!(child.wait_with_output().unwrap().status.success());
+    let (code, table) = doctor(&workspace, &[]);
+    assert_eq!(code, 0, "{table}");
+    assert!(
+        table.contains("credentials  OK    stored in the "),
+        "{table}"
+    );
+    assert!(!table.contains("sk-stored-not-shown"), "{table}");
 }
 
 #[test]

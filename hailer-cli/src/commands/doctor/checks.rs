@@ -123,15 +123,31 @@ pub(super) fn credentials_row(loaded: &Loaded) -> Row {
             format!("{key} from the environment"),
         )
     } else {
-        Row::new(
+        let mut row = Row::new(
             "credentials",
             Verdict::Fail,
             format!("{key} is not set (required by provider '{id}')"),
         )
         .hint(format!(
-            "Export {key} in the shell you start hailer from; hailer hands it to hailerd, which keeps it in memory only."
-        ))
+            "Export {key} in the shell you start hailer from (hailer hands it to hailerd, which keeps it in memory only), or run `hailer login {id}`."
+        ));
+        row.missing_key = Some(key.clone());
+        row
     }
+}
+
+/// The credentials row when this shell lacks the key but `hailer login` stored one.
+pub(super) fn stored_key_row(variable: &str, place: &str) -> Row {
+    let place = match place {
+        "keyring" => "the OS credential store",
+        "file" => "the key file",
+        other => other,
+    };
+    Row::new(
+        "credentials",
+        Verdict::Ok,
+        format!("stored in {place} (`hailer login`); {variable} in the environment would win"),
+    )
 }
 
 fn kernel_row(problems: &[&Problem], loaded: &Loaded) -> Row {

@@ -6,8 +6,11 @@ mod docker_rows;
 
 use std::process::ExitCode;
 
+use hailer_config::home::HailerHome;
 use hailer_config::{LoadInputs, Overrides};
 use serde::Serialize;
+
+use crate::session_client::SessionFlags;
 
 /// How a part fares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -36,6 +39,9 @@ pub struct Row {
     pub summary: String,
     /// What to do, or the details of the summary.
     pub hints: Vec<String>,
+    /// For the credentials row: the key variable this shell does not set.
+    #[serde(skip)]
+    pub missing_key: Option<String>,
 }
 
 impl Row {
@@ -45,6 +51,7 @@ impl Row {
             verdict,
             summary: summary.into(),
             hints: Vec::new(),
+            missing_key: None,
         }
     }
 
@@ -68,9 +75,29 @@ struct Report<'a> {
     rows: &'a [Row],
 }
 
-pub async fn run(overrides: Overrides, json: bool) -> anyhow::Result<ExitCode> {
+pub async fn run(
+    home: &HailerHome,
+    flags: &SessionFlags,
+    overrides: Overrides,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
     let inputs = LoadInputs::from_process(overrides)?;
-    let rows = checks::all(&inputs).await;
+    let mut rows = checks::all(&inputs).await;
+    // A key missing from this shell may be in the credential store (`hailer login`); only the
+    // daemon reads the store, so ask it.
+    if let Some(row) = rows
+        .iter_mut()
+        .find(|row| row.check == "credentials" && row.verdict == Verdict::Fail)
+        && let Some(variable) = row.missing_key.clone()
+    {
+        match crate::commands::login::stored_in(home, flags).await {
+            Ok(Some(place)) => *row = checks::stored_key_row(&variable, &place),
+            Ok(None) => row.hints.push("No key is stored for it either.".to_owned()),
+            Err(error) => row.hints.push(format!(
+                "The credential store could not be checked: {error:#}"
+            )),
+        }
+    }
     let ok = rows.iter().all(|row| row.verdict != Verdict::Fail);
     if json {
         println!(
