@@ -7,6 +7,7 @@ mod conversation_switch;
 mod daemon_guard;
 mod daemon_lifecycle;
 mod demo;
+mod docker_leftovers;
 mod docker_limits;
 mod doctor_status;
 mod foreground;

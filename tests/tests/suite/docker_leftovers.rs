@@ -1,0 +1,110 @@
+//! hailerd killed with SIGKILL in the middle of a docker session: its containers and network
+//! outlive it, the host notebooks are at most one copy interval stale, and the next start
+//! removes the dead owner's objects without touching another workspace's live kernel.
+
+use std::time::{Duration, Instant};
+
+use hailer_tests::TestWorkspace;
+
+fn exec(workspace: &TestWorkspace, code: &str) -> String {
+    let output = workspace.hailer(&["exec", "-c", code]);
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
+/// The names of the containers and networks labelled with `workspace`.
+fn objects_of(workspace: &TestWorkspace) -> Vec<String> {
+    let id = hailer_docker::labels::workspace_id(&workspace.canonical());
+    let filter = format!("label={}={id}", hailer_docker::labels::WORKSPACE_LABEL);
+    let mut names = Vec::new();
+    for listing in [
+        vec!["ps", "-a", "--filter", &filter, "--format", "{{.Names}}"],
+        vec![
+            "network",
+            "ls",
+            "--filter",
+            &filter,
+            "--format",
+            "{{.Name}}",
+        ],
+    ] {
+        let output = std::process::Command::new("docker")
+            .args(&listing)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        names.extend(
+            String::from_utf8_lossy(&output.stdout)
+                .lines()
+                .map(str::to_owned),
+        );
+    }
+    names.sort();
+    names
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_daemons_kernel_is_removed_by_the_next_start_and_others_are_untouched() {
+    hailer_tests::docker_image::kernel_image().await;
+    let killed = TestWorkspace::docker();
+    let other = TestWorkspace::docker();
+    tokio::task::block_in_place(|| {
+        assert_eq!(exec(&killed, "print(1)"), "1");
+        assert_eq!(exec(&other, "print(2)"), "2");
+        let left_behind = objects_of(&killed);
+        let others = objects_of(&other);
+        assert_eq!(
+            left_behind.len(),
+            3,
+            "kernel, forwarder, network: {left_behind:?}"
+        );
+        assert_eq!(others.len(), 3, "{others:?}");
+
+        // A notebook written in the kernel, then more than one copy interval (15 s) of waiting.
+        let notebook =
+            "import marimo\\n\\napp = marimo.App()\\n\\n\\n@app.cell\\ndef _():\\n    return\\n";
+        exec(
+            &killed,
+            &format!("open('/work/notebooks/before_the_kill.py', 'w').write('{notebook}')"),
+        );
+        std::thread::sleep(Duration::from_secs(17));
+
+        let pid = killed.runtime().pid;
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(i32::try_from(pid).unwrap()),
+            nix::sys::signal::Signal::SIGKILL,
+        )
+        .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            assert!(Instant::now() < deadline, "hailerd {pid} did not die");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        // Nothing removed them: their owner died without a word.
+        assert_eq!(objects_of(&killed), left_behind);
+        // The periodic copy brought the notebook home before the kill.
+        let copied = std::fs::read_to_string(killed.path().join("notebooks/before_the_kill.py"))
+            .unwrap_or_default();
+        assert!(copied.contains("marimo.App()"), "{copied:?}");
+
+        // The next start of the same workspace removes the dead owner's objects.
+        assert_eq!(exec(&killed, "print(3)"), "3");
+        let now = objects_of(&killed);
+        assert_eq!(now.len(), 3, "{now:?}");
+        for name in &left_behind {
+            assert!(
+                !now.contains(name),
+                "{name} outlived its dead owner: {now:?}"
+            );
+        }
+        // The other workspace's live kernel is untouched and still answers.
+        assert_eq!(objects_of(&other), others);
+        assert_eq!(exec(&other, "print(4)"), "4");
+
+        for workspace in [&killed, &other] {
+            assert!(workspace.hailer(&["daemon", "stop"]).status.success());
+        }
+        assert!(objects_of(&killed).is_empty());
+        assert!(objects_of(&other).is_empty());
+    });
+}
