@@ -15,7 +15,7 @@ use super::removal::Object;
 use crate::error::{Error, Result, engine_said, engine_status};
 
 /// Time between probes, and each probe request's own limit.
-const PROBE_INTERVAL: Duration = Duration::from_millis(250);
+const PROBE_INTERVAL: Duration = Duration::from_millis(50);
 const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 /// How many log lines a failure shows.
 pub const LOG_TAIL_LINES: usize = 15;
