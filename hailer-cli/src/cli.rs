@@ -208,35 +208,7 @@ pub enum KernelAction {
         hailer kernel build\n  \
         hailer kernel build --tag hailer-kernel:company --base-image registry.example/python:3.12-slim --pip-config company-pip.ini --no-cache\n  \
         hailer kernel build --context ./kernel-context --dry-run")]
-    Build {
-        /// The image name (default: image under [kernel], else hailer-kernel:<kernel contract>).
-        #[arg(long, value_name = "NAME")]
-        tag: Option<String>,
-        /// The base image: Linux with Python 3.11+ (venv and ensurepip) as python3.
-        #[arg(long, value_name = "IMAGE")]
-        base_image: Option<String>,
-        /// A pip configuration file for the build, instead of this machine's settings.
-        #[arg(long, value_name = "FILE")]
-        pip_config: Option<std::path::PathBuf>,
-        /// A PEM CA bundle pip should trust during the build.
-        #[arg(long, value_name = "FILE")]
-        pip_cert: Option<std::path::PathBuf>,
-        /// Do not look for this machine's pip and uv index settings.
-        #[arg(long)]
-        no_host_config: bool,
-        /// Install offline from this folder of wheels (nothing is downloaded).
-        #[arg(long, value_name = "DIR")]
-        wheelhouse: Option<std::path::PathBuf>,
-        /// Install every package again instead of reusing Docker's cached layers.
-        #[arg(long)]
-        no_cache: bool,
-        /// With --dry-run: write the build context to this new or empty folder.
-        #[arg(long, value_name = "DIR", requires = "dry_run")]
-        context: Option<std::path::PathBuf>,
-        /// Build nothing: write the context (--context) and print the docker build command.
-        #[arg(long, requires = "context")]
-        dry_run: bool,
-    },
+    Build(BuildArgs),
     /// Download the kernel image this workspace uses and check its kernel contract.
     Pull,
     /// Remove every kernel container and network of this workspace, whichever session started
@@ -251,4 +223,36 @@ pub enum KernelAction {
         #[arg(long, value_name = "DIR")]
         wheelhouse: Option<std::path::PathBuf>,
     },
+}
+
+/// `hailer kernel build`'s options.
+#[derive(Debug, Default, clap::Args)]
+pub struct BuildArgs {
+    /// The image name (default: image under [kernel], else hailer-kernel:<kernel contract>).
+    #[arg(long, value_name = "NAME")]
+    pub tag: Option<String>,
+    /// The base image: Linux with Python 3.11+ (venv and ensurepip) as python3.
+    #[arg(long, value_name = "IMAGE")]
+    pub base_image: Option<String>,
+    /// A pip configuration file for the build, instead of this machine's settings.
+    #[arg(long, value_name = "FILE")]
+    pub pip_config: Option<std::path::PathBuf>,
+    /// A PEM CA bundle pip should trust during the build.
+    #[arg(long, value_name = "FILE")]
+    pub pip_cert: Option<std::path::PathBuf>,
+    /// Do not look for this machine's pip and uv index settings.
+    #[arg(long)]
+    pub no_host_config: bool,
+    /// Install offline from this folder of wheels (nothing is downloaded).
+    #[arg(long, value_name = "DIR")]
+    pub wheelhouse: Option<std::path::PathBuf>,
+    /// Install every package again instead of reusing Docker's cached layers.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// With --dry-run: write the build context to this new or empty folder.
+    #[arg(long, value_name = "DIR", requires = "dry_run")]
+    pub context: Option<std::path::PathBuf>,
+    /// Build nothing: write the context (--context) and print the docker build command.
+    #[arg(long, requires = "context")]
+    pub dry_run: bool,
 }

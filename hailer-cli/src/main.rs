@@ -205,27 +205,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 KernelAction::InstallLocal { python, wheelhouse } => {
                     commands::kernel::install_local(&home, python, wheelhouse).await?;
                 }
-                KernelAction::Build {
-                    tag,
-                    base_image,
-                    pip_config,
-                    pip_cert,
-                    no_host_config,
-                    wheelhouse,
-                    no_cache,
-                    context,
-                    dry_run: _,
-                } => {
-                    let args = commands::kernel::BuildArgs {
-                        tag,
-                        base_image,
-                        pip_config,
-                        pip_cert,
-                        no_host_config,
-                        wheelhouse,
-                        no_cache,
-                        context,
-                    };
+                KernelAction::Build(args) => {
                     commands::kernel::build(&home, overrides, args).await?;
                 }
                 KernelAction::Pull => commands::kernel::pull(&home, overrides).await?,

@@ -10,19 +10,7 @@ use hailer_protocol::KernelBuildParams;
 use super::{effective_image, run_job};
 use crate::daemon_client;
 
-/// What the user asked for.
-#[derive(Debug, Default)]
-pub struct BuildArgs {
-    pub tag: Option<String>,
-    pub base_image: Option<String>,
-    pub pip_config: Option<PathBuf>,
-    pub pip_cert: Option<PathBuf>,
-    pub no_host_config: bool,
-    pub wheelhouse: Option<PathBuf>,
-    pub no_cache: bool,
-    /// With `--dry-run`: write the context here and build nothing.
-    pub context: Option<PathBuf>,
-}
+pub use crate::cli::BuildArgs;
 
 pub async fn build(home: &HailerHome, overrides: Overrides, args: BuildArgs) -> anyhow::Result<()> {
     let used = effective_image(&overrides)?;

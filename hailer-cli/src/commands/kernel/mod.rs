@@ -13,7 +13,7 @@ use hailer_protocol::{InstallLocalParams, KernelJobLine};
 use crate::daemon_client;
 use crate::http::Endpoint;
 
-pub use build::{BuildArgs, build};
+pub use build::build;
 pub use image::{pull, stop};
 
 pub async fn install_local(
