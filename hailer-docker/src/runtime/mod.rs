@@ -225,18 +225,31 @@ async fn create_and_wait(
     )
     .await?;
     created.containers.push(kernel.clone());
+    // The kernel boots (the long part) while the forwarder is made and joined to its network.
+    let start_kernel = async {
+        docker
+            .start_container(&kernel.id, None)
+            .await
+            .map_err(Error::engine(format!("start {}", kernel.name)))
+    };
     let published = if spec.network {
+        start_kernel.await?;
         kernel.clone()
     } else {
         let name = object_name(Role::Forwarder, &spec.workspace_id, &suffix);
-        let forwarder = create_container(
-            docker,
-            &name,
-            forwarder_body(&spec.image, &kernel_name, &ownership),
-            "forwarder",
-        )
-        .await?;
+        let (kernel_started, forwarder) = tokio::join!(
+            start_kernel,
+            create_container(
+                docker,
+                &name,
+                forwarder_body(&spec.image, &kernel_name, &ownership),
+                "forwarder",
+            )
+        );
+        // Recorded before anything else can fail, so every exit path removes it.
+        let forwarder = forwarder?;
         created.containers.push(forwarder.clone());
+        kernel_started?;
         let connect = NetworkConnectRequest {
             container: forwarder.id.clone(),
             endpoint_config: None,
@@ -245,15 +258,12 @@ async fn create_and_wait(
             .connect_network(&network_name, connect)
             .await
             .map_err(Error::engine("join the forwarder to the kernel's network"))?;
+        docker
+            .start_container(&forwarder.id, None)
+            .await
+            .map_err(Error::engine(format!("start {}", forwarder.name)))?;
         forwarder
     };
-    tracing::debug!(elapsed = ?began.elapsed(), "kernel objects created");
-    for object in &created.containers {
-        docker
-            .start_container(&object.id, None)
-            .await
-            .map_err(Error::engine(format!("start {}", object.name)))?;
-    }
     tracing::debug!(elapsed = ?began.elapsed(), "kernel containers started");
     let mut watched = vec![Watched {
         object: &kernel,
