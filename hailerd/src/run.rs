@@ -64,6 +64,9 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .await
         .with_context(|| format!("cannot listen on 127.0.0.1:{}", args.port))?;
     let port = listener.local_addr()?.port();
+    // Listen for SIGTERM and SIGINT before anyone can learn the pid: a signal sent as soon as the
+    // runtime file exists must stop the daemon the orderly way, not kill it.
+    let stop = stop_signal();
     let pid = std::process::id();
     let runtime_path = home.runtime_file();
     runtime_file::write(
@@ -96,7 +99,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         data_dir: home.data_dir.clone(),
         config_dir: home.config_dir.clone(),
     };
-    let served = crate::serve(listener, config, stop_signal()).await;
+    let served = crate::serve(listener, config, stop).await;
 
     if let Err(error) = runtime_file::remove_if_ours(&runtime_path, pid) {
         tracing::warn!(%error, "could not remove the runtime file");
@@ -107,18 +110,21 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Resolves on SIGTERM or SIGINT.
-async fn stop_signal() {
+/// Listens for SIGTERM and SIGINT from now on; the future resolves on the first of them.
+fn stop_signal() -> impl Future<Output = ()> + Send + 'static {
     use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut int)) = (
+    let listeners = (
         signal(SignalKind::terminate()),
         signal(SignalKind::interrupt()),
-    ) else {
-        tracing::error!("cannot listen for signals; stop hailerd through the API");
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = term.recv() => tracing::info!("SIGTERM"),
-        _ = int.recv() => tracing::info!("SIGINT"),
+    );
+    async move {
+        let (Ok(mut term), Ok(mut int)) = listeners else {
+            tracing::error!("cannot listen for signals; stop hailerd through the API");
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = term.recv() => tracing::info!("SIGTERM"),
+            _ = int.recv() => tracing::info!("SIGINT"),
+        }
     }
 }
