@@ -236,7 +236,13 @@
       case "kernel":
         current.info.kernel = event.status;
         showKernel();
-        if (event.status === "idle") showNotebook(current.info.activeNotebook);
+        // The kernel turns idle after every run: fetch the notebook's link only when it is not
+        // known yet, and forget it when the kernel (and so its token) may be replaced.
+        if (event.status !== "idle" && event.status !== "running") {
+          current.linkedNotebook = null;
+        } else if (event.status === "idle" && current.linkedNotebook !== current.info.activeNotebook) {
+          showNotebook(current.info.activeNotebook);
+        }
         loadSessions();
         if (event.message) conversation.add({ kind: "notice", text: event.message });
         break;
@@ -355,6 +361,7 @@
     const ask = ++notebookAsk;
     fact.replaceChildren(document.createTextNode(name || "none"));
     const session = current;
+    if (session) session.linkedNotebook = null;
     if (!session || !["idle", "running"].includes(session.info.kernel)) return;
     try {
       const list = await api("GET", `/v1/sessions/${encodeURIComponent(session.id)}/notebooks`);
@@ -370,6 +377,7 @@
       link.rel = "noopener noreferrer";
       link.title = `Open ${list.active} in marimo, in a new tab`;
       fact.replaceChildren(link);
+      session.linkedNotebook = list.active;
     } catch (error) {
       if (error instanceof AuthError) refused();
     }
