@@ -8,7 +8,8 @@
 #   Python 3.11 (downloaded again only when those files change);
 # - makes .cache/test-venv/ from that wheelhouse, offline, with kernel-image/ installed in it
 #   (reinstalled when its files change);
-# - with --base-image, also makes the Docker image hailer-base:bookworm (scripts/make-base-image.sh).
+# - with --base-image, also makes the Docker image hailer-base:bookworm (scripts/make-base-image.sh)
+#   and starts an image registry on loopback (scripts/start-test-registry.sh).
 #
 # Progress goes to standard error. Standard output gets only `export NAME=value` lines, which are
 # also written to .cache/test-env.sh, so either of these sets up a shell for the tests:
@@ -35,7 +36,7 @@ WHEELHOUSE="$CACHE/wheelhouse"
 VENV="$CACHE/test-venv"
 ENV_FILE="$CACHE/test-env.sh"
 REQUIREMENTS=("$KERNEL_IMAGE/requirements.txt" "$KERNEL_IMAGE/requirements-dev.txt")
-APT_PACKAGES=(python3-venv debootstrap chromium chromium-driver fonts-liberation tmux curl ca-certificates)
+APT_PACKAGES=(python3-venv debootstrap chromium chromium-driver fonts-liberation tmux curl ca-certificates docker-registry)
 
 say() { printf '==> %s\n' "$*" >&2; }
 die() {
@@ -49,7 +50,7 @@ for arg in "$@"; do
     case "$arg" in
         --base-image) with_base_image=1 ;;
         -h | --help)
-            sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+            sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
             exit 0
             ;;
         *) die "unknown option $arg (see --help)" ;;
@@ -191,6 +192,7 @@ fi
 
 if [ "$with_base_image" -eq 1 ]; then
     "$ROOT/scripts/make-base-image.sh" >&2
+    registry="$("$ROOT/scripts/start-test-registry.sh" "$CACHE")"
 fi
 
 chromium_path="$(command -v chromium || true)"
@@ -211,7 +213,7 @@ exports=(
     "HAILER_TEST_TMUX=$tmux_path"
 )
 if [ "$with_base_image" -eq 1 ]; then
-    exports+=("HAILER_TEST_BASE_IMAGE=hailer-base:bookworm")
+    exports+=("HAILER_TEST_BASE_IMAGE=hailer-base:bookworm" "HAILER_TEST_REGISTRY=$registry")
 fi
 {
     printf '# Written by scripts/test-prereqs.sh; source it before running the tests.\n'

@@ -49,8 +49,8 @@ pub use mount_rules::{
 };
 pub use problem::{Area, Origin, Problem, Report, Severity};
 pub use schema::{
-    ChecksSettings, Choice, Config, CredentialsStore, DOCKER_MINIMUM_BYTES, DaemonSettings,
-    HailerSettings, KernelSettings, LogLevel, MemoryError, MemoryLimit, ModelSettings,
+    ChecksSettings, Choice, Config, CredentialsStore, DaemonSettings, HailerSettings,
+    KERNEL_MINIMUM_BYTES, KernelSettings, LogLevel, MemoryError, MemoryLimit, ModelSettings,
     OPENAI_BASE_URL, OPENAI_ENV_KEY, OPENAI_PROVIDER, ProviderSettings, ReasoningEffort, Runtime,
     WebSettings, WireApi, defaults,
 };

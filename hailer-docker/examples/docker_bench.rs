@@ -114,7 +114,7 @@ fn spec(dir: &Path, image: &str) -> DockerSpec {
         data_dir: dir.join("data"),
         image: image.to_owned(),
         contract: bundle::contract(),
-        memory: "2g".to_owned(),
+        memory: hailer_config::MemoryLimit::parse("2g").unwrap(),
         cpus: 2.0,
         network: false,
         owner_id: "be0c4be0c4be0c4b".to_owned(),

@@ -62,3 +62,9 @@ pub fn tmux() -> PathBuf {
     );
     tmux
 }
+
+/// A private image registry on loopback (`HOST:PORT`) that the engine may push to and pull from.
+pub fn registry() -> String {
+    let address = required("HAILER_TEST_REGISTRY");
+    address.to_string_lossy().into_owned()
+}

@@ -224,6 +224,37 @@ impl TestWorkspace {
     pub fn canonical(&self) -> PathBuf {
         std::fs::canonicalize(self.path()).unwrap_or_else(|_| self.path().to_path_buf())
     }
+
+    /// The names of the containers and networks labelled with this workspace, sorted.
+    pub fn docker_objects(&self) -> Vec<String> {
+        let id = hailer_docker::labels::workspace_id(&self.canonical());
+        let filter = format!("label={}={id}", hailer_docker::labels::WORKSPACE_LABEL);
+        let mut names = Vec::new();
+        for listing in [
+            vec!["ps", "-a", "--filter", &filter, "--format", "{{.Names}}"],
+            vec![
+                "network",
+                "ls",
+                "--filter",
+                &filter,
+                "--format",
+                "{{.Name}}",
+            ],
+        ] {
+            let output = std::process::Command::new("docker")
+                .args(&listing)
+                .output()
+                .unwrap_or_else(|error| panic!("cannot run docker: {error}"));
+            assert!(output.status.success(), "{output:?}");
+            names.extend(
+                String::from_utf8_lossy(&output.stdout)
+                    .lines()
+                    .map(str::to_owned),
+            );
+        }
+        names.sort();
+        names
+    }
 }
 
 impl Drop for TestWorkspace {

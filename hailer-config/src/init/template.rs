@@ -54,7 +54,7 @@ allowed_domains = []
 runtime = "{runtime}"{padding}# {runtime_note}
 # The other choice is "{other}". The docker settings below do not apply to unsafe-local.
 # image = ""                              # default: the image of this Hailer's kernel contract
-# memory = "4g"                           # memory limit, without extra swap
+# memory = "4g"                           # memory limit (256m at least), without extra swap
 # cpus = 2                                # CPU limit
 # network = false                         # true lets notebook code reach the internet and this machine
 # python = ".venv/bin/python"             # unsafe-local only: a Python with marimo installed

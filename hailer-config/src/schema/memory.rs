@@ -4,8 +4,10 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// Docker refuses memory limits below 6 MiB.
-pub const DOCKER_MINIMUM_BYTES: u64 = 6 * 1024 * 1024;
+/// The least memory a kernel works in: marimo's server alone takes about 60 MiB, and a kernel
+/// that has imported Polars and DuckDB about 100 MiB more. Below this the kernel thrashes or is
+/// killed before it answers, so such a limit is refused when the configuration is read.
+pub const KERNEL_MINIMUM_BYTES: u64 = 256 * 1024 * 1024;
 
 /// A memory limit, kept as written and in bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -25,8 +27,8 @@ pub enum MemoryError {
     Zero,
     /// More than this machine can count.
     TooLarge,
-    /// Below what Docker accepts.
-    BelowDockerMinimum,
+    /// Below [`KERNEL_MINIMUM_BYTES`].
+    BelowKernelMinimum,
 }
 
 impl MemoryLimit {
@@ -49,8 +51,8 @@ impl MemoryLimit {
         if bytes == 0 {
             return Err(MemoryError::Zero);
         }
-        if bytes < DOCKER_MINIMUM_BYTES {
-            return Err(MemoryError::BelowDockerMinimum);
+        if bytes < KERNEL_MINIMUM_BYTES {
+            return Err(MemoryError::BelowKernelMinimum);
         }
         Ok(Self {
             written: trimmed.to_owned(),
@@ -114,10 +116,13 @@ mod tests {
             ("512M", Ok(512 << 20)),
             ("1.5g", Ok(3 << 29)),
             ("2048mb", Ok(2 << 30)),
-            ("7340032", Ok(7_340_032)),
+            ("268435456", Ok(268_435_456)),
+            ("268435455", Err(MemoryError::BelowKernelMinimum)),
+            ("255m", Err(MemoryError::BelowKernelMinimum)),
+            ("0.5g", Ok(512 << 20)),
             ("0", Err(MemoryError::Zero)),
             ("0g", Err(MemoryError::Zero)),
-            ("1k", Err(MemoryError::BelowDockerMinimum)),
+            ("1k", Err(MemoryError::BelowKernelMinimum)),
             ("-1g", Err(MemoryError::Malformed)),
             ("4x", Err(MemoryError::Malformed)),
             ("g", Err(MemoryError::Malformed)),

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use choices::{Choice, CredentialsStore, LogLevel, ReasoningEffort, Runtime, WireApi};
-pub use memory::{DOCKER_MINIMUM_BYTES, MemoryError, MemoryLimit};
+pub use memory::{KERNEL_MINIMUM_BYTES, MemoryError, MemoryLimit};
 
 use crate::domains::AllowedDomains;
 

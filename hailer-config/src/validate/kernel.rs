@@ -126,13 +126,13 @@ pub(crate) fn read(
                 MemoryError::Malformed => "is not a memory size",
                 MemoryError::Zero => "must be greater than 0",
                 MemoryError::TooLarge => "is too large",
-                MemoryError::BelowDockerMinimum => "is below the 6m Docker accepts",
+                MemoryError::BelowKernelMinimum => "is less than the 256m a kernel needs to start",
             };
             report.push(section.fatal(
                 "memory",
                 &at.span,
                 format!("{} = {} {why}", section.label("memory"), section.doc.written(&at.span)),
-                "Write a number with an optional unit b, k, m or g, such as memory = \"4g\" or \"512m\".".to_owned(),
+                "Write a size of at least 256m, as a number with an optional unit b, k, m or g, such as memory = \"4g\" or \"512m\".".to_owned(),
             ));
             None
         }

@@ -139,7 +139,7 @@ proptest! {
     #[test]
     fn memory_limits_never_panic(text in "\\PC{0,30}") {
         if let Ok(limit) = MemoryLimit::parse(&text) {
-            prop_assert!(limit.bytes >= hailer_config::DOCKER_MINIMUM_BYTES);
+            prop_assert!(limit.bytes >= hailer_config::KERNEL_MINIMUM_BYTES);
         }
     }
 }

@@ -29,7 +29,6 @@ pub use removal::{Object, Removal};
 pub use settings::kernel_command;
 pub use spec::{
     DATA_IN_KERNEL, DockerSpec, KERNEL_PORT, NOTEBOOKS_IN_KERNEL, kernel_user, nano_cpus,
-    parse_memory,
 };
 
 use crate::engine::Engine;
@@ -89,7 +88,12 @@ impl DockerKernel {
     /// Starts a kernel as `spec` says and waits until its marimo answers to this start's token
     /// only. On any failure everything created is removed before the error returns.
     pub async fn start(engine: &Engine, spec: &DockerSpec) -> Result<Self> {
-        let memory_bytes = parse_memory(&spec.memory)?;
+        let memory_bytes = i64::try_from(spec.memory.bytes).map_err(|_| {
+            Error::InvalidSetting(format!(
+                "memory = \"{}\" under [kernel] is more than Docker can take",
+                spec.memory
+            ))
+        })?;
         let nano_cpus = nano_cpus(spec.cpus)?;
         if !spec.data_dir.is_dir() {
             return Err(Error::InvalidSetting(format!(
@@ -277,7 +281,7 @@ async fn create_and_wait(
     }
     // A container that stopped at once has no port: say why it stopped instead.
     for item in &watched {
-        readiness::check_running(docker, item, token, &spec.memory).await?;
+        readiness::check_running(docker, item, token, &spec.memory.written).await?;
     }
     let port = published_port(docker, &published).await?;
     let base_url = format!("http://127.0.0.1:{port}");
@@ -287,7 +291,7 @@ async fn create_and_wait(
         &kernel,
         &base_url,
         token,
-        &spec.memory,
+        &spec.memory.written,
         spec.ready_timeout,
     )
     .await?;

@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use hailer_config::MemoryLimit;
+
 use crate::error::{Error, Result};
 
 /// Where marimo listens inside the kernel, and where the forwarder listens.
@@ -31,8 +33,8 @@ pub struct DockerSpec {
     pub image: String,
     /// The kernel contract, for the labels.
     pub contract: String,
-    /// The memory limit as written in hailer.toml (`4g`, `512m`, ...); no swap on top.
-    pub memory: String,
+    /// The memory limit from hailer.toml (`4g`, `512m`, ...); no swap on top.
+    pub memory: MemoryLimit,
     /// The CPU limit (already lowered to what the engine has).
     pub cpus: f64,
     /// Let the kernel reach the network (the internet, this machine, other containers).
@@ -50,48 +52,6 @@ impl DockerSpec {
     pub fn state_dir(&self) -> PathBuf {
         self.workspace.join(".hailer")
     }
-}
-
-/// Bytes in a memory limit such as `4g`, `512m`, `1.5G` or `1073741824` (binary units, as
-/// Docker reads them).
-pub fn parse_memory(text: &str) -> Result<i64> {
-    let invalid = || {
-        Error::InvalidSetting(format!(
-            "memory = {text:?} under [kernel] is not a size; write a number with an optional \
-             unit b, k, m or g, such as \"4g\" or \"512m\""
-        ))
-    };
-    let trimmed = text.trim().to_ascii_lowercase();
-    let (number, unit) = match trimmed.char_indices().last() {
-        Some((at, c)) if c.is_ascii_alphabetic() => (&trimmed[..at], c),
-        Some(_) => (trimmed.as_str(), 'b'),
-        None => return Err(invalid()),
-    };
-    let digits_ok = !number.is_empty()
-        && number.chars().all(|c| c.is_ascii_digit() || c == '.')
-        && number.matches('.').count() <= 1
-        && !number.starts_with('.')
-        && !number.ends_with('.');
-    if !digits_ok {
-        return Err(invalid());
-    }
-    let factor: f64 = match unit {
-        'b' => 1.0,
-        'k' => 1024.0,
-        'm' => 1024.0 * 1024.0,
-        'g' => 1024.0 * 1024.0 * 1024.0,
-        _ => return Err(invalid()),
-    };
-    let value: f64 = number.parse().map_err(|_| invalid())?;
-    let bytes = (value * factor).floor();
-    // Docker refuses less than 6 MiB; far more than any machine has is a typo.
-    if !(6.0 * 1024.0 * 1024.0..=(1u64 << 50) as f64).contains(&bytes) {
-        return Err(Error::InvalidSetting(format!(
-            "memory = {text:?} under [kernel] is out of range; give the kernel between 6m and \
-             what this machine has, such as \"4g\""
-        )));
-    }
-    Ok(bytes as i64)
 }
 
 /// Docker's nano-CPUs for a CPU limit.
@@ -121,28 +81,7 @@ pub fn kernel_user() -> (u32, u32) {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-    use proptest::prelude::*;
-
     use super::*;
-
-    #[test]
-    fn memory_sizes_in_docker_units() {
-        let cases = [
-            ("4g", 4 * 1024 * 1024 * 1024),
-            ("4G", 4 * 1024 * 1024 * 1024),
-            ("512m", 512 * 1024 * 1024),
-            ("1.5g", 3 * 512 * 1024 * 1024),
-            ("10485760", 10 * 1024 * 1024),
-            (" 64M ", 64 * 1024 * 1024),
-        ];
-        for (text, bytes) in cases {
-            assert_eq!(parse_memory(text).unwrap(), bytes, "{text}");
-        }
-        for bad in ["", "g", "4gb", "-1g", "1.2.3g", ".5g", "4t", "1k", "ten"] {
-            let error = parse_memory(bad).unwrap_err().to_string();
-            assert!(error.contains("memory ="), "{bad}: {error}");
-        }
-    }
 
     #[test]
     fn cpus_in_nano_cpus() {
@@ -150,12 +89,5 @@ mod tests {
         assert_eq!(nano_cpus(0.5).unwrap(), 500_000_000);
         assert!(nano_cpus(0.0).is_err());
         assert!(nano_cpus(f64::NAN).is_err());
-    }
-
-    proptest! {
-        #[test]
-        fn memory_parsing_never_panics(text in "\\PC{0,12}") {
-            let _ = parse_memory(&text);
-        }
     }
 }

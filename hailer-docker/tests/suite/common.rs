@@ -145,7 +145,7 @@ impl Workspace {
             data_dir: self.data(),
             image: image.to_owned(),
             contract: bundle::contract(),
-            memory: "1g".to_owned(),
+            memory: hailer_config::MemoryLimit::parse("1g").unwrap(),
             cpus: 1.0,
             network: false,
             owner_id: owner_id.to_owned(),

@@ -178,7 +178,7 @@ pub async fn start(
         copies,
         notebooks_dir: spec.notebooks_dir.clone(),
         state_dir,
-        memory: docker.memory.clone(),
+        memory: docker.memory.to_string(),
         periodic,
     })
 }

@@ -49,7 +49,7 @@ pub struct KernelSpec {
 #[derive(Debug, Clone)]
 pub struct DockerSettings {
     pub image: Option<String>,
-    pub memory: String,
+    pub memory: hailer_config::MemoryLimit,
     pub cpus: f64,
     pub network: bool,
     pub data_dir: PathBuf,
@@ -149,11 +149,7 @@ impl Kernel {
                     notebooks_dir: spec.notebooks_dir.clone(),
                     kernel_notebooks_dir: PathBuf::from(docker::KERNEL_NOTEBOOKS),
                     local_python: None,
-                    memory: spec
-                        .docker
-                        .as_ref()
-                        .map(|docker| docker.memory.clone())
-                        .unwrap_or_default(),
+                    memory: server.memory.clone(),
                     server: tokio::sync::Mutex::new(Some(Server::Docker(server))),
                 })
             }

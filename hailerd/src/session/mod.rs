@@ -69,11 +69,25 @@ impl Sessions {
         let inputs = load_inputs(params)?;
         let loaded = hailer_config::load(&inputs)?;
         let mut live = self.live.lock().await;
-        if let Some(existing) = live
+        while let Some(existing) = live
             .values()
             .find(|session| session.workspace() == loaded.workspace.root)
+            .cloned()
         {
-            return Ok((Arc::clone(existing), true));
+            if !existing.is_abandoned_after_failure() {
+                return Ok((existing, true));
+            }
+            // Its kernel failed and nobody is on it: a fresh session replaces it, so that what
+            // was fixed meanwhile (an image pulled, Docker started, hailer.toml edited) counts.
+            // The old one is shut down first, so its last copy-back lands before the new
+            // kernel's copy-in.
+            live.remove(&existing.id);
+            drop(live);
+            tracing::info!(session = %existing.id, "replacing a session whose kernel failed");
+            existing
+                .shut_down("replaced by a new session: its kernel had failed")
+                .await;
+            live = self.live.lock().await;
         }
         let preflight = loaded.preflight();
         let fatal: Vec<_> = preflight

@@ -160,6 +160,12 @@ impl Session {
         }
     }
 
+    /// Its kernel failed (did not start, or ended on its own) and no client or request is on
+    /// it: nothing is lost by replacing it with a fresh session.
+    pub fn is_abandoned_after_failure(&self) -> bool {
+        self.kernel_state.borrow().status == KernelStatus::Failed && self.idle_for().is_some()
+    }
+
     pub fn clients(&self) -> usize {
         self.clients.load(Ordering::Relaxed)
     }
@@ -383,7 +389,7 @@ impl Session {
                     image: env_path("HAILER_KERNEL_IMAGE")
                         .map(|image| image.display().to_string())
                         .or_else(|| config.kernel.image.clone()),
-                    memory: config.kernel.memory.to_string(),
+                    memory: config.kernel.memory.clone(),
                     cpus: config.kernel.cpus,
                     network: config.kernel.network,
                     data_dir: config.hailer.data_dir.clone(),

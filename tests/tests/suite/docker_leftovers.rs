@@ -12,37 +12,6 @@ fn exec(workspace: &TestWorkspace, code: &str) -> String {
     String::from_utf8_lossy(&output.stdout).trim().to_owned()
 }
 
-/// The names of the containers and networks labelled with `workspace`.
-fn objects_of(workspace: &TestWorkspace) -> Vec<String> {
-    let id = hailer_docker::labels::workspace_id(&workspace.canonical());
-    let filter = format!("label={}={id}", hailer_docker::labels::WORKSPACE_LABEL);
-    let mut names = Vec::new();
-    for listing in [
-        vec!["ps", "-a", "--filter", &filter, "--format", "{{.Names}}"],
-        vec![
-            "network",
-            "ls",
-            "--filter",
-            &filter,
-            "--format",
-            "{{.Name}}",
-        ],
-    ] {
-        let output = std::process::Command::new("docker")
-            .args(&listing)
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "{output:?}");
-        names.extend(
-            String::from_utf8_lossy(&output.stdout)
-                .lines()
-                .map(str::to_owned),
-        );
-    }
-    names.sort();
-    names
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_daemons_kernel_is_removed_by_the_next_start_and_others_are_untouched() {
     hailer_tests::docker_image::kernel_image().await;
@@ -51,8 +20,8 @@ async fn a_killed_daemons_kernel_is_removed_by_the_next_start_and_others_are_unt
     tokio::task::block_in_place(|| {
         assert_eq!(exec(&killed, "print(1)"), "1");
         assert_eq!(exec(&other, "print(2)"), "2");
-        let left_behind = objects_of(&killed);
-        let others = objects_of(&other);
+        let left_behind = killed.docker_objects();
+        let others = other.docker_objects();
         assert_eq!(
             left_behind.len(),
             3,
@@ -81,7 +50,7 @@ async fn a_killed_daemons_kernel_is_removed_by_the_next_start_and_others_are_unt
             std::thread::sleep(Duration::from_millis(50));
         }
         // Nothing removed them: their owner died without a word.
-        assert_eq!(objects_of(&killed), left_behind);
+        assert_eq!(killed.docker_objects(), left_behind);
         // The periodic copy brought the notebook home before the kill.
         let copied = std::fs::read_to_string(killed.path().join("notebooks/before_the_kill.py"))
             .unwrap_or_default();
@@ -89,7 +58,7 @@ async fn a_killed_daemons_kernel_is_removed_by_the_next_start_and_others_are_unt
 
         // The next start of the same workspace removes the dead owner's objects.
         assert_eq!(exec(&killed, "print(3)"), "3");
-        let now = objects_of(&killed);
+        let now = killed.docker_objects();
         assert_eq!(now.len(), 3, "{now:?}");
         for name in &left_behind {
             assert!(
@@ -98,13 +67,13 @@ async fn a_killed_daemons_kernel_is_removed_by_the_next_start_and_others_are_unt
             );
         }
         // The other workspace's live kernel is untouched and still answers.
-        assert_eq!(objects_of(&other), others);
+        assert_eq!(other.docker_objects(), others);
         assert_eq!(exec(&other, "print(4)"), "4");
 
         for workspace in [&killed, &other] {
             assert!(workspace.hailer(&["daemon", "stop"]).status.success());
         }
-        assert!(objects_of(&killed).is_empty());
-        assert!(objects_of(&other).is_empty());
+        assert!(killed.docker_objects().is_empty());
+        assert!(other.docker_objects().is_empty());
     });
 }

@@ -439,3 +439,131 @@ async fn the_kernel_routes_stream_json_lines_and_refuse_hostile_requests() {
     assert_eq!(unauthenticated.status(), 401);
     let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
 }
+
+/// Runs `docker ARGS`, failing the test with docker's words when it fails.
+fn docker(args: &[&str]) -> String {
+    let output = Command::new("docker").args(args).output().unwrap();
+    assert!(
+        output.status.success(),
+        "docker {args:?}: {}",
+        text(&output)
+    );
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
+/// Publishes `local` in the test registry as `remote`, then forgets the name `remote` here, so
+/// that only a pull brings it back.
+fn publish(local: &str, remote: &str) {
+    docker(&["tag", local, remote]);
+    docker(&["push", "--quiet", remote]);
+    docker(&["image", "rm", remote]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kernel_pull_downloads_a_published_image_and_sessions_use_it() {
+    let local = hailer_tests::docker_image::kernel_image().await;
+    let contract = hailer_kernel_bundle::contract();
+    let registry = hailer_tests::prereqs::registry();
+    let remote = format!("{registry}/hailer/kernel:{contract}");
+    tokio::task::block_in_place(|| publish(&local, &remote));
+
+    let workspace = TestWorkspace::docker();
+    let toml = std::fs::read_to_string(workspace.path().join("hailer.toml")).unwrap();
+    let configured = toml.replacen("# image = \"\"", &format!("image = \"{remote}\""), 1);
+    assert_ne!(
+        toml, configured,
+        "the [kernel] section has no image line to set"
+    );
+    workspace.write("hailer.toml", &configured);
+
+    // Before the pull, a session start says what to run.
+    let before = tokio::task::block_in_place(|| workspace.hailer(&["exec", "-c", "print(1)"]));
+    assert!(!before.status.success(), "{before:?}");
+    assert!(
+        text(&before).contains("hailer kernel pull"),
+        "{}",
+        text(&before)
+    );
+
+    let pull = tokio::task::block_in_place(|| workspace.hailer(&["kernel", "pull"]));
+    let said = text(&pull);
+    assert!(pull.status.success(), "{said}");
+    assert!(said.contains(&format!("Downloading {remote}")), "{said}");
+    assert!(
+        said.contains(&format!("{remote} is ready (kernel contract {contract})")),
+        "{said}"
+    );
+    let label = docker(&[
+        "image",
+        "inspect",
+        "--format",
+        "{{index .Config.Labels \"org.hailer.kernel-contract\"}}",
+        &remote,
+    ]);
+    assert_eq!(label, contract);
+
+    let session = tokio::task::block_in_place(|| workspace.hailer(&["exec", "-c", "print(6 * 7)"]));
+    assert!(session.status.success(), "{session:?}");
+    assert_eq!(String::from_utf8_lossy(&session.stdout).trim(), "42");
+    let kernels = docker(&[
+        "ps",
+        "--filter",
+        "label=org.hailer.role=kernel",
+        "--format",
+        "{{.Image}}",
+    ]);
+    assert!(kernels.lines().any(|image| image == remote), "{kernels}");
+    let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
+    docker(&["image", "rm", &remote]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kernel_pull_of_an_image_of_another_contract_refuses_it() {
+    hailer_tests::docker_image::kernel_image().await;
+    let registry = hailer_tests::prereqs::registry();
+    let remote = format!("{registry}/hailer/kernel:marimo0.0.1-000000000000");
+    let base = std::env::var("HAILER_TEST_BASE_IMAGE")
+        .unwrap_or_else(|_| "hailer-base:bookworm".to_owned());
+    tokio::task::block_in_place(|| {
+        let mut build = Command::new("docker")
+            .args(["build", "--quiet", "--tag", &remote, "-"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write as _;
+        build
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(
+                format!("FROM {base}\nLABEL org.hailer.kernel-contract=marimo0.0.1-000000000000\n")
+                    .as_bytes(),
+            )
+            .unwrap();
+        let built = build.wait_with_output().unwrap();
+        assert!(built.status.success(), "{}", text(&built));
+        docker(&["push", "--quiet", &remote]);
+        docker(&["image", "rm", &remote]);
+    });
+
+    let workspace = TestWorkspace::docker();
+    let pull = tokio::task::block_in_place(|| {
+        workspace
+            .command(&["kernel", "pull"])
+            .env("HAILER_KERNEL_IMAGE", &remote)
+            .output()
+            .unwrap()
+    });
+    let said = text(&pull);
+    assert_eq!(pull.status.code(), Some(1), "{said}");
+    assert!(said.contains("marimo0.0.1-000000000000"), "{said}");
+    assert!(said.contains(&hailer_kernel_bundle::contract()), "{said}");
+    assert!(said.contains("hailer kernel build"), "{said}");
+    assert!(!said.contains(" is ready "), "{said}");
+    let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
+    let _ = Command::new("docker")
+        .args(["image", "rm", &remote])
+        .output();
+}
