@@ -219,6 +219,7 @@ async fn create_and_wait(
             name: network_name.clone(),
         });
         settings.network = Some(&network_name);
+        tracing::debug!(elapsed = ?began.elapsed(), "network created");
     }
     let kernel_name = object_name(Role::Kernel, &spec.workspace_id, &suffix);
     let kernel = create_container(
@@ -229,12 +230,15 @@ async fn create_and_wait(
     )
     .await?;
     created.containers.push(kernel.clone());
+    tracing::debug!(elapsed = ?began.elapsed(), "kernel container created");
     // The kernel boots (the long part) while the forwarder is made and joined to its network.
     let start_kernel = async {
         docker
             .start_container(&kernel.id, None)
             .await
-            .map_err(Error::engine(format!("start {}", kernel.name)))
+            .map_err(Error::engine(format!("start {}", kernel.name)))?;
+        tracing::debug!(elapsed = ?began.elapsed(), "kernel container started");
+        Ok::<_, Error>(())
     };
     let published = if spec.network {
         start_kernel.await?;
@@ -253,6 +257,7 @@ async fn create_and_wait(
         // Recorded before anything else can fail, so every exit path removes it.
         let forwarder = forwarder?;
         created.containers.push(forwarder.clone());
+        tracing::debug!(elapsed = ?began.elapsed(), "forwarder created");
         kernel_started?;
         let connect = NetworkConnectRequest {
             container: forwarder.id.clone(),
@@ -262,6 +267,7 @@ async fn create_and_wait(
             .connect_network(&network_name, connect)
             .await
             .map_err(Error::engine("join the forwarder to the kernel's network"))?;
+        tracing::debug!(elapsed = ?began.elapsed(), "forwarder joined the network");
         docker
             .start_container(&forwarder.id, None)
             .await

@@ -43,10 +43,14 @@ pub async fn wait_ready(
         .map_err(|e| Error::InvalidSetting(format!("cannot make an HTTP client: {e}")))?;
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
+        let t = std::time::Instant::now();
         for item in watched {
             check_running(docker, item, token, memory).await?;
         }
-        if probe(&client, base_url, token).await == Probe::Ready {
+        let checked = t.elapsed();
+        let result = probe(&client, base_url, token).await;
+        tracing::debug!(?checked, probed = ?t.elapsed(), ?result, "PROBE");
+        if result == Probe::Ready {
             return Ok(());
         }
         if tokio::time::Instant::now() >= deadline {

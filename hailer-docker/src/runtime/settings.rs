@@ -80,6 +80,10 @@ pub fn kernel_body(
     let tmpfs = HashMap::from([
         ("/tmp".to_owned(), "rw,nosuid,nodev,mode=1777".to_owned()),
         (
+            HOME_IN_KERNEL.to_owned(),
+            format!("rw,nosuid,nodev,uid={uid},gid={gid},mode=0700"),
+        ),
+        (
             NOTEBOOKS_IN_KERNEL.to_owned(),
             format!("rw,nosuid,nodev,size={NOTEBOOKS_SIZE},uid={uid},gid={gid},mode=0700"),
         ),
@@ -239,10 +243,7 @@ mod tests {
         let tmpfs = host.tmpfs.unwrap();
         assert!(tmpfs["/work/notebooks"].contains("size=512m,uid=1001,gid=1002,mode=0700"));
         assert!(tmpfs.contains_key("/tmp"));
-        assert!(
-            !tmpfs.contains_key("/home/analyst"),
-            "the image keeps marimo's config there"
-        );
+        assert!(tmpfs["/home/analyst"].contains("uid=1001,gid=1002,mode=0700"));
         let mounts = host.mounts.unwrap();
         assert!(mounts.iter().all(|m| m.read_only == Some(true)));
         assert_eq!(mounts.len(), 2);

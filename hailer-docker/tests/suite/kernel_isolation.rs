@@ -39,6 +39,11 @@ print("data_create=" + attempt(lambda: write("/work/data/planted.txt")))
 print("data_delete=" + attempt(lambda: os.remove("/work/data/sales.csv")))
 print("data_read=" + open("/work/data/sales.csv").read().splitlines()[0])
 print("tmp_write=" + attempt(lambda: write("/tmp/scratch")))
+print("home_write=" + attempt(lambda: write(os.path.expanduser("~/scratch"))))
+mounts = {line.split()[1]: line.split()[2] for line in open("/proc/mounts")}
+print("in_memory=" + ",".join(p for p in ("/tmp", os.path.expanduser("~"), "/work/notebooks") if mounts.get(p) == "tmpfs"))
+import marimo._config.manager as marimo_config
+print("auto_instantiate=" + str(marimo_config.get_default_config_manager(current_path=None).get_config()["runtime"]["auto_instantiate"]))
 print("tcp_gateway=" + attempt(lambda: tcp(GATEWAY, HOST_PORT)))
 print("tcp_default_bridge=" + attempt(lambda: tcp("172.17.0.1", HOST_PORT)))
 print("tcp_public=" + attempt(lambda: tcp("1.1.1.1", 443)))
@@ -188,6 +193,18 @@ async fn a_docker_kernel_is_isolated_and_its_notebooks_travel_by_copy() {
     assert_eq!(found["data_delete"], "fail");
     assert_eq!(found["data_read"], "region,amount");
     assert_eq!(found["tmp_write"], "ok");
+    assert_eq!(
+        found["home_write"], "ok",
+        "the home folder is writable scratch space"
+    );
+    assert_eq!(
+        found["in_memory"], "/tmp,/home/analyst,/work/notebooks",
+        "scratch space is in memory"
+    );
+    assert_eq!(
+        found["auto_instantiate"], "True",
+        "marimo runs a notebook's cells when a browser opens it"
+    );
     assert_eq!(
         found["tcp_gateway"], "fail",
         "no route to this machine ({gateway})"
