@@ -58,16 +58,8 @@ async fn main() {
     let mut ours = Vec::new();
     let mut floor = Vec::new();
     for round in 1..=rounds {
-        let floor_first = std::env::var_os("BENCH_FLOOR_FIRST").is_some();
-        let mut floor_result = None;
-        if floor_first {
-            floor_result = Some(floor_session(&engine, &image).await);
-        }
         let (start, open) = docker_session(&engine, &image).await;
-        let (floor_health, floor_open) = match floor_result {
-            Some(result) => result,
-            None => floor_session(&engine, &image).await,
-        };
+        let (floor_health, floor_open) = floor_session(&engine, &image).await;
         let floor_time = floor_health + floor_open;
         println!(
             "round {round}: docker session {:.2} s (ready {:.2} s + copy-in and notebook session \
@@ -124,7 +116,7 @@ fn spec(dir: &Path, image: &str) -> DockerSpec {
         contract: bundle::contract(),
         memory: hailer_config::MemoryLimit::parse("2g").unwrap(),
         cpus: 2.0,
-        network: std::env::var_os("BENCH_NETWORK").is_some(),
+        network: false,
         owner_id: "be0c4be0c4be0c4b".to_owned(),
         workspace_id: workspace_id(dir),
         ready_timeout: Duration::from_secs(120),

@@ -43,13 +43,13 @@ pub async fn wait_ready(
         .map_err(|e| Error::InvalidSetting(format!("cannot make an HTTP client: {e}")))?;
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
-        let t = std::time::Instant::now();
+        let began = std::time::Instant::now();
         for item in watched {
             check_running(docker, item, token, memory).await?;
         }
-        let checked = t.elapsed();
+        let checked = began.elapsed();
         let result = probe(&client, base_url, token).await;
-        tracing::debug!(?checked, probed = ?t.elapsed(), ?result, "PROBE");
+        tracing::trace!(?checked, probed = ?began.elapsed(), ?result, "readiness probe");
         if result == Probe::Ready {
             return Ok(());
         }
