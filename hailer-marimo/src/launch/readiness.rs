@@ -45,6 +45,8 @@ pub async fn probe(client: &reqwest::Client, base: &str, token: &SecretString) -
         return Probe::NotYet;
     }
     let sessions = format!("{base}/api/sessions");
+    // One after the other on purpose: the token goes only to a server that has just refused a
+    // stranger, never to whatever else may listen on the port.
     let without_token = client.get(&sessions).send().await.map(|r| r.status());
     let refuses_strangers = matches!(
         without_token,

@@ -125,14 +125,19 @@ pub async fn start(
     let state_dir = spec.workspace.join(".hailer");
     let owners = state_dir.clone();
     let is_owner_alive = move |owner: &str| -> bool { owner_alive(&owners, owner) };
-    let removed = cleanup_leftovers(&engine, &workspace_id, is_owner_alive).await?;
-    tracing::info!(?removed, "leftovers of earlier sessions");
     let contract = hailer_kernel_bundle::contract();
     let image = docker
         .image
         .clone()
         .unwrap_or_else(|| hailer_docker::default_image_name(&contract));
-    hailer_docker::ensure_image(&engine, &image, &contract).await?;
+    // Two independent questions to the engine, asked at once.
+    let (removed, checked) = tokio::join!(
+        cleanup_leftovers(&engine, &workspace_id, is_owner_alive),
+        hailer_docker::ensure_image(&engine, &image, &contract)
+    );
+    let removed = removed?;
+    tracing::info!(?removed, "leftovers of earlier sessions");
+    checked?;
     progress("Starting the kernel container");
     let kernel = DockerKernel::start(
         &engine,
