@@ -192,7 +192,8 @@ fi
 
 if [ "$with_base_image" -eq 1 ]; then
     "$ROOT/scripts/make-base-image.sh" >&2
-    registry="$("$ROOT/scripts/start-test-registry.sh" "$CACHE")"
+    # 9>&-: the registry outlives this script and must not hold its lock
+    registry="$("$ROOT/scripts/start-test-registry.sh" "$CACHE" 9>&-)"
 fi
 
 chromium_path="$(command -v chromium || true)"

@@ -225,33 +225,38 @@ impl TestWorkspace {
         std::fs::canonicalize(self.path()).unwrap_or_else(|_| self.path().to_path_buf())
     }
 
+    /// The names of the containers labelled with this workspace, sorted.
+    pub fn docker_containers(&self) -> Vec<String> {
+        self.docker_labelled(&["ps", "-a", "--format", "{{.Names}}"])
+    }
+
+    /// The names of the networks labelled with this workspace, sorted.
+    pub fn docker_networks(&self) -> Vec<String> {
+        self.docker_labelled(&["network", "ls", "--format", "{{.Name}}"])
+    }
+
     /// The names of the containers and networks labelled with this workspace, sorted.
     pub fn docker_objects(&self) -> Vec<String> {
+        let mut names = self.docker_containers();
+        names.extend(self.docker_networks());
+        names.sort();
+        names
+    }
+
+    /// The output lines of `docker LISTING --filter label=<this workspace>`, sorted.
+    fn docker_labelled(&self, listing: &[&str]) -> Vec<String> {
         let id = hailer_docker::labels::workspace_id(&self.canonical());
         let filter = format!("label={}={id}", hailer_docker::labels::WORKSPACE_LABEL);
-        let mut names = Vec::new();
-        for listing in [
-            vec!["ps", "-a", "--filter", &filter, "--format", "{{.Names}}"],
-            vec![
-                "network",
-                "ls",
-                "--filter",
-                &filter,
-                "--format",
-                "{{.Name}}",
-            ],
-        ] {
-            let output = std::process::Command::new("docker")
-                .args(&listing)
-                .output()
-                .unwrap_or_else(|error| panic!("cannot run docker: {error}"));
-            assert!(output.status.success(), "{output:?}");
-            names.extend(
-                String::from_utf8_lossy(&output.stdout)
-                    .lines()
-                    .map(str::to_owned),
-            );
-        }
+        let output = std::process::Command::new("docker")
+            .args(listing)
+            .args(["--filter", &filter])
+            .output()
+            .unwrap_or_else(|error| panic!("cannot run docker: {error}"));
+        assert!(output.status.success(), "{output:?}");
+        let mut names: Vec<String> = String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect();
         names.sort();
         names
     }

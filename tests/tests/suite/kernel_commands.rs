@@ -17,28 +17,6 @@ fn text(output: &Output) -> String {
     )
 }
 
-/// Names of the workspace's labelled containers (`container`) or networks (`network`).
-fn labelled(kind: &str, workspace_id: &str) -> Vec<String> {
-    let filter = format!("label=org.hailer.workspace={workspace_id}");
-    let args: Vec<&str> = match kind {
-        "container" => vec!["ps", "-a", "--filter", &filter, "--format", "{{.Names}}"],
-        _ => vec![
-            "network",
-            "ls",
-            "--filter",
-            &filter,
-            "--format",
-            "{{.Name}}",
-        ],
-    };
-    let output = Command::new("docker").args(&args).output().unwrap();
-    assert!(output.status.success(), "{output:?}");
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(str::to_owned)
-        .collect()
-}
-
 /// A `hailer` command whose package settings come only from what the test sets: the host's
 /// pip, uv and CA variables are removed and `HOME` is `home`.
 fn hermetic(workspace: &TestWorkspace, home: &Path, args: &[&str]) -> Command {
@@ -61,13 +39,11 @@ async fn kernel_stop_removes_this_workspaces_kernel_and_nothing_else() {
         let ran = tokio::task::block_in_place(|| workspace.hailer(&["exec", "-c", "print(1)"]));
         assert!(ran.status.success(), "{ran:?}");
     }
-    let first_id = first.runtime_id_hint();
-    let second_id = second.runtime_id_hint();
-    let containers = labelled("container", &first_id);
-    let networks = labelled("network", &first_id);
+    let containers = first.docker_containers();
+    let networks = first.docker_networks();
     assert_eq!(containers.len(), 2, "kernel and forwarder: {containers:?}");
     assert_eq!(networks.len(), 1, "{networks:?}");
-    let second_before = labelled("container", &second_id);
+    let second_before = second.docker_containers();
     assert_eq!(second_before.len(), 2);
 
     let stop = tokio::task::block_in_place(|| first.hailer(&["kernel", "stop"]));
@@ -80,9 +56,9 @@ async fn kernel_stop_removes_this_workspaces_kernel_and_nothing_else() {
             "{name} is not among the removed: {said}"
         );
     }
-    assert!(labelled("container", &first_id).is_empty());
-    assert!(labelled("network", &first_id).is_empty());
-    assert_eq!(labelled("container", &second_id), second_before);
+    assert!(first.docker_containers().is_empty());
+    assert!(first.docker_networks().is_empty());
+    assert_eq!(second.docker_containers(), second_before);
     let other = tokio::task::block_in_place(|| second.hailer(&["exec", "-c", "print(2)"]));
     assert!(
         other.status.success(),
@@ -108,8 +84,7 @@ async fn kernel_stop_removes_a_kernel_another_daemon_started() {
     let workspace = TestWorkspace::docker();
     let ran = tokio::task::block_in_place(|| workspace.hailer(&["exec", "-c", "print(1)"]));
     assert!(ran.status.success(), "{ran:?}");
-    let id = workspace.runtime_id_hint();
-    assert_eq!(labelled("container", &id).len(), 2);
+    assert_eq!(workspace.docker_containers().len(), 2);
 
     // Another Hailer home: another daemon, which has no session of this workspace.
     let other_home = tempfile::tempdir().unwrap();
@@ -124,8 +99,8 @@ async fn kernel_stop_removes_a_kernel_another_daemon_started() {
     assert!(stop.status.success(), "{said}");
     assert!(said.starts_with("Removed hailer-"), "{said}");
     assert!(!said.contains("Ended"), "{said}");
-    assert!(labelled("container", &id).is_empty());
-    assert!(labelled("network", &id).is_empty());
+    assert!(workspace.docker_containers().is_empty());
+    assert!(workspace.docker_networks().is_empty());
     let _ = tokio::task::block_in_place(|| {
         workspace
             .command(&["daemon", "stop"])
