@@ -4,7 +4,7 @@
 //!   the image's contract checked first, as hailerd does), against the floor
 //!   measured in the same run: the same image started straight into `marimo edit` (one
 //!   container, a bind-mounted notebook, no network or forwarder), to `/health` and one session
-//!   stream's kernel-ready;
+//!   stream's kernel-ready, as the same user as ours;
 //! * copying 500 notebooks into a kernel;
 //! * a copy-back pass over those 500 notebooks, unchanged.
 //!
@@ -26,7 +26,9 @@ use bollard::models::{ContainerCreateBody, HostConfig, Mount, MountType, PortBin
 use bollard::query_parameters::{CreateContainerOptions, RemoveContainerOptions};
 use hailer_docker::copies::{CopyLimits, CopyState, copy_back, copy_in};
 use hailer_docker::labels::workspace_id;
-use hailer_docker::runtime::{DockerKernel, DockerSpec, cleanup_leftovers, kernel_command};
+use hailer_docker::runtime::{
+    DockerKernel, DockerSpec, cleanup_leftovers, kernel_command, kernel_user,
+};
 use hailer_docker::{Engine, default_image_name, ensure_image};
 use hailer_kernel_bundle as bundle;
 use hailer_marimo::MarimoClient;
@@ -163,6 +165,14 @@ async fn floor_session(engine: &Engine, image: &str) -> (Duration, Duration) {
     let token_path = dir.path().join("token");
     std::fs::write(&token_path, token.expose_secret()).unwrap();
     std::fs::set_permissions(&token_path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    // marimo may write next to its notebooks, as it may in ours.
+    let (uid, gid) = kernel_user();
+    for path in [
+        dir.path().join("notebooks"),
+        dir.path().join("notebooks/analysis.py"),
+    ] {
+        std::os::unix::fs::chown(&path, Some(uid), Some(gid)).unwrap();
+    }
     let docker = engine.docker();
     let bind = |source: &Path, target: &str| Mount {
         typ: Some(MountType::BIND),
@@ -173,7 +183,9 @@ async fn floor_session(engine: &Engine, image: &str) -> (Duration, Duration) {
     let body = ContainerCreateBody {
         image: Some(image.to_owned()),
         cmd: Some(kernel_command()),
-        user: Some("0:0".to_owned()),
+        // The user ours runs as (the image's own when this runs as root), not root: marimo
+        // starts measurably faster as root, which would flatter the floor.
+        user: Some(format!("{uid}:{gid}")),
         exposed_ports: Some(vec!["2718/tcp".to_owned()]),
         host_config: Some(HostConfig {
             port_bindings: Some(HashMap::from([(
