@@ -32,20 +32,8 @@ pub async fn run(
     let mut presses = ctrl_c_presses();
     let connected = daemon_client::find_or_start(home).await?;
     let endpoint = &connected.endpoint;
-    let mut started = session_client::start(endpoint, flags).await?;
-    if started.attached
-        && started.session.clients == 0
-        && started.session.kernel == hailer_protocol::KernelStatus::Failed
-    {
-        // A lingering session whose kernel is gone: start over with a new one.
-        let _ = endpoint
-            .delete(
-                &format!("/v1/sessions/{}", started.session.id),
-                STOP_TIMEOUT,
-            )
-            .await;
-        started = session_client::start(endpoint, flags).await?;
-    }
+    // A lingering session whose kernel failed is replaced by hailerd itself.
+    let started = session_client::start(endpoint, flags).await?;
     let session = &started.session;
     if started.attached && session.clients > 0 {
         eprintln!(
