@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
-# Makes the Docker image hailer-base:bookworm, the base of the kernel image, without any registry:
-# debootstrap builds a minimal Debian bookworm with python3, python3-venv and ca-certificates in a
-# temporary folder, and `docker import` turns that folder into an image.
+# Makes the Docker image hailer-base:trixie, a base for the kernel image made without any registry:
+# debootstrap builds a minimal Debian 13 (trixie, whose python3 is 3.13) with python3, python3-venv
+# and ca-certificates in a temporary folder, and `docker import` turns that folder into an image.
+# Users build from the official Python image instead; this is the route for a machine that reaches
+# no image registry (the tests, an air-gapped network), with `hailer kernel build --base-image
+# hailer-base:trixie --wheelhouse DIR`.
 #
 #   scripts/make-base-image.sh [--force]
 #
 # Does nothing when the image exists already (--force makes it again). Needs root, debootstrap and
-# a running Docker engine. The Debian mirror is the one apt on this machine uses (from
-# /etc/apt/sources.list and /etc/apt/sources.list.d/), else http://deb.debian.org/debian.
+# a running Docker engine. The Debian mirror is the one apt on this machine uses for its own
+# release (from /etc/apt/sources.list and /etc/apt/sources.list.d/), else
+# http://deb.debian.org/debian.
 #
 # Environment:
-#   HAILER_BASE_IMAGE     the image to make (default hailer-base:bookworm)
+#   HAILER_BASE_IMAGE     the image to make (default hailer-base:trixie)
 #   HAILER_DEBIAN_MIRROR  the Debian mirror to use instead of apt's
 set -Eeuo pipefail
 
-IMAGE="${HAILER_BASE_IMAGE:-hailer-base:bookworm}"
-SUITE=bookworm
+IMAGE="${HAILER_BASE_IMAGE:-hailer-base:trixie}"
+SUITE=trixie
+# apt's own release, whose mirror serves trixie too
+HOST_SUITE="$( (. /etc/os-release 2>/dev/null && printf '%s' "${VERSION_CODENAME:-}") || true)"
 DEFAULT_MIRROR=http://deb.debian.org/debian
 PACKAGES=python3,python3-venv,ca-certificates
 
@@ -31,7 +37,7 @@ for arg in "$@"; do
     case "$arg" in
         --force) force=1 ;;
         -h | --help)
-            sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+            sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
             exit 0
             ;;
         *) die "unknown option $arg (see --help)" ;;
@@ -56,13 +62,13 @@ apt_mirror() {
     for file in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
         [ -f "$file" ] || continue
         # deb [options] URI SUITE COMPONENTS...
-        sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$file" | awk -v suite="$SUITE" \
+        sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$file" | awk -v suite="${HOST_SUITE:-$SUITE}" \
             '$1 == "deb" && $3 == suite && $2 ~ /^https?:\/\// { print $2; exit }'
     done
     for file in /etc/apt/sources.list.d/*.sources; do
         [ -f "$file" ] || continue
         # deb822 stanzas: Types, URIs, Suites, ... separated by blank lines
-        awk -v suite="$SUITE" '
+        awk -v suite="${HOST_SUITE:-$SUITE}" '
             function flush() {
                 if (is_deb && has_suite && uri != "") { print uri; found = 1 }
                 is_deb = 0; has_suite = 0; uri = ""

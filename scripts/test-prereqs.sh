@@ -5,11 +5,13 @@
 #
 # - installs the Debian packages the tests use (only those missing);
 # - fills .cache/wheelhouse/ with the wheels of kernel-image/requirements*.txt for this machine's
-#   Python 3.11 (downloaded again only when those files change);
+#   Python 3.11 (downloaded again only when those files change), and .cache/wheelhouse-image/ with
+#   those of requirements.txt for the test base image's CPython 3.13 on this architecture;
 # - makes .cache/test-venv/ from that wheelhouse, offline, with kernel-image/ installed in it
 #   (reinstalled when its files change);
-# - with --base-image, also makes the Docker image hailer-base:bookworm (scripts/make-base-image.sh)
-#   and starts an image registry on loopback (scripts/start-test-registry.sh).
+# - with --base-image, also makes the Docker image hailer-base:trixie (Debian 13, Python 3.13;
+#   scripts/make-base-image.sh) and starts an image registry on loopback
+#   (scripts/start-test-registry.sh).
 #
 # Progress goes to standard error. Standard output gets only `export NAME=value` lines, which are
 # also written to .cache/test-env.sh, so either of these sets up a shell for the tests:
@@ -35,7 +37,11 @@ KERNEL_IMAGE="$ROOT/kernel-image"
 WHEELHOUSE="$CACHE/wheelhouse"
 VENV="$CACHE/test-venv"
 ENV_FILE="$CACHE/test-env.sh"
-REQUIREMENTS=("$KERNEL_IMAGE/requirements.txt" "$KERNEL_IMAGE/requirements-dev.txt")
+IMAGE_WHEELHOUSE="$CACHE/wheelhouse-image"
+# the test base image's Python (hailer-base:trixie)
+IMAGE_PYTHON_VERSION=3.13
+BASE_IMAGE=hailer-base:trixie
+REQUIREMENTS=("$KERNEL_IMAGE/requirements.txt" "$KERNEL_IMAGE/requirements-local.txt" "$KERNEL_IMAGE/requirements-dev.txt")
 APT_PACKAGES=(python3-venv debootstrap chromium chromium-driver fonts-liberation tmux curl ca-certificates docker-registry)
 
 say() { printf '==> %s\n' "$*" >&2; }
@@ -50,7 +56,7 @@ for arg in "$@"; do
     case "$arg" in
         --base-image) with_base_image=1 ;;
         -h | --help)
-            sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+            sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
             exit 0
             ;;
         *) die "unknown option $arg (see --help)" ;;
@@ -163,6 +169,36 @@ else
     say "wheelhouse: $(find "$WHEELHOUSE" -name '*.whl' | wc -l) wheels, $(du -sh "$WHEELHOUSE" | cut -f1)"
 fi
 
+# The kernel image's wheels: requirements.txt for the base image's CPython on this machine's
+# architecture, binary wheels only, the way a build on a user's machine installs them.
+arch="$(uname -m)"
+image_tag="cp${IMAGE_PYTHON_VERSION/./} manylinux $arch"
+image_hash="$( (cat "$KERNEL_IMAGE/requirements.txt"; printf '%s\n' "$image_tag") | sha256sum | cut -d' ' -f1)"
+if [ -f "$IMAGE_WHEELHOUSE/.requirements.sha256" ] && [ "$(cat "$IMAGE_WHEELHOUSE/.requirements.sha256")" = "$image_hash" ]; then
+    say "image wheelhouse: up to date ($(find "$IMAGE_WHEELHOUSE" -name '*.whl' | wc -l) wheels)"
+else
+    say "image wheelhouse: downloading wheels for $image_tag"
+    partial="$IMAGE_WHEELHOUSE.partial"
+    rm -rf "$partial"
+    mkdir -p "$partial"
+    platforms=()
+    for platform in manylinux_2_41 manylinux_2_39 manylinux_2_36 manylinux_2_34 manylinux_2_31 \
+        manylinux_2_28 manylinux_2_27 manylinux_2_26 manylinux_2_24 manylinux_2_17 manylinux2014 \
+        manylinux_2_12 manylinux2010 manylinux_2_5 manylinux1; do
+        platforms+=(--platform "${platform}_${arch}")
+    done
+    reuse=()
+    [ -d "$IMAGE_WHEELHOUSE" ] && reuse=(--find-links "$IMAGE_WHEELHOUSE")
+    "$VENV_PY" -m pip download -q --only-binary=:all: "${platforms[@]}" \
+        --python-version "$IMAGE_PYTHON_VERSION" --implementation cp \
+        --abi "cp${IMAGE_PYTHON_VERSION/./}" "${reuse[@]}" \
+        -r "$KERNEL_IMAGE/requirements.txt" --dest "$partial" >&2
+    printf '%s\n' "$image_hash" >"$partial/.requirements.sha256"
+    rm -rf "$IMAGE_WHEELHOUSE"
+    mv "$partial" "$IMAGE_WHEELHOUSE"
+    say "image wheelhouse: $(find "$IMAGE_WHEELHOUSE" -name '*.whl' | wc -l) wheels, $(du -sh "$IMAGE_WHEELHOUSE" | cut -f1)"
+fi
+
 offline=(--no-index --find-links "$WHEELHOUSE")
 if [ "$(cat "$VENV/.requirements.sha256" 2>/dev/null)" != "$requirements_hash" ]; then
     say "test venv: installing the pinned packages from the wheelhouse"
@@ -187,7 +223,8 @@ else
 fi
 
 "$VENV_PY" -m pip check >&2 || die "the test venv has broken requirements: delete $VENV and run this script again"
-"$VENV_PY" -c 'import marimo, polars, duckdb, fastexcel, pyarrow, hailer_kernel, pytest' ||
+"$VENV_PY" -c 'import marimo, polars, duckdb, fastexcel, pyarrow, hailer_kernel, pytest' &&
+    [ -x "$VENV/bin/uv" ] && [ -x "$VENV/bin/ty" ] ||
     die "the test venv cannot import the kernel packages: delete $VENV and run this script again"
 
 if [ "$with_base_image" -eq 1 ]; then
@@ -207,6 +244,8 @@ exports=(
     "HAILER_TEST_PYTHON=$VENV_PY"
     "HAILER_TEST_VENV=$VENV"
     "HAILER_TEST_WHEELHOUSE=$WHEELHOUSE"
+    "HAILER_TEST_IMAGE_WHEELHOUSE=$IMAGE_WHEELHOUSE"
+    "HAILER_TEST_UV=$VENV/bin/uv"
     "HAILER_TEST_RUFF=$VENV/bin/ruff"
     "HAILER_TEST_TY=$VENV/bin/ty"
     "HAILER_TEST_CHROMIUM=$chromium_path"
@@ -214,7 +253,7 @@ exports=(
     "HAILER_TEST_TMUX=$tmux_path"
 )
 if [ "$with_base_image" -eq 1 ]; then
-    exports+=("HAILER_TEST_BASE_IMAGE=hailer-base:bookworm" "HAILER_TEST_REGISTRY=$registry")
+    exports+=("HAILER_TEST_BASE_IMAGE=$BASE_IMAGE" "HAILER_TEST_REGISTRY=$registry")
 fi
 {
     printf '# Written by scripts/test-prereqs.sh; source it before running the tests.\n'

@@ -28,6 +28,10 @@ fi
 step "Formatting and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+"$HAILER_TEST_VENV/bin/actionlint" .github/workflows/*.yml
+
+step "The kernel image's packages on every platform it is published for"
+bash scripts/check-kernel-wheels.sh
 
 step "Build"
 cargo build --workspace --bins --locked

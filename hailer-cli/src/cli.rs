@@ -206,11 +206,21 @@ pub enum KernelAction {
     /// stage and are never printed. --pip-config replaces that; --no-host-config turns it off.
     #[command(after_help = "Examples:\n  \
         hailer kernel build\n  \
-        hailer kernel build --tag hailer-kernel:company --base-image registry.example/python:3.12-slim --pip-config company-pip.ini --no-cache\n  \
+        hailer kernel build --tag hailer-kernel:company --base-image registry.example/python:3.13-slim --pip-config company-pip.ini --no-cache\n  \
         hailer kernel build --context ./kernel-context --dry-run")]
     Build(BuildArgs),
     /// Download the kernel image this workspace uses and check its kernel contract.
+    ///
+    /// By default that is the image the release publishes for this Hailer's kernel contract
+    /// (linux/amd64 and linux/arm64); `image` under [kernel] or HAILER_KERNEL_IMAGE names another.
     Pull,
+    /// Print this Hailer's kernel contract, the image its sessions use and the base image a
+    /// build starts from.
+    Contract {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Remove every kernel container and network of this workspace, whichever session started
     /// them; this daemon's session of the workspace ends first and copies its notebooks back.
     Stop,
@@ -228,10 +238,11 @@ pub enum KernelAction {
 /// `hailer kernel build`'s options.
 #[derive(Debug, Default, clap::Args)]
 pub struct BuildArgs {
-    /// The image name (default: image under [kernel], else hailer-kernel:<kernel contract>).
+    /// The image name (default: image under [kernel], else the published image's name).
     #[arg(long, value_name = "NAME")]
     pub tag: Option<String>,
-    /// The base image: Linux with Python 3.11+ (venv and ensurepip) as python3.
+    /// The base image: Linux with Python 3.12+ (venv and ensurepip) as python3 (default:
+    /// base_image under [kernel], HAILER_KERNEL_BASE_IMAGE, else the official python:*-slim).
     #[arg(long, value_name = "IMAGE")]
     pub base_image: Option<String>,
     /// A pip configuration file for the build, instead of this machine's settings.

@@ -81,9 +81,45 @@ pub async fn engine_version(socket: &Path) -> Option<(String, String)> {
     }
 }
 
+/// What the labels of a kernel image say about it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImageLabels {
+    /// The kernel contract; empty when the image has no such label.
+    pub contract: String,
+    /// The base image it was built from, and that image's digest, when recorded.
+    pub base: Option<String>,
+    pub base_digest: Option<String>,
+}
+
+impl ImageLabels {
+    /// `built from python:3.13-slim (sha256:0123456789ab)`, or nothing when not recorded.
+    pub fn describe_base(&self) -> Option<String> {
+        let base = self.base.as_deref()?;
+        Some(match self.base_digest.as_deref() {
+            Some(digest) => format!("built from {base} ({})", short_digest(digest)),
+            None => format!("built from {base}"),
+        })
+    }
+}
+
+/// `sha256:` and the first 12 hex digits of a digest.
+fn short_digest(digest: &str) -> String {
+    match digest.split_once(':') {
+        Some((algorithm, hex)) => format!("{algorithm}:{}", hex.get(..12).unwrap_or(hex)),
+        None => digest.get(..12).unwrap_or(digest).to_owned(),
+    }
+}
+
 /// The contract label of `image`: `Ok(None)` when the engine does not have it, `Some("")` when
 /// it has no such label.
 pub async fn image_contract(socket: &Path, image: &str) -> anyhow::Result<Option<String>> {
+    Ok(image_labels(socket, image)
+        .await?
+        .map(|labels| labels.contract))
+}
+
+/// The labels of `image` that Hailer sets: `Ok(None)` when the engine does not have it.
+pub async fn image_labels(socket: &Path, image: &str) -> anyhow::Result<Option<ImageLabels>> {
     #[derive(serde::Deserialize)]
     #[serde(rename_all = "PascalCase")]
     struct Image {
@@ -97,16 +133,50 @@ pub async fn image_contract(socket: &Path, image: &str) -> anyhow::Result<Option
         labels: Option<std::collections::BTreeMap<String, String>>,
     }
     match get(socket, &format!("/images/{image}/json")).await? {
-        (200, body) => Ok(Some(
-            serde_json::from_slice::<Image>(&body)
+        (200, body) => {
+            let labels = serde_json::from_slice::<Image>(&body)
                 .ok()
                 .and_then(|image| image.config)
                 .and_then(|config| config.labels)
-                .and_then(|labels| labels.get(hailer_kernel_bundle::CONTRACT_LABEL).cloned())
-                .unwrap_or_default(),
-        )),
+                .unwrap_or_default();
+            let label = |name: &str| {
+                labels
+                    .get(name)
+                    .filter(|value| !value.is_empty() && value.as_str() != "unknown")
+                    .cloned()
+            };
+            Ok(Some(ImageLabels {
+                contract: label(hailer_kernel_bundle::CONTRACT_LABEL).unwrap_or_default(),
+                base: label(hailer_kernel_bundle::BASE_IMAGE_LABEL),
+                base_digest: label(hailer_kernel_bundle::BASE_DIGEST_LABEL),
+            }))
+        }
         (404, _) => Ok(None),
         (status, _) => anyhow::bail!("the engine answered {status}"),
+    }
+}
+
+/// One line on the kernel image `image` for `hailer status`: its contract and base image, or
+/// why it cannot be used and the command that fixes that.
+pub async fn describe_image(image: &str) -> String {
+    let Ok(socket) = socket() else {
+        return format!("{image} (a remote engine: not checked)");
+    };
+    let contract = hailer_kernel_bundle::contract();
+    match image_labels(&socket, image).await {
+        Ok(Some(labels)) if labels.contract == contract => match labels.describe_base() {
+            Some(base) => format!("{image} ({base})"),
+            None => format!("{image} (kernel contract {contract})"),
+        },
+        Ok(Some(labels)) => format!(
+            "{image} is for another kernel contract ('{}'); run `hailer kernel pull`, or \
+             `hailer kernel build`",
+            labels.contract
+        ),
+        Ok(None) => format!(
+            "{image} is not on this machine; run `hailer kernel pull`, or `hailer kernel build`"
+        ),
+        Err(_) => format!("{image} (Docker does not answer: not checked)"),
     }
 }
 
@@ -152,11 +222,11 @@ pub async fn kernel_readiness(image: &str) -> KernelReadiness {
             format!(
                 "the image {image} is for kernel contract '{found}', and this Hailer needs {contract}"
             ),
-            "Build the right one (`hailer kernel build`), or set HAILER_KERNEL_IMAGE to an image of this contract.",
+            "Download the right one (`hailer kernel pull`) or build it here (`hailer kernel build`), or set HAILER_KERNEL_IMAGE to an image of this contract.",
         ),
         Ok(None) => not_ready(
             format!("Docker {version} runs, but the kernel image {image} is not on this machine"),
-            "Build it (`hailer kernel build`) or download it (`hailer kernel pull`).",
+            "Download it (`hailer kernel pull`), or build it here (`hailer kernel build`).",
         ),
         Err(error) => not_ready(
             format!("the kernel image {image} could not be checked: {error:#}"),

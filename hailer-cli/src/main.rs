@@ -209,6 +209,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                     commands::kernel::build(&home, overrides, args).await?;
                 }
                 KernelAction::Pull => commands::kernel::pull(&home, overrides).await?,
+                KernelAction::Contract { json } => commands::kernel::contract(&overrides, json)?,
                 KernelAction::Stop => return commands::kernel::stop(&home, overrides).await,
             }
         }

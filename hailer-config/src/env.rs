@@ -23,8 +23,11 @@ pub const HAILER_KERNEL: &str = "HAILER_KERNEL";
 /// Overrides `[kernel].image`.
 pub const HAILER_KERNEL_IMAGE: &str = "HAILER_KERNEL_IMAGE";
 
+/// Overrides `[kernel].base_image`.
+pub const HAILER_KERNEL_BASE_IMAGE: &str = "HAILER_KERNEL_BASE_IMAGE";
+
 /// Every variable the loader reads.
-pub const CONFIG_VARIABLES: [&str; 7] = [
+pub const CONFIG_VARIABLES: [&str; 8] = [
     HAILER_CONFIG,
     HAILER_WORKSPACE,
     HAILER_MODEL,
@@ -32,6 +35,7 @@ pub const CONFIG_VARIABLES: [&str; 7] = [
     HAILER_LOG_LEVEL,
     HAILER_KERNEL,
     HAILER_KERNEL_IMAGE,
+    HAILER_KERNEL_BASE_IMAGE,
 ];
 
 /// Variables earlier versions read that no longer do anything.

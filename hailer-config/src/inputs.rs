@@ -21,6 +21,9 @@ pub struct Overrides {
     pub kernel: Option<String>,
     /// `--kernel-image`.
     pub kernel_image: Option<String>,
+    /// `hailer kernel build --base-image`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_base_image: Option<String>,
     /// `--log-level` (`--verbose` is `DEBUG`).
     pub log_level: Option<String>,
 }
@@ -76,5 +79,6 @@ pub struct Sources {
     pub provider: Provenance,
     pub runtime: Provenance,
     pub image: Provenance,
+    pub base_image: Provenance,
     pub log_level: Provenance,
 }

@@ -35,7 +35,15 @@ pub const PROVIDER_KEYS: &[&str] = &[
 /// `[web]` keys.
 pub const WEB_KEYS: &[&str] = &["allowed_domains", "max_page_bytes"];
 /// `[kernel]` keys.
-pub const KERNEL_KEYS: &[&str] = &["runtime", "image", "memory", "cpus", "network", "python"];
+pub const KERNEL_KEYS: &[&str] = &[
+    "runtime",
+    "image",
+    "base_image",
+    "memory",
+    "cpus",
+    "network",
+    "python",
+];
 /// `[daemon]` keys.
 pub const DAEMON_KEYS: &[&str] = &["session_linger_secs"];
 /// `[checks]` keys.

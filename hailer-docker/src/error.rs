@@ -76,6 +76,19 @@ pub enum Error {
     )]
     PullFailed { image: String, said: String },
 
+    #[error(
+        "cannot get the base image {image}, so nothing was built: docker said: {said}\n\
+         Ways on:\n  \
+         - build from a base image this machine has: `hailer kernel build --base-image IMAGE` \
+         (any Linux image with Python 3.12 or newer, with venv and ensurepip, as python3);\n  \
+         - behind a registry mirror, name the mirror's Python image the same way, after \
+         `docker login` if it needs one;\n  \
+         - with no registry at all, make a base image from a Linux folder with `docker import` \
+         and install offline with `--wheelhouse DIR` (kernel-image/README.md, \
+         \"Building without a registry\")"
+    )]
+    BaseImageUnavailable { image: String, said: String },
+
     #[error("the kernel image build failed: {detail}\nIts last lines:\n{tail}")]
     BuildFailed { detail: String, tail: String },
 

@@ -14,6 +14,10 @@ pub const MARIMO_VERSION: &str = "0.24.2";
 /// The pinned packages of the kernel.
 pub const REQUIREMENTS: &str = include_str!("../../kernel-image/requirements.txt");
 
+/// What the unsafe-local kernel's environment has besides [`REQUIREMENTS`]: the type checker
+/// the cell checks run (ruff is a kernel package already). Not part of the image.
+pub const LOCAL_REQUIREMENTS: &str = include_str!("../../kernel-image/requirements-local.txt");
+
 /// The files of the `hailer-kernel` Python package, relative to its folder.
 pub const PACKAGE_FILES: [(&str, &str); 8] = [
     (
@@ -57,12 +61,28 @@ pub const DOCKERFILE: &str = include_str!("../../kernel-image/Dockerfile");
 /// The image label that carries the contract.
 pub const CONTRACT_LABEL: &str = "org.hailer.kernel-contract";
 
+/// The image label that names the base image the kernel image was built from.
+pub const BASE_IMAGE_LABEL: &str = "org.hailer.base-image";
+
+/// The image label that carries the base image's digest (its repository digest when it came
+/// from a registry, else its local image id).
+pub const BASE_DIGEST_LABEL: &str = "org.hailer.base-image-digest";
+
+/// The base image a build starts from unless the user names another: the official Python
+/// image, slim variant. The Dockerfile's `BASE_IMAGE` argument says the same (a test checks).
+pub const DEFAULT_BASE_IMAGE: &str = "python:3.13-slim";
+
+/// Where the release publishes the kernel image, for linux/amd64 and linux/arm64, under the
+/// kernel contract as its tag. The release workflow reads it from `hailer kernel contract`.
+pub const PUBLISHED_REPOSITORY: &str = "ghcr.io/hailer-dev/hailer-kernel";
+
 /// Where the docker kernel sees the workspace's data folder (mounted read-only).
 pub const DATA_IN_KERNEL: &str = "/work/data";
 
-/// `hailer-kernel:<contract>`: the image name used unless the user names another.
+/// `<published repository>:<contract>`: the image name used unless the user names another.
+/// `hailer kernel pull` downloads it; `hailer kernel build` builds it under the same name.
 pub fn default_image_name(contract: &str) -> String {
-    format!("hailer-kernel:{contract}")
+    format!("{PUBLISHED_REPOSITORY}:{contract}")
 }
 
 /// `marimo<version>-<12 hex>`: the marimo version and a digest over every embedded file.
@@ -116,6 +136,36 @@ mod tests {
         assert!(contract.starts_with("marimo0.24.2-"), "{contract}");
         assert_eq!(contract.len(), "marimo0.24.2-".len() + 12);
         assert_eq!(contract, super::contract(), "stable");
+    }
+
+    #[test]
+    fn the_dockerfile_defaults_to_the_same_base_image() {
+        let declared: Vec<&str> = DOCKERFILE
+            .lines()
+            .filter_map(|line| line.trim().strip_prefix("ARG BASE_IMAGE="))
+            .collect();
+        assert_eq!(
+            declared,
+            [DEFAULT_BASE_IMAGE],
+            "the Dockerfile's ARG BASE_IMAGE"
+        );
+        let tag = DEFAULT_BASE_IMAGE
+            .rsplit_once(':')
+            .map(|(_, tag)| tag)
+            .unwrap();
+        let (major, rest) = tag.split_once('.').unwrap();
+        let minor: u32 = rest.split('-').next().unwrap().parse().unwrap();
+        assert!(major == "3" && minor >= 12, "Python 3.12 or newer: {tag}");
+        assert!(tag.ends_with("-slim"), "the slim variant: {tag}");
+    }
+
+    #[test]
+    fn the_default_image_is_the_published_one_under_the_contract() {
+        assert_eq!(
+            default_image_name("marimo0.24.2-0123456789ab"),
+            format!("{PUBLISHED_REPOSITORY}:marimo0.24.2-0123456789ab")
+        );
+        assert!(PUBLISHED_REPOSITORY.starts_with("ghcr.io/"));
     }
 
     #[test]

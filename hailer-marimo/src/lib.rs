@@ -27,4 +27,7 @@ pub use code_mode::{CellEdit, CellInfo, NewCell};
 pub use env_scrub::{ScrubbedEnv, scrub_environment};
 pub use error::{Error, Result};
 pub use launch::{LaunchOptions, MarimoServer, launch};
-pub use python_env::{ManagedVenv, Python, VenvRequest, ensure_venv, find_python};
+pub use python_env::{
+    BasePython, Installer, InstallerChoice, ManagedVenv, Python, VenvRequest, choose_installer,
+    ensure_venv, find_python,
+};

@@ -31,9 +31,8 @@ pub async fn kernel_image() -> String {
         Err(Error::ImageMissing { .. } | Error::ContractMismatch { .. }) => {}
         Err(other) => panic!("cannot check the kernel image: {other}"),
     }
-    let base = std::env::var("HAILER_TEST_BASE_IMAGE")
-        .unwrap_or_else(|_| "hailer-base:bookworm".to_owned());
-    let wheelhouse = crate::prereqs::wheelhouse();
+    let base = crate::prereqs::base_image();
+    let wheelhouse = crate::prereqs::image_wheelhouse();
     tokio::task::block_in_place(|| build_with_the_cli(&base, &wheelhouse));
     drop(lock);
     name

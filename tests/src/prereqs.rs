@@ -30,6 +30,20 @@ pub fn wheelhouse() -> PathBuf {
     required("HAILER_TEST_WHEELHOUSE")
 }
 
+/// The folder of wheels the kernel image installs from offline: the kernel's packages for the
+/// base image's Python (3.13) on this machine's architecture.
+pub fn image_wheelhouse() -> PathBuf {
+    required("HAILER_TEST_IMAGE_WHEELHOUSE")
+}
+
+/// The base image the tests build the kernel image from: Python 3.12+ made without a registry,
+/// since the tests reach none (users build from the official Python image).
+pub fn base_image() -> String {
+    required("HAILER_TEST_BASE_IMAGE")
+        .to_string_lossy()
+        .into_owned()
+}
+
 /// Debian's Chromium.
 pub fn chromium() -> PathBuf {
     let path = required("HAILER_TEST_CHROMIUM");

@@ -30,6 +30,8 @@ struct WorkspaceStatus {
     provider: String,
     credentials: String,
     kernel: String,
+    /// The docker kernel's image and what its labels say; `None` under unsafe-local.
+    image: Option<String>,
     /// The id of this workspace's live session, if any.
     session: Option<String>,
 }
@@ -48,8 +50,17 @@ pub async fn run(home: &HailerHome, overrides: Overrides, json: bool) -> anyhow:
             provider: crate::chat::provider_line(&loaded),
             credentials: super::doctor::credentials_summary(&loaded),
             kernel: loaded.config.kernel_line(&hailer_kernel_bundle::contract()),
+            image: (loaded.config.kernel.runtime == hailer_config::Runtime::Docker).then(|| {
+                loaded.config.kernel.image.clone().unwrap_or_else(|| {
+                    hailer_kernel_bundle::default_image_name(&hailer_kernel_bundle::contract())
+                })
+            }),
             session: None,
         });
+    let mut workspace = workspace;
+    if let Some(image) = workspace.as_mut().and_then(|w| w.image.as_mut()) {
+        *image = crate::docker_probe::describe_image(image).await;
+    }
     let mut status = Status {
         daemon: None,
         sessions: Vec::new(),
@@ -132,6 +143,9 @@ fn text(status: &Status) -> String {
             line(format!("Provider:    {}", workspace.provider));
             line(format!("Credentials: {}", workspace.credentials));
             line(format!("Kernel:      {}", workspace.kernel));
+            if let Some(image) = &workspace.image {
+                line(format!("Image:       {image}"));
+            }
             line(format!(
                 "Session:     {}",
                 workspace.session.as_deref().unwrap_or("none live")

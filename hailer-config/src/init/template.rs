@@ -53,11 +53,12 @@ allowed_domains = []
 [kernel]
 runtime = "{runtime}"{padding}# {runtime_note}
 # The other choice is "{other}". The docker settings below do not apply to unsafe-local.
-# image = ""                              # default: the image of this Hailer's kernel contract
+# image = ""                              # default: the published image of this Hailer's kernel contract
+# base_image = ""                         # hailer kernel build's base; default: the official Python image
 # memory = "4g"                           # memory limit (256m at least), without extra swap
 # cpus = 2                                # CPU limit
 # network = false                         # true lets notebook code reach the internet and this machine
-# python = ".venv/bin/python"             # unsafe-local only: a Python with marimo installed
+# python = "python3.12"                   # unsafe-local only: the Python its environment is made from
 
 [daemon]
 # session_linger_secs = 300               # how long a session stays after its last window closed

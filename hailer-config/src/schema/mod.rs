@@ -118,6 +118,9 @@ pub struct KernelSettings {
     pub runtime: Runtime,
     /// `None` means the image of this Hailer's kernel contract.
     pub image: Option<String>,
+    /// The base image `hailer kernel build` starts from; `None` means the official Python
+    /// image the recipe names.
+    pub base_image: Option<String>,
     pub memory: MemoryLimit,
     pub cpus: f64,
     /// Lets a docker kernel reach the internet, this machine and other containers.

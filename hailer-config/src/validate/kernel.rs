@@ -81,6 +81,7 @@ pub(crate) struct KernelRead {
     pub settings: KernelSettings,
     pub runtime_from_file: bool,
     pub image_from_file: bool,
+    pub base_image_from_file: bool,
 }
 
 pub(crate) fn read(
@@ -105,19 +106,13 @@ pub(crate) fn read(
             }
         });
 
-    let image = section.string("image", "\"hailer-kernel:company\"", report).and_then(|at| {
-        let name = at.value.trim();
-        if name.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            report.push(section.fatal(
-                "image",
-                &at.span,
-                format!("{} = {} is not an image name", section.label("image"), section.doc.written(&at.span)),
-                "Write an image reference without spaces, such as image = \"hailer-kernel:company\", or \"\" for the default image.".to_owned(),
-            ));
-            return None;
-        }
-        (!name.is_empty()).then(|| name.to_owned())
-    });
+    let image = image_name(section, "image", "hailer-kernel:company", report);
+    let base_image = image_name(
+        section,
+        "base_image",
+        "registry.example/python:3.13-slim",
+        report,
+    );
 
     let memory = section.string("memory", "\"4g\"", report).and_then(|at| match MemoryLimit::parse(at.value) {
         Ok(limit) => Some(limit),
@@ -178,13 +173,49 @@ pub(crate) fn read(
     KernelRead {
         runtime_from_file: runtime.is_some(),
         image_from_file: image.is_some(),
+        base_image_from_file: base_image.is_some(),
         settings: KernelSettings {
             runtime: runtime.unwrap_or(Runtime::Docker),
             image,
+            base_image,
             memory: memory.unwrap_or_else(MemoryLimit::default_limit),
             cpus: cpus.unwrap_or(defaults::CPUS),
             network,
             python,
         },
     }
+}
+
+/// An image reference under `key`: one word, `None` when empty (the default).
+fn image_name(
+    section: &Section<'_, '_>,
+    key: &str,
+    example: &str,
+    report: &mut Report,
+) -> Option<String> {
+    let at = section.string(key, &format!("\"{example}\""), report)?;
+    let name = at.value.trim();
+    if !is_image_reference(name) {
+        report.push(section.fatal(
+            key,
+            &at.span,
+            format!(
+                "{} = {} is not an image name",
+                section.label(key),
+                section.doc.written(&at.span)
+            ),
+            format!(
+                "Write an image reference without spaces, such as {key} = \"{example}\", or \"\" \
+                 for the default image."
+            ),
+        ));
+        return None;
+    }
+    (!name.is_empty()).then(|| name.to_owned())
+}
+
+/// Whether `name` can be an image reference: no spaces or control characters, and no leading
+/// `-` (which the engine, and any command line it is shown in, would take for an option).
+pub(crate) fn is_image_reference(name: &str) -> bool {
+    !name.starts_with('-') && !name.chars().any(|c| c.is_whitespace() || c.is_control())
 }

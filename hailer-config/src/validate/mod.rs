@@ -26,6 +26,7 @@ pub(crate) struct FileRead {
     pub model_name_from_file: bool,
     pub runtime_from_file: bool,
     pub image_from_file: bool,
+    pub base_image_from_file: bool,
     pub log_level_from_file: bool,
     /// The file's label and source, to point at the provider line later.
     pub provider_origin: Option<crate::problem::Origin>,
@@ -86,6 +87,7 @@ pub(crate) fn read_file(
         model_name_from_file: model.name_from_file,
         runtime_from_file: kernel.runtime_from_file,
         image_from_file: kernel.image_from_file,
+        base_image_from_file: kernel.base_image_from_file,
         log_level_from_file: hailer.log_level_from_file,
         config: Config {
             hailer: hailer.settings,

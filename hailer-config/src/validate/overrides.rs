@@ -1,7 +1,7 @@
 //! Flags and environment over the file: flag > environment > file > default.
 
 use super::FileRead;
-use super::kernel::{RuntimeSource, parse_runtime};
+use super::kernel::{RuntimeSource, is_image_reference, parse_runtime};
 use crate::env::{self, ClientEnv};
 use crate::inputs::{Overrides, Provenance, Sources};
 use crate::problem::{Origin, Problem, Report};
@@ -81,6 +81,23 @@ impl Given<'_> {
         }
         Some(text.to_owned())
     }
+
+    /// A non-empty image reference for `[kernel] key`, or a problem.
+    fn image_reference(&self, key: &str, example: &str, report: &mut Report) -> Option<String> {
+        let image = self.text(key, "kernel", report)?;
+        if is_image_reference(&image) {
+            return Some(image);
+        }
+        report.push(self.problem(
+            key,
+            "kernel",
+            format!("{} is not an image name", self.subject),
+            self.fix(&format!(
+                "an image reference without spaces, such as {example}"
+            )),
+        ));
+        None
+    }
 }
 
 fn provenance(from_file: bool) -> Provenance {
@@ -104,6 +121,7 @@ pub(crate) fn apply(
         provider: provenance(file.provider_origin.is_some()),
         runtime: provenance(file.runtime_from_file),
         image: provenance(file.image_from_file),
+        base_image: provenance(file.base_image_from_file),
         log_level: provenance(file.log_level_from_file),
     };
 
@@ -155,19 +173,22 @@ pub(crate) fn apply(
         overrides.kernel_image.as_deref(),
         env::HAILER_KERNEL_IMAGE,
         env,
-    ) && let Some(image) = given.text("image", "kernel", report)
+    ) && let Some(image) = given.image_reference("image", "hailer-kernel:company", report)
     {
-        if image.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            report.push(given.problem(
-                "image",
-                "kernel",
-                format!("{} is not an image name", given.subject),
-                given.fix("an image reference without spaces, such as hailer-kernel:company"),
-            ));
-        } else {
-            config.kernel.image = Some(image);
-            sources.image = given.provenance;
-        }
+        config.kernel.image = Some(image);
+        sources.image = given.provenance;
+    }
+
+    if let Some(given) = given(
+        "--base-image",
+        overrides.kernel_base_image.as_deref(),
+        env::HAILER_KERNEL_BASE_IMAGE,
+        env,
+    ) && let Some(image) =
+        given.image_reference("base_image", "registry.example/python:3.13-slim", report)
+    {
+        config.kernel.base_image = Some(image);
+        sources.base_image = given.provenance;
     }
 
     if let Some(given) = given(

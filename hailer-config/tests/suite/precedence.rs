@@ -295,3 +295,65 @@ fn only_the_client_helpers_read_the_process_environment() {
         "these files read the process environment: {offenders:?}"
     );
 }
+
+#[test]
+fn the_base_image_comes_from_the_flag_then_the_environment_then_the_file() {
+    let base = |inputs: &LoadInputs| {
+        let loaded = load(inputs).unwrap_or_else(|error| panic!("{error}"));
+        (loaded.config.kernel.base_image, loaded.sources.base_image)
+    };
+    assert_eq!(base(&Scratch::new().inputs()), (None, Provenance::Default));
+    let scratch = Scratch::with_config(b"[kernel]\nbase_image = \"file/python:3.13-slim\"\n");
+    let mut inputs = scratch.inputs();
+    assert_eq!(
+        base(&inputs),
+        (Some("file/python:3.13-slim".into()), Provenance::File)
+    );
+    inputs.env = ClientEnv::from_pairs([("HAILER_KERNEL_BASE_IMAGE", "env/python:3.12-slim")]);
+    assert_eq!(
+        base(&inputs),
+        (Some("env/python:3.12-slim".into()), Provenance::Environment)
+    );
+    inputs.overrides.kernel_base_image = Some("flag/python:3.14-slim".into());
+    assert_eq!(
+        base(&inputs),
+        (Some("flag/python:3.14-slim".into()), Provenance::Flag)
+    );
+}
+
+#[test]
+fn hostile_base_images_are_refused_wherever_they_come_from() {
+    for written in [
+        "\"python 3.13\"",
+        "\"--privileged\"",
+        "\"a\\u0000b\"",
+        "\"x\\ny\"",
+        "3",
+        "[\"python\"]",
+    ] {
+        let scratch =
+            Scratch::with_config(format!("[kernel]\nbase_image = {written}\n").as_bytes());
+        let error = load(&scratch.inputs()).unwrap_err();
+        assert!(
+            error.to_string().contains("[kernel] base_image"),
+            "{written}: {error}"
+        );
+    }
+    let scratch = Scratch::new();
+    for value in ["", "  ", "two words", "-rf", "tab\there"] {
+        let mut inputs = scratch.inputs();
+        inputs.env = ClientEnv::from_pairs([("HAILER_KERNEL_BASE_IMAGE", value)]);
+        let error = load(&inputs).unwrap_err();
+        assert!(
+            error.to_string().contains("HAILER_KERNEL_BASE_IMAGE"),
+            "{value:?}: {error}"
+        );
+        let mut inputs = scratch.inputs();
+        inputs.overrides.kernel_base_image = Some(value.into());
+        let error = load(&inputs).unwrap_err();
+        assert!(
+            error.to_string().contains("--base-image"),
+            "{value:?}: {error}"
+        );
+    }
+}

@@ -14,8 +14,10 @@ use crate::error::{Error, Result};
 pub struct BuildOptions {
     /// The image name to build under.
     pub tag: String,
-    /// Another base image than the Dockerfile's default.
+    /// Another base image than the default ([`bundle::DEFAULT_BASE_IMAGE`]).
     pub base_image: Option<String>,
+    /// The base image's digest, recorded as a label; known once the base is on this machine.
+    pub base_digest: Option<String>,
     /// A pip configuration file for installing from an index (becomes `pip/pip.conf`).
     pub pip_config: Option<PathBuf>,
     /// The host's package index settings merged into one pip configuration
@@ -35,6 +37,7 @@ impl BuildOptions {
         Self {
             tag: tag.into(),
             base_image: None,
+            base_digest: None,
             pip_config: None,
             host_pip_config: None,
             pip_cert: None,
@@ -43,11 +46,24 @@ impl BuildOptions {
         }
     }
 
-    /// The build arguments: the kernel contract always, the base image when set.
+    /// The base image the build starts from: the one named, else the default.
+    pub fn base(&self) -> &str {
+        self.base_image
+            .as_deref()
+            .map(str::trim)
+            .filter(|base| !base.is_empty())
+            .unwrap_or(bundle::DEFAULT_BASE_IMAGE)
+    }
+
+    /// The build arguments: the kernel contract and the base image always, the base image's
+    /// digest when it is known.
     pub fn build_args(&self, contract: &str) -> Vec<(String, String)> {
-        let mut args = vec![("KERNEL_CONTRACT".to_owned(), contract.to_owned())];
-        if let Some(base) = &self.base_image {
-            args.push(("BASE_IMAGE".to_owned(), base.clone()));
+        let mut args = vec![
+            ("KERNEL_CONTRACT".to_owned(), contract.to_owned()),
+            ("BASE_IMAGE".to_owned(), self.base().to_owned()),
+        ];
+        if let Some(digest) = &self.base_digest {
+            args.push(("BASE_IMAGE_DIGEST".to_owned(), digest.clone()));
         }
         args
     }
@@ -392,6 +408,28 @@ mod tests {
         assert_eq!(entries["Dockerfile"], bundle::DOCKERFILE.as_bytes());
         assert!(String::from_utf8_lossy(&entries["pip/pip.conf"]).contains("mirror"));
         assert!(!entries.contains_key("pip/ca.pem"));
+    }
+
+    #[test]
+    fn the_base_image_is_always_named_and_its_digest_recorded_when_known() {
+        let mut options = BuildOptions::new("t");
+        let args = options.build_args("c");
+        assert!(args.contains(&(
+            "BASE_IMAGE".to_owned(),
+            bundle::DEFAULT_BASE_IMAGE.to_owned()
+        )));
+        assert!(!args.iter().any(|(name, _)| name == "BASE_IMAGE_DIGEST"));
+        options.base_image = Some("  ".to_owned());
+        assert_eq!(
+            options.base(),
+            bundle::DEFAULT_BASE_IMAGE,
+            "blank means the default"
+        );
+        options.base_image = Some("mine:1".to_owned());
+        options.base_digest = Some("sha256:abc".to_owned());
+        let args = options.build_args("c");
+        assert!(args.contains(&("BASE_IMAGE".to_owned(), "mine:1".to_owned())));
+        assert!(args.contains(&("BASE_IMAGE_DIGEST".to_owned(), "sha256:abc".to_owned())));
     }
 
     #[test]

@@ -61,12 +61,18 @@ pub async fn image_contract(engine: &Engine, image: &str) -> Result<Option<Strin
 
 /// Builds the kernel image through the engine (the classic builder, which needs no registry
 /// when the base image is here), reporting the build's output lines, then checks its label.
+///
+/// A base image that is not here is downloaded first, with progress; when that fails nothing is
+/// built and the error names the image and the ways on. The base image's digest is recorded in
+/// the built image's labels.
 pub async fn build(
     engine: &Engine,
     options: &BuildOptions,
     contract: &str,
     progress: Progress<'_>,
 ) -> Result<()> {
+    let mut options = options.clone();
+    options.base_digest = Some(base_image_digest(engine, options.base(), progress).await?);
     let tar = {
         let options = options.clone();
         tokio::task::spawn_blocking(move || gather(&options)?.to_tar())
@@ -76,8 +82,9 @@ pub async fn build(
             })??
     };
     progress(&format!(
-        "Building {} (kernel contract {contract}; context {} MB)",
+        "Building {} from {} (kernel contract {contract}; context {} MB)",
         options.tag,
+        options.base(),
         tar.len() / 1_000_000
     ));
     let query = BuildImageOptions {
@@ -139,6 +146,84 @@ pub async fn build(
     Ok(())
 }
 
+/// The digest of the base image `base`, downloaded first when it is not here: its repository
+/// digest when it came from a registry, else its local image id.
+async fn base_image_digest(engine: &Engine, base: &str, progress: Progress<'_>) -> Result<String> {
+    let unavailable = |said: String| Error::BaseImageUnavailable {
+        image: base.to_owned(),
+        said,
+    };
+    let inspect = match engine.docker().inspect_image(base).await {
+        Ok(inspect) => inspect,
+        Err(error) if engine_status(&error) == Some(404) => {
+            progress(&format!(
+                "The base image {base} is not here; downloading it"
+            ));
+            download(engine, base, progress)
+                .await
+                .map_err(|said| unavailable(redact::mask_userinfo(&said)))?;
+            engine
+                .docker()
+                .inspect_image(base)
+                .await
+                .map_err(|error| unavailable(engine_said(&error)))?
+        }
+        Err(error) => {
+            return Err(Error::engine(format!("inspect the base image {base}"))(
+                error,
+            ));
+        }
+    };
+    let digest = digest_of(
+        inspect.repo_digests.as_deref().unwrap_or_default(),
+        inspect.id.as_deref(),
+    );
+    progress(&format!("Base image: {base} ({digest})"));
+    Ok(digest)
+}
+
+/// The digest a base image is known by: the first repository digest's (`name@sha256:...`),
+/// else the image id, else `unknown`.
+fn digest_of(repo_digests: &[String], id: Option<&str>) -> String {
+    repo_digests
+        .iter()
+        .find_map(|named| named.rsplit_once('@').map(|(_, digest)| digest.to_owned()))
+        .or_else(|| id.map(str::to_owned))
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// Downloads `image` through the engine with progress lines; the error is what the engine said.
+async fn download(
+    engine: &Engine,
+    image: &str,
+    progress: Progress<'_>,
+) -> std::result::Result<(), String> {
+    let query = CreateImageOptions {
+        from_image: Some(image.to_owned()),
+        ..Default::default()
+    };
+    let mut stream = engine.docker().create_image(Some(query), None, None);
+    let mut last_status = String::new();
+    while let Some(item) = stream.next().await {
+        let info = item.map_err(|error| engine_said(&error))?;
+        if let Some(detail) = info.error_detail.and_then(|d| d.message) {
+            return Err(detail);
+        }
+        if let Some(status) = info.status {
+            let line = match info.id {
+                Some(id) => format!("{id}: {status}"),
+                None => status,
+            };
+            // Layer progress repeats itself; show each distinct line once.
+            if line != last_status {
+                progress(&line);
+                last_status = line;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Downloads `image` through the engine, then checks that it is of `contract`.
 ///
 /// The engine pulls with the credentials it is given, and this passes none: a registry that
@@ -150,33 +235,9 @@ pub async fn pull(
     progress: Progress<'_>,
 ) -> Result<()> {
     progress(&format!("Downloading {image} ..."));
-    let query = CreateImageOptions {
-        from_image: Some(image.to_owned()),
-        ..Default::default()
-    };
-    let mut stream = engine.docker().create_image(Some(query), None, None);
-    let mut last_status = String::new();
-    while let Some(item) = stream.next().await {
-        match item {
-            Ok(info) => {
-                if let Some(detail) = info.error_detail.and_then(|d| d.message) {
-                    return Err(pull_error(image, &detail));
-                }
-                if let Some(status) = info.status {
-                    let line = match info.id {
-                        Some(id) => format!("{id}: {status}"),
-                        None => status,
-                    };
-                    // Layer progress repeats itself; show each distinct line once.
-                    if line != last_status {
-                        progress(&line);
-                        last_status = line;
-                    }
-                }
-            }
-            Err(error) => return Err(pull_error(image, &engine_said(&error))),
-        }
-    }
+    download(engine, image, progress)
+        .await
+        .map_err(|said| pull_error(image, &said))?;
     ensure_image(engine, image, contract).await?;
     progress(&format!("{image} is ready (kernel contract {contract})."));
     Ok(())
@@ -212,11 +273,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_default_name_carries_the_contract() {
-        assert_eq!(
-            default_image_name("marimo0.24.2-0123456789ab"),
-            "hailer-kernel:marimo0.24.2-0123456789ab"
-        );
+    fn a_base_digest_prefers_the_registry_digest() {
+        let named = ["python@sha256:aaa".to_owned()];
+        assert_eq!(digest_of(&named, Some("sha256:id")), "sha256:aaa");
+        assert_eq!(digest_of(&[], Some("sha256:id")), "sha256:id");
+        assert_eq!(digest_of(&["odd".to_owned()], None), "unknown");
     }
 
     #[test]

@@ -40,9 +40,10 @@ fn required_env(name: &str) -> String {
     })
 }
 
-/// The base image the test build starts from; it must exist (no registry is used).
+/// The base image the test build starts from (Python 3.12+, made without a registry by
+/// scripts/make-base-image.sh); it must exist, as no registry is reached here.
 pub fn base_image() -> String {
-    std::env::var("HAILER_TEST_BASE_IMAGE").unwrap_or_else(|_| "hailer-base:bookworm".to_owned())
+    required_env("HAILER_TEST_BASE_IMAGE")
 }
 
 /// The kernel image of this contract, built now if it is not here yet. One build at a time
@@ -58,7 +59,7 @@ pub async fn kernel_image(engine: &Engine) -> String {
         Err(Error::ImageMissing { .. } | Error::ContractMismatch { .. }) => {}
         Err(other) => panic!("cannot check the kernel image: {other}"),
     }
-    let wheelhouse = PathBuf::from(required_env("HAILER_TEST_WHEELHOUSE"));
+    let wheelhouse = PathBuf::from(required_env("HAILER_TEST_IMAGE_WHEELHOUSE"));
     let base = base_image();
     if engine.docker().inspect_image(&base).await.is_err() {
         panic!("the base image {base} is missing: run scripts/make-base-image.sh (as root)");
@@ -75,6 +76,7 @@ pub async fn kernel_image(engine: &Engine) -> String {
     let options = BuildOptions {
         tag: name.clone(),
         base_image: Some(base),
+        base_digest: None,
         pip_config: Some(pip_config),
         host_pip_config: None,
         pip_cert: Some(pip_cert),

@@ -55,11 +55,17 @@ impl PythonVersion {
     }
 }
 
-/// A Python interpreter that ran and reported its version.
+/// A Python interpreter that ran and said what it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Python {
+    /// How it was reached: a name on `PATH`, a shim, a link, or the path the user gave.
     pub path: PathBuf,
     pub version: PythonVersion,
+    /// `sys.implementation.name`, such as `cpython`.
+    pub implementation: String,
+    /// The real interpreter behind `path` (`sys.executable` with every link resolved): the same
+    /// for every spelling of one interpreter.
+    pub executable: PathBuf,
 }
 
 /// Finds a Python >= 3.11: `explicit` if given (and then only it), else the first of
@@ -67,22 +73,20 @@ pub struct Python {
 /// process's `PATH` when `None`) that runs and is new enough.
 pub async fn find_python(explicit: Option<&Path>, search_path: Option<&OsStr>) -> Result<Python> {
     if let Some(path) = explicit {
-        let version = probe_version(path)
-            .await
-            .map_err(|reason| Error::PythonUnusable {
-                path: path.to_owned(),
-                reason,
-            })?;
-        if version < MIN_VERSION {
+        let python = probe(path).await.map_err(|reason| Error::PythonUnusable {
+            path: path.to_owned(),
+            reason,
+        })?;
+        if python.version < MIN_VERSION {
             return Err(Error::PythonUnusable {
                 path: path.to_owned(),
-                reason: format!("it is Python {version}, and {MIN_VERSION} or newer is needed"),
+                reason: format!(
+                    "it is Python {}, and {MIN_VERSION} or newer is needed",
+                    python.version
+                ),
             });
         }
-        return Ok(Python {
-            path: path.to_owned(),
-            version,
-        });
+        return Ok(python);
     }
 
     let path_value = match search_path {
@@ -96,14 +100,9 @@ pub async fn find_python(explicit: Option<&Path>, search_path: Option<&OsStr>) -
             if !candidate.is_file() {
                 continue;
             }
-            match probe_version(&candidate).await {
-                Ok(version) if version >= MIN_VERSION => {
-                    return Ok(Python {
-                        path: candidate,
-                        version,
-                    });
-                }
-                Ok(version) => tried.push(format!("{} is {version}", candidate.display())),
+            match probe(&candidate).await {
+                Ok(python) if python.version >= MIN_VERSION => return Ok(python),
+                Ok(python) => tried.push(format!("{} is {}", candidate.display(), python.version)),
                 Err(reason) => tried.push(format!("{}: {reason}", candidate.display())),
             }
         }
@@ -116,15 +115,17 @@ pub async fn find_python(explicit: Option<&Path>, search_path: Option<&OsStr>) -
     Err(Error::PythonNotFound { tried })
 }
 
-/// Runs the interpreter and asks for its version; the error is a short reason.
-async fn probe_version(path: &Path) -> std::result::Result<PythonVersion, String> {
+/// What the probe prints: the version, the implementation and the real executable, one a line.
+const PROBE_CODE: &str = "import os, sys\n\
+    print('%d.%d.%d' % sys.version_info[:3])\n\
+    print(sys.implementation.name)\n\
+    print(os.path.realpath(sys.executable))";
+
+/// Runs the interpreter and asks what it is; the error is a short reason.
+async fn probe(path: &Path) -> std::result::Result<Python, String> {
     let mut command = Command::new(path);
     command
-        .args([
-            "-I",
-            "-c",
-            "import sys; print('%d.%d.%d' % sys.version_info[:3])",
-        ])
+        .args(["-I", "-c", PROBE_CODE])
         .stdin(Stdio::null())
         .kill_on_drop(true);
     let output = tokio::time::timeout(PROBE_TIMEOUT, command.output())
@@ -137,7 +138,27 @@ async fn probe_version(path: &Path) -> std::result::Result<PythonVersion, String
         return Err(format!("it failed to run ({first})"));
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
-    PythonVersion::parse(&stdout).ok_or_else(|| format!("it printed no version ({stdout:?})"))
+    parse_probe(path, &stdout).ok_or_else(|| format!("it printed no version ({stdout:?})"))
+}
+
+/// Reads what [`PROBE_CODE`] printed.
+fn parse_probe(path: &Path, printed: &str) -> Option<Python> {
+    let mut lines = printed.lines();
+    let version = PythonVersion::parse(lines.next()?)?;
+    let implementation = lines.next()?.trim().to_owned();
+    let executable = lines
+        .next()
+        .map(str::trim_end)
+        .filter(|line| !line.is_empty())?;
+    if implementation.is_empty() || lines.next().is_some() {
+        return None;
+    }
+    Some(Python {
+        path: path.to_owned(),
+        version,
+        implementation,
+        executable: PathBuf::from(executable),
+    })
 }
 
 #[cfg(test)]
@@ -155,6 +176,28 @@ mod tests {
         assert!(PythonVersion::parse("3.12").is_none());
         assert!(PythonVersion::parse("3.12.1.4").is_none());
         assert!(PythonVersion::parse("Python 3").is_none());
+    }
+
+    #[test]
+    fn the_probe_names_version_implementation_and_real_executable() {
+        let python = parse_probe(
+            Path::new("/shims/python3"),
+            "3.12.4\ncpython\n/opt/py 3.12/bin/python3.12\n",
+        )
+        .unwrap();
+        assert_eq!(python.version.to_string(), "3.12.4");
+        assert_eq!(python.implementation, "cpython");
+        assert_eq!(python.executable, Path::new("/opt/py 3.12/bin/python3.12"));
+        assert_eq!(python.path, Path::new("/shims/python3"));
+        for bad in [
+            "",
+            "3.12.4\n",
+            "3.12.4\ncpython\n",
+            "x\ncpython\n/p\n",
+            "3.12.4\ncpython\n/p\nmore\n",
+        ] {
+            assert!(parse_probe(Path::new("p"), bad).is_none(), "{bad:?}");
+        }
     }
 
     #[tokio::test]
@@ -190,7 +233,11 @@ mod tests {
         use std::os::unix::fs::PermissionsExt as _;
         let dir = tempfile::tempdir().unwrap();
         let fake = dir.path().join("python");
-        std::fs::write(&fake, "#!/bin/sh\necho 3.10.2\n").unwrap();
+        std::fs::write(
+            &fake,
+            "#!/bin/sh\nprintf '3.10.2\\ncpython\\n/usr/bin/python3.10\\n'\n",
+        )
+        .unwrap();
         std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
         let err = find_python(Some(&fake), None).await.unwrap_err();
         assert!(err.to_string().contains("3.10.2"), "{err}");

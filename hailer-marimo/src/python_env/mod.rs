@@ -1,8 +1,10 @@
 //! Finding a Python and preparing the managed virtual environment a kernel runs in.
 
 pub(crate) mod command_lines;
+mod installer;
 mod locate;
 mod venv;
 
+pub use installer::{Installer, InstallerChoice, choose_installer};
 pub use locate::{MIN_VERSION, Python, PythonVersion, find_python};
-pub use venv::{ManagedVenv, VenvRequest, ensure_venv};
+pub use venv::{BasePython, ManagedVenv, VenvRequest, ensure_venv};

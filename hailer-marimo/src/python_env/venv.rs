@@ -1,5 +1,11 @@
 //! The managed virtual environment: created once per kernel contract, reused instantly after.
+//!
+//! An environment is valid for what decides its contents: the requirements, our local
+//! packages, and the interpreter it was made from (its implementation, version and real
+//! executable). How that interpreter is reached (a name on `PATH`, a pyenv shim, a link) does
+//! not matter, and a start whose environment is ready runs no interpreter to find out.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -7,13 +13,23 @@ use sha2::{Digest, Sha256};
 use tokio::process::Command;
 
 use super::command_lines::{describe_status, run_with_lines};
-use super::locate::Python;
+use super::installer::{Installer, InstallerChoice};
+use super::locate::{Python, find_python};
 use crate::error::{Error, Result};
 
 /// The file inside the venv that records what was installed.
 const MARKER_FILE: &str = "hailer-venv.json";
-/// The requirements as they were handed to pip.
+/// The requirements as they were handed to the installer.
 const REQUIREMENTS_FILE: &str = "hailer-requirements.txt";
+
+/// Which interpreter the environment is made from.
+#[derive(Debug, Clone, Copy)]
+pub enum BasePython<'a> {
+    /// The one the user named (`[kernel] python`, `--python`): only it.
+    Named(&'a Path),
+    /// The best one on this `PATH`-style value (the process's `PATH` when `None`).
+    Search(Option<&'a OsStr>),
+}
 
 /// What the caller wants in the environment.
 #[derive(Debug, Clone, Copy)]
@@ -24,8 +40,11 @@ pub struct VenvRequest<'a> {
     pub requirements: &'a str,
     /// Local package folders or wheel files installed as well.
     pub local_packages: &'a [PathBuf],
-    /// Install offline from this folder of wheels (`--no-index --find-links`).
+    /// Install offline from this folder of wheels (`--no-index --find-links`). Where the
+    /// packages come from does not change what is installed, so it is not part of the key.
     pub wheelhouse: Option<&'a Path>,
+    /// The program that creates and fills the environment when one must be made.
+    pub installer: &'a InstallerChoice,
 }
 
 /// A ready environment.
@@ -38,47 +57,117 @@ pub struct ManagedVenv {
     pub reused: bool,
 }
 
-#[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 struct Marker {
+    /// Over the requirements and the local packages.
     fingerprint: String,
-    base_python: String,
+    implementation: String,
     base_version: String,
+    /// The real interpreter the environment was made from.
+    base_executable: PathBuf,
+    /// Named spellings of that interpreter already seen to lead to it.
+    #[serde(default)]
+    spellings: Vec<PathBuf>,
+    /// `uv` or `pip`.
+    installer: String,
 }
 
 /// Creates (or reuses) the venv described by `request`, reporting progress lines.
 ///
-/// A second call with the same request and base interpreter only reads the marker file.
+/// A ready environment is reused without running any interpreter, unless `base` names one
+/// that is not yet known to be the environment's own; then it runs once, and is remembered.
 pub async fn ensure_venv(
-    base: &Python,
+    base: BasePython<'_>,
     request: &VenvRequest<'_>,
     progress: &(dyn Fn(&str) + Send + Sync),
 ) -> Result<ManagedVenv> {
     let dir = request.dir;
-    let venv_python = dir.join("bin").join("python");
-    let marker = Marker {
-        fingerprint: fingerprint(base, request),
-        base_python: base.path.display().to_string(),
-        base_version: base.version.to_string(),
+    let venv_python = venv_interpreter(dir);
+    let fingerprint = fingerprint(request);
+    let ready = read_marker(dir).filter(|marker| {
+        marker.fingerprint == fingerprint
+            && venv_python.is_file()
+            && marker.base_executable.is_file()
+    });
+    let reused = || ManagedVenv {
+        dir: dir.to_owned(),
+        python: venv_python.clone(),
+        reused: true,
     };
-    if read_marker(dir).as_ref() == Some(&marker) && venv_python.is_file() {
-        return Ok(ManagedVenv {
-            dir: dir.to_owned(),
-            python: venv_python,
-            reused: true,
-        });
+    let python = match (base, ready) {
+        (BasePython::Search(_), Some(_)) => return Ok(reused()),
+        (BasePython::Named(path), Some(mut marker)) => {
+            let known = marker.spellings.iter().any(|seen| seen == path)
+                || std::fs::canonicalize(path).is_ok_and(|real| real == marker.base_executable);
+            if known {
+                return Ok(reused());
+            }
+            let python = find_python(Some(path), None).await?;
+            if leads_to(&python, &marker) {
+                marker.spellings.push(path.to_owned());
+                write_marker(dir, &marker)?;
+                return Ok(reused());
+            }
+            python
+        }
+        (BasePython::Named(path), None) => find_python(Some(path), None).await?,
+        (BasePython::Search(search_path), None) => find_python(None, search_path).await?,
+    };
+    create(&python, request, fingerprint, progress).await
+}
+
+/// Whether `python` is the interpreter `marker`'s environment was made from.
+fn leads_to(python: &Python, marker: &Marker) -> bool {
+    python.executable == marker.base_executable
+        && python.implementation == marker.implementation
+        && python.version.to_string() == marker.base_version
+}
+
+/// The interpreter inside a virtual environment.
+fn venv_interpreter(dir: &Path) -> PathBuf {
+    if cfg!(windows) {
+        dir.join("Scripts").join("python.exe")
+    } else {
+        dir.join("bin").join("python")
     }
+}
+
+/// Makes the environment from `base` and installs the request into it.
+async fn create(
+    base: &Python,
+    request: &VenvRequest<'_>,
+    fingerprint: String,
+    progress: &(dyn Fn(&str) + Send + Sync),
+) -> Result<ManagedVenv> {
+    let dir = request.dir;
+    let venv_python = venv_interpreter(dir);
     refuse_foreign_folder(dir)?;
     // An interrupted earlier install must never look complete.
     remove_if_present(&dir.join(MARKER_FILE))?;
 
     progress(&format!(
-        "Creating a Python {} environment in {}",
+        "Creating a Python {} environment in {} {}",
         base.version,
-        dir.display()
+        dir.display(),
+        request.installer.reason
     ));
-    let mut create = Command::new(&base.path);
-    create.arg("-m").arg("venv").arg("--clear").arg(dir);
-    let finished = run_with_lines(create, "python -m venv", progress).await?;
+    let (mut create, create_step) = match &request.installer.installer {
+        Installer::Uv(uv) => {
+            let mut command = Command::new(uv);
+            command
+                .args(["venv", "--quiet", "--clear", "--seed", "--python"])
+                .arg(&base.executable)
+                .arg(dir);
+            (command, "uv venv")
+        }
+        Installer::Pip => {
+            let mut command = Command::new(&base.executable);
+            command.arg("-m").arg("venv").arg("--clear").arg(dir);
+            (command, "python -m venv")
+        }
+    };
+    create.env("UV_NO_PROGRESS", "1");
+    let finished = run_with_lines(create, create_step, progress).await?;
     if !finished.status.success() {
         return Err(Error::InstallFailed {
             step: "creating the virtual environment",
@@ -96,16 +185,32 @@ pub async fn ensure_venv(
     })?;
 
     progress("Installing packages");
-    let mut install = Command::new(&venv_python);
-    install
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--disable-pip-version-check",
-            "--no-input",
-        ])
-        .env("PIP_DISABLE_PIP_VERSION_CHECK", "1");
+    let (mut install, install_step) = match &request.installer.installer {
+        Installer::Uv(uv) => {
+            let mut command = Command::new(uv);
+            command
+                .args(["pip", "install", "--no-progress", "--python"])
+                .arg(&venv_python);
+            if request.wheelhouse.is_none() {
+                // Trust what the system trusts, as pip does: a company's TLS proxy included.
+                command.arg("--system-certs");
+            }
+            (command, "uv pip install")
+        }
+        Installer::Pip => {
+            let mut command = Command::new(&venv_python);
+            command
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--disable-pip-version-check",
+                    "--no-input",
+                ])
+                .env("PIP_DISABLE_PIP_VERSION_CHECK", "1");
+            (command, "pip install")
+        }
+    };
     if let Some(wheelhouse) = request.wheelhouse {
         install
             .arg("--no-index")
@@ -114,15 +219,26 @@ pub async fn ensure_venv(
     }
     install.arg("-r").arg(&requirements_path);
     install.args(request.local_packages);
-    let finished = run_with_lines(install, "pip install", progress).await?;
+    let finished = run_with_lines(install, install_step, progress).await?;
     if !finished.status.success() {
         return Err(Error::InstallFailed {
-            step: "pip install",
+            step: install_step,
             status: describe_status(&finished.status),
             tail: finished.tail,
         });
     }
 
+    let marker = Marker {
+        fingerprint,
+        implementation: base.implementation.clone(),
+        base_version: base.version.to_string(),
+        base_executable: base.executable.clone(),
+        spellings: vec![base.path.clone()],
+        installer: match request.installer.installer {
+            Installer::Uv(_) => "uv".to_owned(),
+            Installer::Pip => "pip".to_owned(),
+        },
+    };
     write_marker(dir, &marker)?;
     progress("The Python environment is ready");
     Ok(ManagedVenv {
@@ -132,22 +248,17 @@ pub async fn ensure_venv(
     })
 }
 
-/// A digest over everything that decides the venv's contents.
-fn fingerprint(base: &Python, request: &VenvRequest<'_>) -> String {
+/// A digest over the requirements and the local packages (the interpreter is kept beside it).
+fn fingerprint(request: &VenvRequest<'_>) -> String {
     let mut hasher = Sha256::new();
     let mut field = |label: &str, value: &[u8]| {
         hasher.update(label.as_bytes());
         hasher.update((value.len() as u64).to_le_bytes());
         hasher.update(value);
     };
-    field("base", base.path.as_os_str().as_encoded_bytes());
-    field("version", base.version.to_string().as_bytes());
     field("requirements", request.requirements.as_bytes());
     for package in request.local_packages {
         field("local", package.as_os_str().as_encoded_bytes());
-    }
-    if let Some(wheelhouse) = request.wheelhouse {
-        field("wheelhouse", wheelhouse.as_os_str().as_encoded_bytes());
     }
     hex::encode(hasher.finalize())
 }
@@ -199,32 +310,29 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
-    use crate::python_env::PythonVersion;
 
-    fn base() -> Python {
-        Python {
-            path: PathBuf::from("/usr/bin/python3"),
-            version: PythonVersion {
-                major: 3,
-                minor: 12,
-                patch: 1,
-            },
+    fn pip() -> InstallerChoice {
+        InstallerChoice {
+            installer: Installer::Pip,
+            reason: "with pip".to_owned(),
         }
     }
 
     #[test]
-    fn fingerprint_changes_with_every_input() {
+    fn the_key_is_what_is_installed_not_where_it_comes_from() {
         let dir = Path::new("v");
         let packages = [PathBuf::from("pkg")];
         let wheels = Path::new("wheels");
+        let installer = pip();
         let plain = VenvRequest {
             dir,
             requirements: "marimo==0.24.2\n",
             local_packages: &[],
             wheelhouse: None,
+            installer: &installer,
         };
-        let a = fingerprint(&base(), &plain);
-        assert_eq!(a, fingerprint(&base(), &plain));
+        let a = fingerprint(&plain);
+        assert_eq!(a, fingerprint(&plain));
         let other_reqs = VenvRequest {
             requirements: "marimo==0.24.3\n",
             ..plain
@@ -233,13 +341,19 @@ mod tests {
             local_packages: &packages,
             ..plain
         };
-        let offline = VenvRequest {
+        for other in [other_reqs, with_pkg] {
+            assert_ne!(a, fingerprint(&other));
+        }
+        let uv = InstallerChoice {
+            installer: Installer::Uv(PathBuf::from("/bin/uv")),
+            reason: String::new(),
+        };
+        let offline_with_uv = VenvRequest {
             wheelhouse: Some(wheels),
+            installer: &uv,
             ..plain
         };
-        for other in [other_reqs, with_pkg, offline] {
-            assert_ne!(a, fingerprint(&base(), &other));
-        }
+        assert_eq!(a, fingerprint(&offline_with_uv));
     }
 
     #[test]

@@ -65,8 +65,18 @@ async fn try_build(
     let mut options = BuildOptions::new(tag.clone());
     options.base_image = params
         .base_image
-        .clone()
-        .filter(|base| !base.trim().is_empty());
+        .as_deref()
+        .map(str::trim)
+        .filter(|base| !base.is_empty())
+        .map(str::to_owned);
+    if let Some(base) = &options.base_image
+        && (base.starts_with('-') || base.chars().any(|c| c.is_whitespace() || c.is_control()))
+    {
+        return Err(failed(
+            "the base image must be one image name, such as python:3.13-slim",
+            None,
+        ));
+    }
     options.pip_config = path(&params.pip_config, "the pip configuration file")?;
     options.pip_cert = path(&params.pip_cert, "the CA file")?;
     options.wheelhouse = path(&params.wheelhouse, "the wheelhouse")?;

@@ -94,7 +94,10 @@ async fn venv_python(
     Ok(venv.python)
 }
 
-/// Creates (or reuses) the managed environment of this kernel contract under `data_dir`.
+/// Creates (or reuses) the managed environment of this kernel contract under `data_dir`: the
+/// kernel's packages and the cell checkers (ty; ruff is a kernel package), made from `python`
+/// when named, else from the best Python on `search_path`. A ready environment is reused
+/// without running any interpreter.
 pub async fn managed_venv(
     python: Option<&Path>,
     search_path: Option<&str>,
@@ -102,7 +105,17 @@ pub async fn managed_venv(
     data_dir: &Path,
     progress: &(dyn Fn(&str) + Send + Sync),
 ) -> Result<ManagedVenv, KernelError> {
-    let base = hailer_marimo::find_python(python, search_path.map(std::ffi::OsStr::new)).await?;
+    let search_path = search_path.map(std::ffi::OsStr::new);
+    let base = match python {
+        Some(path) => hailer_marimo::BasePython::Named(path),
+        None => hailer_marimo::BasePython::Search(search_path),
+    };
+    let env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
+    let installer =
+        hailer_marimo::choose_installer(search_path, &env, wheelhouse.is_some(), &|path: &Path| {
+            path.is_file()
+        });
+    let requirements = format!("{}{}", bundle::REQUIREMENTS, bundle::LOCAL_REQUIREMENTS);
     let root = data_dir.join("kernels").join(bundle::contract());
     let package = root.join("package");
     bundle::write_package(&package).map_err(|source| {
@@ -112,12 +125,13 @@ pub async fn managed_venv(
         })
     })?;
     let venv = hailer_marimo::ensure_venv(
-        &base,
+        base,
         &VenvRequest {
             dir: &root.join("venv"),
-            requirements: bundle::REQUIREMENTS,
+            requirements: &requirements,
             local_packages: &[package],
             wheelhouse,
+            installer: &installer,
         },
         progress,
     )

@@ -334,6 +334,7 @@ pub(crate) fn load_inputs(params: &StartSessionParams) -> Result<LoadInputs, Ses
             provider,
             kernel: params.kernel.clone(),
             kernel_image: None,
+            kernel_base_image: None,
             log_level: None,
         },
         env: ClientEnv::from_pairs(params.env.clone()),

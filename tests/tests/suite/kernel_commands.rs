@@ -278,9 +278,10 @@ async fn kernel_build_builds_under_another_tag_and_says_how_to_use_it() {
     let image = hailer_tests::docker_image::kernel_image().await;
     let workspace = TestWorkspace::docker();
     let tag = format!("hailer-kernel:e2e-{}", std::process::id());
-    let base = std::env::var("HAILER_TEST_BASE_IMAGE")
-        .unwrap_or_else(|_| "hailer-base:bookworm".to_owned());
-    let wheelhouse = hailer_tests::prereqs::wheelhouse().display().to_string();
+    let base = hailer_tests::prereqs::base_image();
+    let wheelhouse = hailer_tests::prereqs::image_wheelhouse()
+        .display()
+        .to_string();
     let built = tokio::task::block_in_place(|| {
         workspace.hailer(&[
             "kernel",
@@ -497,8 +498,7 @@ async fn kernel_pull_of_an_image_of_another_contract_refuses_it() {
     hailer_tests::docker_image::kernel_image().await;
     let registry = hailer_tests::prereqs::registry();
     let remote = format!("{registry}/hailer/kernel:marimo0.0.1-000000000000");
-    let base = std::env::var("HAILER_TEST_BASE_IMAGE")
-        .unwrap_or_else(|_| "hailer-base:bookworm".to_owned());
+    let base = hailer_tests::prereqs::base_image();
     tokio::task::block_in_place(|| {
         let mut build = Command::new("docker")
             .args(["build", "--quiet", "--tag", &remote, "-"])

@@ -65,13 +65,18 @@ pub async fn engine_and_image(loaded: &Loaded) -> Vec<Row> {
 }
 
 async fn image_row(socket: &std::path::Path, image: &str, contract: &str) -> Row {
-    match docker_probe::image_contract(socket, image).await {
-        Ok(Some(found)) => {
+    match docker_probe::image_labels(socket, image).await {
+        Ok(Some(labels)) => {
+            let found = &labels.contract;
             if found == contract {
+                let base = labels
+                    .describe_base()
+                    .map(|base| format!("; {base}"))
+                    .unwrap_or_default();
                 Row::new(
                     "image",
                     Verdict::Ok,
-                    format!("{image} (kernel contract {contract})"),
+                    format!("{image} (kernel contract {contract}{base})"),
                 )
             } else {
                 Row::new(
@@ -81,7 +86,7 @@ async fn image_row(socket: &std::path::Path, image: &str, contract: &str) -> Row
                         "{image} is for kernel contract '{found}', this Hailer needs {contract}"
                     ),
                 )
-                .hint("Build the right one (`hailer kernel build`), or set image under [kernel].")
+                .hint("Download the right one with `hailer kernel pull`, or build it here with `hailer kernel build`; or set image under [kernel] to an image of this contract.")
             }
         }
         Ok(None) => Row::new(
@@ -89,7 +94,28 @@ async fn image_row(socket: &std::path::Path, image: &str, contract: &str) -> Row
             Verdict::Warn,
             format!("{image} is not on this machine yet"),
         )
-        .hint("Build it with `hailer kernel build`, or pull it with `hailer kernel pull`."),
+        .hint(
+            "Download it with `hailer kernel pull`, or build it here with `hailer kernel build`.",
+        ),
         Err(error) => Row::new("image", Verdict::Warn, format!("{image}: {error:#}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::docker_probe::ImageLabels;
+
+    #[test]
+    fn the_base_image_is_described_with_a_short_digest() {
+        let labels = ImageLabels {
+            contract: "c".to_owned(),
+            base: Some("python:3.13-slim".to_owned()),
+            base_digest: Some(format!("sha256:{}", "ab".repeat(32))),
+        };
+        assert_eq!(
+            labels.describe_base().as_deref(),
+            Some("built from python:3.13-slim (sha256:abababababab)")
+        );
+        assert_eq!(ImageLabels::default().describe_base(), None);
     }
 }

@@ -7,13 +7,18 @@ use hailer_config::Overrides;
 use hailer_config::home::HailerHome;
 use hailer_protocol::KernelBuildParams;
 
-use super::{effective_image, run_job};
+use super::{Images, effective_images, run_job};
 use crate::daemon_client;
 
 pub use crate::cli::BuildArgs;
 
-pub async fn build(home: &HailerHome, overrides: Overrides, args: BuildArgs) -> anyhow::Result<()> {
-    let used = effective_image(&overrides)?;
+pub async fn build(
+    home: &HailerHome,
+    mut overrides: Overrides,
+    args: BuildArgs,
+) -> anyhow::Result<()> {
+    overrides.kernel_base_image = args.base_image.clone();
+    let Images { used, base } = effective_images(&overrides)?;
     let tag = args.tag.clone().unwrap_or_else(|| used.clone());
     let absolute = |path: Option<PathBuf>| -> anyhow::Result<Option<String>> {
         path.map(|path| Ok(std::path::absolute(path)?.display().to_string()))
@@ -22,7 +27,7 @@ pub async fn build(home: &HailerHome, overrides: Overrides, args: BuildArgs) -> 
     let cwd = std::env::current_dir()?;
     let params = KernelBuildParams {
         tag: tag.clone(),
-        base_image: args.base_image,
+        base_image: Some(base),
         pip_config: absolute(args.pip_config)?,
         pip_cert: absolute(args.pip_cert)?,
         wheelhouse: absolute(args.wheelhouse)?,

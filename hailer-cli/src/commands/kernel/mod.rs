@@ -37,26 +37,76 @@ pub async fn install_local(
     Ok(())
 }
 
-/// The image sessions of this workspace use: `[kernel].image` (or `HAILER_KERNEL_IMAGE`), else
-/// the default name of this Hailer's kernel contract. A configuration that does not load falls
-/// back to the default name, with a warning.
-fn effective_image(overrides: &Overrides) -> anyhow::Result<String> {
+/// The images of this workspace's kernel.
+struct Images {
+    /// What sessions use: `[kernel].image` (or `HAILER_KERNEL_IMAGE`), else the published name
+    /// of this Hailer's kernel contract.
+    used: String,
+    /// What a build starts from: `--base-image`, `HAILER_KERNEL_BASE_IMAGE`, `[kernel]
+    /// base_image`, else the recipe's default.
+    base: String,
+}
+
+/// The images `overrides` (with the client's variables and the workspace's file) lead to. A
+/// configuration that does not load falls back to the defaults, with a warning; a bad
+/// `--base-image` is an error, since the user asked for it by name.
+fn effective_images(overrides: &Overrides) -> anyhow::Result<Images> {
     let contract = hailer_kernel_bundle::contract();
+    let defaults = Images {
+        used: hailer_kernel_bundle::default_image_name(&contract),
+        base: hailer_kernel_bundle::DEFAULT_BASE_IMAGE.to_owned(),
+    };
     let inputs = LoadInputs::from_process(overrides.clone())?;
     match hailer_config::load(&inputs) {
-        Ok(loaded) => Ok(loaded
-            .config
-            .kernel
-            .image
-            .unwrap_or_else(|| hailer_kernel_bundle::default_image_name(&contract))),
-        Err(_) => {
+        Ok(loaded) => Ok(Images {
+            used: loaded.config.kernel.image.unwrap_or(defaults.used),
+            base: loaded.config.kernel.base_image.unwrap_or(defaults.base),
+        }),
+        Err(error) => {
+            if let Some(problem) = error
+                .fatal
+                .iter()
+                .find(|problem| problem.key.as_deref() == Some("base_image"))
+            {
+                bail!("{}\n  {}", problem.message, problem.hint);
+            }
             eprintln!(
                 "hailer: the configuration has problems (`hailer config check` lists them); \
-                 using the default image name"
+                 using the default images"
             );
-            Ok(hailer_kernel_bundle::default_image_name(&contract))
+            Ok(defaults)
         }
     }
+}
+
+fn effective_image(overrides: &Overrides) -> anyhow::Result<String> {
+    Ok(effective_images(overrides)?.used)
+}
+
+/// `hailer kernel contract`: what this Hailer's kernel is, for people and release scripts.
+pub fn contract(overrides: &Overrides, json: bool) -> anyhow::Result<()> {
+    let contract = hailer_kernel_bundle::contract();
+    let images = effective_images(overrides)?;
+    if json {
+        let value = serde_json::json!({
+            "contract": contract,
+            "marimo": hailer_kernel_bundle::MARIMO_VERSION,
+            "publishedRepository": hailer_kernel_bundle::PUBLISHED_REPOSITORY,
+            "publishedImage": hailer_kernel_bundle::default_image_name(&contract),
+            "image": images.used,
+            "baseImage": images.base,
+            "defaultBaseImage": hailer_kernel_bundle::DEFAULT_BASE_IMAGE,
+        });
+        println!("{value}");
+    } else {
+        println!(
+            "Kernel contract: {contract} (marimo {})",
+            hailer_kernel_bundle::MARIMO_VERSION
+        );
+        println!("Image:           {}", images.used);
+        println!("Base image:      {}", images.base);
+    }
+    Ok(())
 }
 
 /// What a finished job reported.
