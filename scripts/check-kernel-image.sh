@@ -20,7 +20,7 @@ set -Eeuo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KERNEL_IMAGE="$ROOT/kernel-image"
 TAG=hailer-kernel:check
-BASE_IMAGE="${HAILER_BASE_IMAGE:-hailer-base:bookworm}"
+BASE_IMAGE="${HAILER_BASE_IMAGE:-hailer-base:trixie}"
 build=1
 
 say() { printf '==> %s\n' "$*" >&2; }
@@ -52,7 +52,7 @@ if [ -z "${HAILER_TEST_PYTHON:-}" ] && [ -f "$ROOT/.cache/test-env.sh" ]; then
     . "$ROOT/.cache/test-env.sh"
 fi
 [ -x "${HAILER_TEST_PYTHON:-}" ] || die "no test Python: run scripts/test-prereqs.sh first"
-[ -d "${HAILER_TEST_WHEELHOUSE:-}" ] || die "no test wheelhouse: run scripts/test-prereqs.sh first"
+[ -d "${HAILER_TEST_IMAGE_WHEELHOUSE:-}" ] || die "no image wheelhouse: run scripts/test-prereqs.sh first"
 docker image inspect "$BASE_IMAGE" >/dev/null 2>&1 || die "no base image $BASE_IMAGE: run scripts/make-base-image.sh first"
 
 suffix="$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')"
@@ -75,15 +75,8 @@ if [ "$build" -eq 1 ]; then
     cp -r "$KERNEL_IMAGE/Dockerfile" "$KERNEL_IMAGE/requirements.txt" "$KERNEL_IMAGE/pyproject.toml" \
         "$KERNEL_IMAGE/README.md" "$KERNEL_IMAGE/hailer_kernel" "$context/"
     find "$context/hailer_kernel" -name __pycache__ -prune -exec rm -rf {} +
-    platforms=()
-    for platform in manylinux_2_36 manylinux_2_28 manylinux_2_27 manylinux_2_26 manylinux_2_17 \
-        manylinux2014 manylinux_2_12 manylinux2010 manylinux_2_5 manylinux1 linux; do
-        platforms+=(--platform "${platform}_x86_64")
-    done
-    say "filling the build context's wheels/ from $HAILER_TEST_WHEELHOUSE (cp311, Linux x86_64)"
-    "$HAILER_TEST_PYTHON" -m pip download -q --no-index --find-links "$HAILER_TEST_WHEELHOUSE" \
-        --only-binary=:all: "${platforms[@]}" --python-version 3.11 --implementation cp --abi cp311 \
-        -r "$KERNEL_IMAGE/requirements.txt" -d "$context/wheels" >&2
+    say "filling the build context's wheels/ from $HAILER_TEST_IMAGE_WHEELHOUSE (the base image's Python)"
+    cp "$HAILER_TEST_IMAGE_WHEELHOUSE"/*.whl "$context/wheels/"
     say "docker build $TAG (classic builder, offline)"
     started=$(date +%s)
     DOCKER_BUILDKIT=0 docker build -q --build-arg "BASE_IMAGE=$BASE_IMAGE" \

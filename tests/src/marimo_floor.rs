@@ -23,7 +23,19 @@ fn free_port() -> u16 {
 /// Plain `marimo edit notebooks` from `dir` (the test venv's marimo): spawn to `/health`, then
 /// one `/sse` for `notebooks/analysis.py` until kernel-ready. The server is killed afterwards.
 pub fn ready_once(dir: &Path) -> Duration {
-    let python = kernel_venv().join("bin/python");
+    floor(dir, &kernel_venv().join("bin/python"), None)
+}
+
+/// What a person does by hand to get a first result, with `python`'s marimo in `dir`: spawn
+/// `marimo edit notebooks` to `/health`, one `/sse` for `notebooks/analysis.py` until
+/// kernel-ready, `instantiate` with its cells run (as a browser tab does), then `code` through
+/// `/api/kernel/execute` until its `done`, which waits for those cells. The server is killed
+/// afterwards.
+pub fn first_execute(dir: &Path, python: &Path, code: &str) -> Duration {
+    floor(dir, python, Some(code))
+}
+
+fn floor(dir: &Path, python: &Path, code: Option<&str>) -> Duration {
     let port = free_port();
     let token = "benchtoken0123456789abcdef0123456789";
     let started = Instant::now();
@@ -85,6 +97,37 @@ pub fn ready_once(dir: &Path) -> Duration {
             break;
         }
     }
+    if let Some(code) = code {
+        let page = exchange(port, "GET", "/", token, &[], "");
+        let skew = page
+            .split("data-token=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap_or_else(|| panic!("marimo's page has no server token"))
+            .to_owned();
+        let instantiated = exchange(
+            port,
+            "POST",
+            "/api/kernel/instantiate",
+            token,
+            &[
+                ("Marimo-Server-Token", &skew),
+                ("Marimo-Session-Id", "bench"),
+            ],
+            r#"{"objectIds":[],"values":[],"autoRun":true}"#,
+        );
+        assert!(instantiated.starts_with("HTTP/1.1 200"), "{instantiated}");
+        let body = serde_json::json!({ "code": code }).to_string();
+        let executed = exchange(
+            port,
+            "POST",
+            "/api/kernel/execute",
+            token,
+            &[("Marimo-Session-Id", "bench")],
+            &body,
+        );
+        assert!(executed.contains("event: done"), "{executed}");
+    }
     let elapsed = started.elapsed();
     let _ = nix::sys::signal::killpg(
         nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap_or_default()),
@@ -92,4 +135,33 @@ pub fn ready_once(dir: &Path) -> Duration {
     );
     let _ = child.wait();
     elapsed
+}
+
+/// One HTTP/1.1 request with the token; the whole reply (the server closes the connection).
+fn exchange(
+    port: u16,
+    method: &str,
+    path: &str,
+    token: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> String {
+    let mut stream =
+        TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|error| panic!("{error}"));
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n\
+         Connection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream
+        .write_all(request.as_bytes())
+        .unwrap_or_else(|error| panic!("{error}"));
+    let mut reply = String::new();
+    let _ = stream.read_to_string(&mut reply);
+    reply
 }

@@ -44,6 +44,17 @@ pub fn base_image() -> String {
         .into_owned()
 }
 
+/// The pinned uv of the test tools.
+pub fn uv() -> PathBuf {
+    let uv = required("HAILER_TEST_UV");
+    assert!(
+        uv.is_file(),
+        "{} is missing: run `bash scripts/test-prereqs.sh` again",
+        uv.display()
+    );
+    uv
+}
+
 /// Debian's Chromium.
 pub fn chromium() -> PathBuf {
     let path = required("HAILER_TEST_CHROMIUM");

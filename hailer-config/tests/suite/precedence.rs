@@ -340,14 +340,20 @@ fn hostile_base_images_are_refused_wherever_they_come_from() {
         );
     }
     let scratch = Scratch::new();
+    // An empty variable is an unset one, as for every HAILER_* variable.
+    let mut inputs = scratch.inputs();
+    inputs.env = ClientEnv::from_pairs([("HAILER_KERNEL_BASE_IMAGE", "")]);
+    assert_eq!(load(&inputs).unwrap().config.kernel.base_image, None);
     for value in ["", "  ", "two words", "-rf", "tab\there"] {
-        let mut inputs = scratch.inputs();
-        inputs.env = ClientEnv::from_pairs([("HAILER_KERNEL_BASE_IMAGE", value)]);
-        let error = load(&inputs).unwrap_err();
-        assert!(
-            error.to_string().contains("HAILER_KERNEL_BASE_IMAGE"),
-            "{value:?}: {error}"
-        );
+        if !value.is_empty() {
+            let mut inputs = scratch.inputs();
+            inputs.env = ClientEnv::from_pairs([("HAILER_KERNEL_BASE_IMAGE", value)]);
+            let error = load(&inputs).unwrap_err();
+            assert!(
+                error.to_string().contains("HAILER_KERNEL_BASE_IMAGE"),
+                "{value:?}: {error}"
+            );
+        }
         let mut inputs = scratch.inputs();
         inputs.overrides.kernel_base_image = Some(value.into());
         let error = load(&inputs).unwrap_err();

@@ -229,7 +229,10 @@ async fn a_docker_kernel_is_isolated_and_its_notebooks_travel_by_copy() {
                 "LANG",
                 "PYTHONDONTWRITEBYTECODE",
                 "PYTHONUNBUFFERED",
-                "HOSTNAME"
+                "HOSTNAME",
+                // the terminal's size, which marimo's kernel sets for itself under Python 3.13
+                "COLUMNS",
+                "LINES",
             ]
             .contains(&name)
                 || name.starts_with("MARIMO")

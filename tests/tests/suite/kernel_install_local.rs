@@ -125,3 +125,131 @@ fn install_local_builds_offline_then_reuses_and_sessions_use_it() {
         .env("HAILER_HOME", other_home.path())
         .output();
 }
+
+/// Writes an executable file.
+fn executable(path: &std::path::Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn one_environment_for_every_spelling_of_the_python_on_path_made_with_uv_and_ty_in_it() {
+    let mut workspace = TestWorkspace::unsafe_local();
+    workspace
+        .env
+        .retain(|(name, _)| name != "HAILER_KERNEL_VENV");
+    let tools = tempfile::tempdir().unwrap();
+    // uv on PATH, as `uv tool install` or a package manager puts it there.
+    let uv_dir = tools.path().join("uv-bin");
+    std::fs::create_dir_all(&uv_dir).unwrap();
+    std::os::unix::fs::symlink(hailer_tests::prereqs::uv(), uv_dir.join("uv")).unwrap();
+    // The same Python once more, behind a shim that counts its runs (as pyenv's do).
+    let real = std::process::Command::new(kernel_venv().join("bin/python"))
+        .args([
+            "-c",
+            "import os, sys; print(os.path.realpath(sys.executable))",
+        ])
+        .output()
+        .unwrap();
+    let real = String::from_utf8_lossy(&real.stdout).trim().to_owned();
+    let shim_dir = tools.path().join("shims");
+    std::fs::create_dir_all(&shim_dir).unwrap();
+    let runs = tools.path().join("shim-runs");
+    for name in ["python3", "python3.11", "python3.12", "python3.13"] {
+        executable(
+            &shim_dir.join(name),
+            &format!(
+                "#!/bin/sh\necho run >> '{}'\nexec '{real}' \"$@\"\n",
+                runs.display()
+            ),
+        );
+    }
+    let real_dir = tools.path().join("real");
+    std::fs::create_dir_all(&real_dir).unwrap();
+    std::os::unix::fs::symlink(&real, real_dir.join("python3")).unwrap();
+    // Only these folders: no other Python on PATH may be found first.
+    let path_with = |first: &std::path::Path| {
+        std::env::join_paths([first, uv_dir.as_path()])
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    };
+    let wheels = wheelhouse().display().to_string();
+    let install = |path: String| {
+        workspace
+            .command(&["kernel", "install-local", "--wheelhouse", &wheels])
+            .env("PATH", path)
+            .output()
+            .unwrap()
+    };
+
+    let first = install(path_with(&real_dir));
+    let said = String::from_utf8_lossy(&first.stdout).into_owned();
+    assert!(
+        first.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let creating = said
+        .lines()
+        .find(|line| line.starts_with("Creating a Python"))
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(creating.contains("with uv ("), "{creating}");
+    let venv_root = workspace.home.path().join("data/kernels");
+    let contract = std::fs::read_dir(&venv_root)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    assert!(
+        contract.join("venv/bin/ty").is_file(),
+        "ty is in the environment"
+    );
+    assert!(contract.join("venv/bin/ruff").is_file());
+
+    let second = install(path_with(&shim_dir));
+    let said_again = String::from_utf8_lossy(&second.stdout).into_owned();
+    assert!(second.status.success(), "{said_again}");
+    assert!(
+        said_again.contains("Reused the environment"),
+        "{said_again}"
+    );
+    let installs = [&said, &said_again]
+        .iter()
+        .filter(|text| text.contains("Creating a Python"))
+        .count();
+    assert_eq!(installs, 1, "one interpreter, one install");
+    assert_eq!(
+        std::fs::read_to_string(&runs)
+            .unwrap_or_default()
+            .lines()
+            .count(),
+        0,
+        "a ready environment is reused without running any Python"
+    );
+
+    // A daemon started from the shim's PATH starts the kernel in it, probing nothing.
+    let _ = workspace.hailer(&["daemon", "stop"]);
+    let ran = workspace
+        .command(&["exec", "-c", "import sys, shutil; print(sys.prefix)"])
+        .env("PATH", path_with(&shim_dir))
+        .output()
+        .unwrap();
+    assert!(ran.status.success(), "{ran:?}");
+    let prefix = String::from_utf8_lossy(&ran.stdout).trim().to_owned();
+    assert!(
+        std::path::Path::new(&prefix).starts_with(&contract),
+        "{prefix}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&runs)
+            .unwrap_or_default()
+            .lines()
+            .count(),
+        0,
+        "the session start ran no Python to find one"
+    );
+    let _ = workspace.hailer(&["daemon", "stop"]);
+}
