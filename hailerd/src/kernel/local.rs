@@ -7,6 +7,9 @@ use hailer_marimo::{LaunchOptions, ManagedVenv, MarimoClient, MarimoServer, Venv
 use super::{KernelError, KernelSpec};
 use hailer_kernel_bundle as bundle;
 
+/// The variable the kernel package reads the data folder from (`hailer_kernel.workspace`).
+const DATA_DIR_VARIABLE: &str = "HAILER_DATA_DIR";
+
 /// A marimo server started for one session, with its client.
 #[derive(Debug)]
 pub struct LocalServer {
@@ -52,7 +55,13 @@ pub async fn start(
 ) -> Result<LocalServer, KernelError> {
     let python = venv_python(spec, progress).await?;
     let withheld: Vec<&str> = spec.withheld_names.iter().map(String::as_str).collect();
-    let env = hailer_marimo::scrub_environment(spec.base_env.clone(), &withheld);
+    let mut env = hailer_marimo::scrub_environment(spec.base_env.clone(), &withheld);
+    // The starter notebook's DATA_DIR and data_files: the data folder hailer.toml names, the
+    // one the agent is told about, and never one the daemon's own environment happened to set.
+    env.vars.insert(
+        DATA_DIR_VARIABLE.to_owned(),
+        spec.workspace_data.display().to_string(),
+    );
     tracing::info!(
         withheld = env.withheld_count(),
         "starting an unsafe-local kernel"

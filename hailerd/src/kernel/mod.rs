@@ -37,6 +37,9 @@ pub struct KernelSpec {
     pub wheelhouse: Option<PathBuf>,
     /// Hailer's data folder, where managed environments live.
     pub data_dir: PathBuf,
+    /// The workspace's data folder (`[hailer] data_dir`): the unsafe-local kernel's `DATA_DIR`
+    /// (through `HAILER_DATA_DIR`), the folder a docker kernel mounts read-only.
+    pub workspace_data: PathBuf,
     /// Settings of the docker runtime; `None` for unsafe-local.
     pub docker: Option<DockerSettings>,
     /// The environment the kernel starts from, before secrets are withheld.

@@ -384,6 +384,7 @@ impl Session {
             prepared_venv: env_path("HAILER_KERNEL_VENV"),
             wheelhouse: env_path("HAILER_WHEELHOUSE"),
             data_dir: data_dir.to_path_buf(),
+            workspace_data: config.hailer.data_dir.clone(),
             docker: (config.kernel.runtime == Runtime::Docker).then(|| {
                 crate::kernel::DockerSettings {
                     image: env_path("HAILER_KERNEL_IMAGE")

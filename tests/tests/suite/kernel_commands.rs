@@ -192,7 +192,17 @@ fn a_dry_run_writes_the_context_with_the_host_mirror_and_prints_no_secret() {
     let command = std::fs::read_to_string(context.join("build-command.txt")).unwrap();
     let contract = hailer_kernel_bundle::contract();
     assert!(
-        command.starts_with(&format!("tar -C {context_arg} -ch . | DOCKER_BUILDKIT=0 docker build --tag hailer-kernel:{contract} ")),
+        command.starts_with(&format!(
+            "tar -C {context_arg} -ch . | DOCKER_BUILDKIT=0 docker build --tag {} ",
+            hailer_kernel_bundle::default_image_name(&contract)
+        )),
+        "{command}"
+    );
+    assert!(
+        command.contains(&format!(
+            "--build-arg BASE_IMAGE={}",
+            hailer_kernel_bundle::DEFAULT_BASE_IMAGE
+        )),
         "{command}"
     );
     assert!(

@@ -4,6 +4,7 @@ mod agent_workspace_tools;
 mod chat_terminal;
 mod cli_init;
 mod conversation_switch;
+mod data_folder;
 mod daemon_guard;
 mod daemon_lifecycle;
 mod demo;

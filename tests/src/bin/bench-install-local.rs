@@ -1,0 +1,98 @@
+//! Benchmark of `hailer kernel install-local` into an empty environment, with pip and with uv
+//! side by side in one run: the same Python, the same pinned packages from the same wheelhouse
+//! (offline, so the network does not count), and a warm package cache (one run of each first,
+//! not counted). pip is what Hailer uses when `uv` is not on `PATH`; uv when it is.
+//!
+//! Needs the test wheelhouse and the pinned uv (scripts/test-prereqs.sh). Run it on release
+//! builds: `cargo build --release --bins && target/release/bench-install-local --samples 3`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use hailer_tests::TestWorkspace;
+use hailer_tests::prereqs::{kernel_venv, uv, wheelhouse};
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+/// One install into a new Hailer home, with `path` as the client's `PATH`; checks which
+/// installer the progress named.
+fn install(workspace: &TestWorkspace, path: &str, installer: &str) -> Duration {
+    let home = tempfile::tempdir().unwrap();
+    let wheels = wheelhouse().display().to_string();
+    let started = Instant::now();
+    let output = workspace
+        .command(&["kernel", "install-local", "--wheelhouse", &wheels])
+        .env("HAILER_HOME", home.path())
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        said.lines()
+            .any(|line| line.starts_with("Creating a Python") && line.contains(installer)),
+        "{said}"
+    );
+    let _ = workspace
+        .command(&["daemon", "stop"])
+        .env("HAILER_HOME", home.path())
+        .output();
+    elapsed
+}
+
+fn main() {
+    let samples: usize = std::env::args()
+        .skip_while(|arg| arg != "--samples")
+        .nth(1)
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(3);
+    let mut workspace = TestWorkspace::unsafe_local();
+    workspace
+        .env
+        .retain(|(name, _)| name != "HAILER_KERNEL_VENV");
+    // The same interpreter for both: the test Python, reached through a link on PATH.
+    let tools = tempfile::tempdir().unwrap();
+    let python_dir = tools.path().join("python");
+    let uv_dir = tools.path().join("uv");
+    std::fs::create_dir_all(&python_dir).unwrap();
+    std::fs::create_dir_all(&uv_dir).unwrap();
+    let real = std::fs::canonicalize(kernel_venv().join("bin/python")).unwrap();
+    // Both names, so no other Python 3.11 on PATH comes first.
+    for name in ["python3", "python3.11"] {
+        std::os::unix::fs::symlink(&real, python_dir.join(name)).unwrap();
+    }
+    std::os::unix::fs::symlink(uv(), uv_dir.join("uv")).unwrap();
+    let join = |dirs: &[&Path]| std::env::join_paths(dirs).unwrap().to_string_lossy().into_owned();
+    let pip_path = join(&[&python_dir, Path::new("/usr/bin"), Path::new("/bin")]);
+    let uv_path = join(&[&python_dir, &uv_dir, Path::new("/usr/bin"), Path::new("/bin")]);
+
+    // Warm both package caches; not counted.
+    install(&workspace, &pip_path, "with pip");
+    install(&workspace, &uv_path, "with uv");
+    let mut pip = Vec::new();
+    let mut with_uv = Vec::new();
+    for _ in 0..samples {
+        pip.push(install(&workspace, &pip_path, "with pip"));
+        with_uv.push(install(&workspace, &uv_path, "with uv"));
+    }
+    let pip = median(pip);
+    let with_uv = median(with_uv);
+    println!(
+        "hailer kernel install-local into an empty environment, offline, warm cache ({samples} samples, medians)"
+    );
+    println!("  with pip   {:.1} s", pip.as_secs_f64());
+    println!("  with uv    {:.1} s", with_uv.as_secs_f64());
+    println!(
+        "  pip / uv   {:.1}",
+        pip.as_secs_f64() / with_uv.as_secs_f64()
+    );
+}
