@@ -1,13 +1,18 @@
-//! Turning transport and wire failures into [`ModelError`]s with the endpoint's own words.
+//! Turning transport and wire failures into [`ModelError`]s, judged by what the request carried
+//! and what the endpoint (or the gateway in front of it) actually said.
 
-use serde_json::Value;
+mod signs;
+mod words;
 
 use crate::conversation::ReasoningEffort;
 use crate::error::{EndpointSaid, ModelError};
 use crate::redact::{Redactor, cap_chars};
-use crate::settings::ProviderSettings;
+use crate::settings::{ProviderSettings, WireApi};
 use crate::transport::TransportError;
 use crate::wire::WireError;
+
+use signs::{names_auth_problem, names_context_limit, names_unknown_model};
+use words::Reading;
 
 /// The most of the endpoint's words quoted in a message.
 pub const MAX_SAID_CHARS: usize = 500;
@@ -21,75 +26,10 @@ pub(crate) struct Diagnosis<'a> {
     pub reasoning_effort: Option<ReasoningEffort>,
 }
 
-/// The human-readable part of an error body: `error.message` (with its code), `message`,
-/// `detail`, or the text itself.
+/// The human-readable part of an error body: the innermost message a gateway passed on (with its
+/// code), or the text itself.
 pub fn endpoint_words(body: &str) -> Option<String> {
-    let words = match serde_json::from_str::<Value>(body) {
-        Ok(json) => words_from_json(&json).unwrap_or_else(|| json.to_string()),
-        Err(_) => body.split_whitespace().collect::<Vec<_>>().join(" "),
-    };
-    let words = words.trim();
-    (!words.is_empty()).then(|| words.to_owned())
-}
-
-fn words_from_json(json: &Value) -> Option<String> {
-    let error = json.get("error").filter(|error| !error.is_null());
-    if let Some(text) = error.and_then(Value::as_str) {
-        return Some(text.to_owned());
-    }
-    let holder = error.unwrap_or(json);
-    let message = holder
-        .get("message")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .or_else(|| detail_text(holder.get("detail")?))?;
-    let code = holder.get("code").and_then(Value::as_str);
-    Some(match code {
-        Some(code) if !message.contains(code) => format!("{message} ({code})"),
-        _ => message,
-    })
-}
-
-/// FastAPI-style `detail`: a string or a list of `{msg}` entries.
-fn detail_text(detail: &Value) -> Option<String> {
-    match detail {
-        Value::String(text) => Some(text.clone()),
-        Value::Array(entries) => {
-            let messages: Vec<&str> = entries
-                .iter()
-                .filter_map(|entry| entry.get("msg").and_then(Value::as_str))
-                .collect();
-            (!messages.is_empty()).then(|| messages.join("; "))
-        }
-        _ => None,
-    }
-}
-
-/// Whether `text` names the model as a whole word (so a short name does not match inside others).
-fn mentions_model(text: &str, model: &str) -> bool {
-    if model.is_empty() {
-        return false;
-    }
-    let text = text.to_ascii_lowercase();
-    let model = model.to_ascii_lowercase();
-    let part_of_name = |c: char| c.is_ascii_alphanumeric() || "-._:/".contains(c);
-    text.match_indices(&model).any(|(start, found)| {
-        let before = text[..start].chars().next_back();
-        let after = text[start + found.len()..].chars().next();
-        !before.is_some_and(part_of_name) && !after.is_some_and(part_of_name)
-    })
-}
-
-fn mentions_context_limit(text: &str) -> bool {
-    let text = text.to_ascii_lowercase();
-    [
-        "context_length",
-        "context length",
-        "context window",
-        "too many tokens",
-    ]
-    .iter()
-    .any(|marker| text.contains(marker))
+    Reading::of(body).words
 }
 
 impl Diagnosis<'_> {
@@ -112,38 +52,76 @@ impl Diagnosis<'_> {
             (None, Some(var)) => format!("No key was sent: set {var} or store one with {login}."),
             (None, None) => format!("No key was sent: store one with {login}."),
             (Some(_), Some(var)) => format!(
-                "Check the key in {var} (or the one stored with {login}); set a valid key there."
+                "Check the key in {var} (or the one stored with {login}); set a key this \
+                 endpoint accepts there."
             ),
-            (Some(_), None) => format!("Store a valid key with {login}."),
+            (Some(_), None) => format!("Store a key this endpoint accepts with {login}."),
         }
     }
 
-    fn switches(&self) -> String {
+    /// The optional settings this request really carried, as `hailer.toml` spells them.
+    fn sent_switches(&self) -> Vec<String> {
         let settings = self.settings;
-        let effort = self
-            .reasoning_effort
-            .map_or("none", ReasoningEffort::as_str);
-        format!(
-            "stream = {}, stream_options = {}, reasoning_effort = {effort}",
-            settings.stream, settings.stream_options
-        )
+        let mut sent = Vec::new();
+        if settings.stream {
+            sent.push("stream = true".to_owned());
+        }
+        if settings.wire_api == WireApi::Chat && settings.include_usage() {
+            sent.push("stream_options = true".to_owned());
+        }
+        if let Some(effort) = self.reasoning_effort {
+            sent.push(format!("reasoning_effort = \"{}\"", effort.as_str()));
+        }
+        if let Some(limit) = settings.max_output_tokens {
+            sent.push(format!("max_output_tokens = {limit}"));
+        }
+        sent
+    }
+
+    fn rejected_advice(&self) -> String {
+        let provider = &self.settings.provider_id;
+        let sent = self.sent_switches();
+        if sent.is_empty() {
+            return format!(
+                "It carried only the model name, the conversation and the tools, with no \
+                 optional settings; check that provider '{provider}' really speaks the '{}' API \
+                 and serves model '{}'.",
+                self.settings.wire_api, self.settings.model
+            );
+        }
+        match sent.as_slice() {
+            [one] => format!(
+                "It was sent with {one}, which some OpenAI-compatible servers do not accept: try \
+                 turning it off (or removing it) for provider '{provider}' in hailer.toml."
+            ),
+            _ => format!(
+                "It was sent with {}; some OpenAI-compatible servers do not accept all of these, \
+                 so try turning one off (or removing it) for provider '{provider}' in hailer.toml.",
+                sent.join(", ")
+            ),
+        }
+    }
+
+    fn unauthorized(&self, status: u16, said: EndpointSaid) -> ModelError {
+        ModelError::Unauthorized {
+            status,
+            base_url: self.base_url(),
+            key_hint: self.key_hint(),
+            said,
+        }
     }
 
     /// Maps an error status (after retries) and its body.
     pub fn status(&self, status: u16, body: &str, attempts: u32) -> ModelError {
-        let words = endpoint_words(body);
-        let text = words.clone().unwrap_or_default();
-        let names_model =
-            mentions_model(&text, &self.settings.model) || body.contains("model_not_found");
-        let said = self.said(words);
+        let reading = Reading::of(body);
+        let judged = reading.judged();
+        let unknown_model = names_unknown_model(&judged, &self.settings.model, status);
+        let said = self.said(reading.words);
         match status {
-            401 => ModelError::Unauthorized {
-                base_url: self.base_url(),
-                key_hint: self.key_hint(),
-                said,
-            },
-            400 | 413 | 422 if mentions_context_limit(body) => ModelError::ContextTooLong { said },
-            400 | 404 | 422 if names_model => ModelError::UnknownModel {
+            401 => self.unauthorized(status, said),
+            400 | 403 | 422 if names_auth_problem(&judged) => self.unauthorized(status, said),
+            400 | 413 | 422 if names_context_limit(&judged) => ModelError::ContextTooLong { said },
+            400 | 404 | 422 if unknown_model => ModelError::UnknownModel {
                 model: self.settings.model.clone(),
                 provider: self.provider(),
                 said,
@@ -165,11 +143,10 @@ impl Diagnosis<'_> {
                 attempts,
                 said,
             },
-            _ if mentions_context_limit(body) => ModelError::ContextTooLong { said },
+            _ if names_context_limit(&judged) => ModelError::ContextTooLong { said },
             _ => ModelError::Rejected {
                 status,
-                provider: self.provider(),
-                switches: self.switches(),
+                advice: self.rejected_advice(),
                 said,
             },
         }
@@ -223,66 +200,65 @@ impl Diagnosis<'_> {
         }
     }
 
+    /// The reply was cut off: by the output-token limit, or by a filter.
+    pub fn cut_off(&self, reason: Option<&str>) -> ModelError {
+        let provider = &self.settings.provider_id;
+        let reason = reason.unwrap_or_default().to_ascii_lowercase();
+        let (why, fix) = if reason.contains("content") || reason.contains("filter") {
+            (
+                "the endpoint's content filter stopped it".to_owned(),
+                "Rephrase the question, or ask the endpoint's administrator about its filter."
+                    .to_owned(),
+            )
+        } else {
+            match self.settings.max_output_tokens {
+                Some(limit) => (
+                    format!(
+                        "it reached the limit of {limit} output tokens (max_output_tokens of \
+                         provider '{provider}')"
+                    ),
+                    format!(
+                        "Raise max_output_tokens for provider '{provider}' in hailer.toml, or \
+                         ask for a shorter answer or for one step at a time."
+                    ),
+                ),
+                None => (
+                    "it reached the endpoint's own limit on output tokens".to_owned(),
+                    format!(
+                        "Ask for a shorter answer or for one step at a time; if the endpoint's \
+                         default limit is low, set max_output_tokens for provider '{provider}' \
+                         in hailer.toml to a higher number."
+                    ),
+                ),
+            }
+        };
+        ModelError::CutOff { why, fix }
+    }
+
     pub fn wire(&self, error: WireError) -> ModelError {
         match error {
             WireError::Failed { code, message } => {
+                let reading = Reading::of(&message);
+                let words = reading.words.clone().unwrap_or(message);
                 let code = code.unwrap_or_default();
-                let words = if code.is_empty() || message.contains(&code) {
-                    message
+                let words = if code.is_empty() || words.contains(&code) {
+                    words
                 } else {
-                    format!("{message} ({code})")
+                    format!("{words} ({code})")
                 };
-                let said = self.said(Some(words.clone()));
-                if mentions_context_limit(&words) {
+                let judged = format!("{} {}", reading.judged(), code.to_ascii_lowercase());
+                let said = self.said(Some(words));
+                if names_context_limit(&judged) {
                     ModelError::ContextTooLong { said }
-                } else if code.contains("rate_limit") {
+                } else if judged.contains("rate_limit") || judged.contains("ratelimit") {
                     ModelError::RateLimited { attempts: 1, said }
                 } else {
                     ModelError::EndpointFailed { said }
                 }
             }
+            WireError::CutOff(reason) => self.cut_off(reason.as_deref()),
             WireError::Incomplete(reason) => ModelError::StreamInterrupted { reason },
             WireError::Invalid(detail) => self.invalid(detail),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{endpoint_words, mentions_model};
-
-    #[test]
-    fn the_model_is_found_only_as_a_whole_name() {
-        assert!(mentions_model(
-            "The model `gpt-5.5` does not exist",
-            "gpt-5.5"
-        ));
-        assert!(mentions_model("model 'M' not found", "m"));
-        assert!(!mentions_model("Not found: the resource is missing", "m"));
-        assert!(!mentions_model("model gpt-5.5-mini is busy", "gpt-5.5"));
-        assert!(!mentions_model("anything", ""));
-    }
-
-    #[test]
-    fn endpoint_words_come_from_the_usual_places() {
-        let openai = r#"{"error":{"message":"Bad key","code":"invalid_api_key"}}"#;
-        assert_eq!(
-            endpoint_words(openai).as_deref(),
-            Some("Bad key (invalid_api_key)")
-        );
-        let fastapi = r#"{"detail":[{"msg":"field required"},{"msg":"bad type"}]}"#;
-        assert_eq!(
-            endpoint_words(fastapi).as_deref(),
-            Some("field required; bad type")
-        );
-        assert_eq!(
-            endpoint_words(r#"{"error":"plain"}"#).as_deref(),
-            Some("plain")
-        );
-        assert_eq!(
-            endpoint_words("  <h1>502</h1>\n Bad  gateway ").as_deref(),
-            Some("<h1>502</h1> Bad gateway")
-        );
-        assert_eq!(endpoint_words("   "), None);
     }
 }
