@@ -11,6 +11,7 @@ mod docker_leftovers;
 mod docker_limits;
 mod doctor_status;
 mod foreground;
+mod gateway_litellm;
 mod kernel_commands;
 mod kernel_install_local;
 mod login;
