@@ -233,6 +233,8 @@ if [ "$with_base_image" -eq 1 ]; then
     registry="$("$ROOT/scripts/start-test-registry.sh" "$CACHE" 9>&-)"
 fi
 
+gateway="$("$ROOT/scripts/install-test-gateway.sh" "$CACHE" "$PYTHON" 9>&-)"
+
 chromium_path="$(command -v chromium || true)"
 chromedriver_path="$(command -v chromedriver || true)"
 [ -n "$chromium_path" ] || die "chromium is not on PATH although its package is installed"
@@ -251,6 +253,7 @@ exports=(
     "HAILER_TEST_CHROMIUM=$chromium_path"
     "HAILER_TEST_CHROMEDRIVER=$chromedriver_path"
     "HAILER_TEST_TMUX=$tmux_path"
+    "HAILER_TEST_LITELLM=$gateway"
 )
 if [ "$with_base_image" -eq 1 ]; then
     exports+=("HAILER_TEST_BASE_IMAGE=$BASE_IMAGE" "HAILER_TEST_REGISTRY=$registry")

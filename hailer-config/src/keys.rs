@@ -27,6 +27,7 @@ pub const PROVIDER_KEYS: &[&str] = &[
     "wire_api",
     "stream",
     "stream_options",
+    "max_output_tokens",
     "name",
     "http_headers",
     "env_http_headers",

@@ -22,8 +22,9 @@ pub enum ModelError {
     #[error("The model provider '{provider}' is not configured correctly: {detail}")]
     InvalidSettings { provider: String, detail: String },
 
-    #[error("The model endpoint {base_url} rejected the API key (HTTP 401). {key_hint}{said}")]
+    #[error("The model endpoint {base_url} rejected the API key (HTTP {status}). {key_hint}{said}")]
     Unauthorized {
+        status: u16,
         base_url: String,
         key_hint: String,
         said: EndpointSaid,
@@ -83,16 +84,27 @@ pub enum ModelError {
     )]
     ContextTooLong { said: EndpointSaid },
 
-    #[error(
-        "The model endpoint rejected the request (HTTP {status}). It was sent with {switches}; \
-         some OpenAI-compatible servers accept only part of these, so try turning one off for \
-         provider '{provider}' in hailer.toml.{said}"
-    )]
+    #[error("The model endpoint rejected the request (HTTP {status}). {advice}{said}")]
     Rejected {
         status: u16,
-        provider: String,
-        switches: String,
+        /// What the request carried that the endpoint may not accept, and what to change.
+        advice: String,
         said: EndpointSaid,
+    },
+
+    #[error("The model's answer was cut off before it ended: {why}. {fix}")]
+    CutOff { why: String, fix: String },
+
+    #[error(
+        "The model '{model}' of provider '{provider}' sent an empty answer (no text and no tool \
+         call){retried}. Ask again, perhaps in other words; if it keeps happening, the model may \
+         not handle this conversation or these tools: try another model with /model."
+    )]
+    EmptyAnswer {
+        model: String,
+        provider: String,
+        /// Empty, or how often it was asked again.
+        retried: String,
     },
 
     #[error(
@@ -152,10 +164,10 @@ impl ModelError {
     /// The HTTP status behind the error, if one was received.
     pub fn status(&self) -> Option<u16> {
         match self {
-            Self::Unauthorized { .. } => Some(401),
             Self::Forbidden { .. } => Some(403),
             Self::RateLimited { .. } => Some(429),
-            Self::EndpointNotFound { status, .. }
+            Self::Unauthorized { status, .. }
+            | Self::EndpointNotFound { status, .. }
             | Self::Unavailable { status, .. }
             | Self::Rejected { status, .. } => Some(*status),
             _ => None,

@@ -60,6 +60,8 @@ pub struct ProviderSettings {
     pub stream_options: bool,
     /// The model name sent with every request.
     pub model: String,
+    /// The most tokens one answer may have; none is sent when `None`.
+    pub max_output_tokens: Option<u32>,
     pub http_headers: BTreeMap<String, String>,
     /// Headers whose values came from environment variables; only non-empty values are sent.
     pub env_http_headers: BTreeMap<String, SecretString>,
@@ -86,6 +88,7 @@ impl ProviderSettings {
             stream: true,
             stream_options: true,
             model: model.into(),
+            max_output_tokens: None,
             http_headers: BTreeMap::new(),
             env_http_headers: BTreeMap::new(),
             query_params: BTreeMap::new(),

@@ -17,6 +17,9 @@ pub(crate) enum WireError {
     },
     /// The reply ended before its completion marker.
     Incomplete(String),
+    /// The endpoint ended the reply early and said so: `finish_reason: "length"` (Chat) or
+    /// `status: "incomplete"` (Responses), with the reason when one was given.
+    CutOff(Option<String>),
     /// The reply is not what the wire API describes.
     Invalid(String),
 }
@@ -45,6 +48,15 @@ pub(crate) fn failure(error: &Value, fallback: &str) -> WireError {
         code: text("code").or_else(|| text("type")),
         message,
     }
+}
+
+/// A finish reason (Chat) or incomplete reason (Responses) that means the reply was cut off.
+pub(crate) fn cut_off(reason: &str) -> Option<WireError> {
+    matches!(
+        reason,
+        "length" | "max_tokens" | "max_output_tokens" | "content_filter"
+    )
+    .then(|| WireError::CutOff(Some(reason.to_owned())))
 }
 
 /// The reply's error, if the body carries a non-null `error`.

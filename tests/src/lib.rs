@@ -5,6 +5,7 @@ pub mod bins;
 pub mod browser;
 pub mod daemon;
 pub mod docker_image;
+pub mod gateway;
 pub mod live;
 pub mod marimo_floor;
 pub mod prereqs;

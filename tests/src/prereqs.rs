@@ -93,3 +93,14 @@ pub fn registry() -> String {
     let address = required("HAILER_TEST_REGISTRY");
     address.to_string_lossy().into_owned()
 }
+
+/// The `litellm` program of the LiteLLM proxy (`scripts/install-test-gateway.sh`).
+pub fn litellm() -> PathBuf {
+    let path = required("HAILER_TEST_LITELLM");
+    assert!(
+        path.is_file(),
+        "{} is missing: run `bash scripts/test-prereqs.sh` again (it installs the LiteLLM proxy)",
+        path.display()
+    );
+    path
+}

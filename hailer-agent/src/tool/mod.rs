@@ -17,6 +17,18 @@ use tokio_util::sync::CancellationToken;
 pub use cap::{DEFAULT_MAX_TOOL_OUTPUT_CHARS, cap_output};
 pub use registry::{DuplicateTool, ToolRegistry};
 
+/// The argument schema of a tool that takes none: `{"type": "object"}`.
+///
+/// The strict providers disagree about an object without fields. Gemini refuses an empty
+/// `properties` ("should be non-empty for OBJECT type"), and its older schema checks refuse
+/// `additionalProperties`; OpenAI's strict mode refuses an object *without* `properties` ("object
+/// schema missing properties"). No schema with no fields satisfies both, so Hailer never asks for
+/// strict mode (`strict: false` on the Responses wire, no `strict` on Chat Completions) and sends
+/// the plain object type, which Gemini, OpenAI, vLLM, llama.cpp, Ollama and LiteLLM all accept.
+pub fn no_arguments() -> Value {
+    serde_json::json!({"type": "object"})
+}
+
 /// What a running tool may look at besides its arguments.
 #[derive(Clone, Debug)]
 pub struct ToolContext {

@@ -11,7 +11,7 @@ mod model_call;
 pub(crate) mod stop;
 mod tool_calls;
 
-use hailer_model::{AssistantMessage, ModelClient, ModelRequest, ReasoningEffort};
+use hailer_model::{AssistantMessage, Completion, ModelClient, ModelRequest, ReasoningEffort};
 use tokio_util::sync::CancellationToken;
 
 pub use events::{ARGUMENT_PREVIEW_CHARS, EventSink, RESULT_PREVIEW_CHARS, TurnEvent};
@@ -25,6 +25,9 @@ use crate::store::ConversationStore;
 use crate::summarise::{Summariser, estimate_tokens, instructions_with_summary};
 use crate::tool::{DEFAULT_MAX_TOOL_OUTPUT_CHARS, ToolRegistry};
 use crate::usage::TokenUsage;
+
+/// How often an empty answer is asked for again before the turn fails.
+const EMPTY_ANSWER_RETRIES: usize = 1;
 
 /// The default cap on model calls in one turn.
 pub const DEFAULT_MAX_MODEL_CALLS: usize = 40;
@@ -96,6 +99,26 @@ struct Progress {
     user_saved: bool,
     history: Vec<StoredItem>,
     reported_input: Option<u64>,
+}
+
+/// One model call; an empty answer (no text and no tool call) is asked for again once, and a
+/// second one fails the turn. Every call's usage counts.
+async fn answer(
+    client: &ModelClient,
+    request: &ModelRequest,
+    events: &dyn EventSink,
+    cancel: &CancellationToken,
+    progress: &mut Progress,
+) -> Result<Completion, Stop> {
+    for _ in 0..=EMPTY_ANSWER_RETRIES {
+        let completion = call_model(client, request, Some(events), cancel).await?;
+        progress.usage = TokenUsage::accumulate(progress.usage, completion.usage);
+        if !completion.text.trim().is_empty() || !completion.tool_calls.is_empty() {
+            return Ok(completion);
+        }
+        tracing::warn!("the model sent an empty answer");
+    }
+    Err(Stop::empty_answer(client, EMPTY_ANSWER_RETRIES))
 }
 
 fn new_turn_id() -> String {
@@ -234,8 +257,7 @@ impl Turn<'_> {
                 reasoning_effort: self.settings.reasoning_effort,
             };
             let completion =
-                call_model(self.client, &request, Some(self.events), self.cancel).await?;
-            progress.usage = TokenUsage::accumulate(progress.usage, completion.usage);
+                answer(self.client, &request, self.events, self.cancel, progress).await?;
             if let Some(usage) = completion.usage {
                 progress.reported_input = Some(usage.input);
                 self.store

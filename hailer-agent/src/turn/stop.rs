@@ -1,6 +1,6 @@
 //! Why a turn stops before it has an answer.
 
-use hailer_model::{ModelError, Redactor};
+use hailer_model::{ModelClient, ModelError, Redactor};
 
 use crate::error::Error;
 
@@ -25,6 +25,25 @@ impl Stop {
         Self::Failed {
             message: redactor.redact(&error.to_string()),
             hint: hint.to_owned(),
+        }
+    }
+
+    /// The model answered with nothing, even when asked again.
+    pub(crate) fn empty_answer(client: &ModelClient, retries: usize) -> Self {
+        let settings = client.settings();
+        let retried = match retries {
+            0 => String::new(),
+            1 => ", also when asked a second time".to_owned(),
+            n => format!(", also when asked {n} more times"),
+        };
+        let error = ModelError::EmptyAnswer {
+            model: settings.model.clone(),
+            provider: settings.provider_id.clone(),
+            retried,
+        };
+        Self::Failed {
+            message: client.redactor().redact(&error.to_string()),
+            hint: KEPT_HINT.to_owned(),
         }
     }
 

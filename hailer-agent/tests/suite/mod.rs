@@ -1,6 +1,7 @@
 mod cancel;
 mod concurrency;
 mod credentials;
+mod empty_answers;
 mod exchange;
 mod secrets;
 mod step_cap;

@@ -40,6 +40,7 @@ pub fn hailer_toml(runtime: Runtime) -> String {
 # wire_api = "responses"                  # or "chat" for endpoints with /chat/completions only
 # stream = true
 # stream_options = true
+# max_output_tokens = 4096                # the most tokens one answer may have; unset = no limit
 # http_headers = {{ "X-Team" = "analytics" }}
 # env_http_headers = {{ "X-Project" = "ACME_PROJECT" }}
 # query_params = {{ "api-version" = "2025-01-01" }}

@@ -94,6 +94,9 @@ pub struct ProviderSettings {
     pub stream: bool,
     /// Asks for usage in streamed replies (only sent when `stream` is on too).
     pub stream_options: bool,
+    /// The most tokens one answer may have (`max_output_tokens` on the Responses wire,
+    /// `max_tokens` on Chat Completions); `None` sends no limit.
+    pub max_output_tokens: Option<u32>,
     /// A display name.
     pub name: Option<String>,
     /// Extra headers sent with every request.
@@ -159,6 +162,7 @@ impl ProviderSettings {
             wire_api: WireApi::Responses,
             stream: true,
             stream_options: true,
+            max_output_tokens: None,
             name: None,
             http_headers: BTreeMap::new(),
             env_http_headers: BTreeMap::new(),

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use toml::de::DeValue;
 
-use super::section::{Section, type_name};
+use super::section::{At, Section, type_name};
 use crate::keys::{self, PROVIDER_KEYS};
 use crate::problem::Report;
 use crate::schema::{Choice, OPENAI_PROVIDER, ProviderSettings, WireApi};
@@ -118,6 +118,9 @@ fn read_one(id: &str, section: &Section<'_, '_>, report: &mut Report) -> Provide
     if let Some(at) = section.boolean("stream_options", true, report) {
         provider.stream_options = at.value;
     }
+    if let Some(at) = section.count("max_output_tokens", "4096", 1, report) {
+        provider.max_output_tokens = output_limit(section, &at, report);
+    }
     if let Some(at) = section.string("name", "\"Acme LLM\"", report) {
         provider.name = Some(at.value.to_owned());
     }
@@ -131,6 +134,31 @@ fn read_one(id: &str, section: &Section<'_, '_>, report: &mut Report) -> Provide
     provider.query_params = string_map(section, "query_params", MapKind::QueryParams, report);
     section.warn_unknown_keys(PROVIDER_KEYS, report);
     provider
+}
+
+/// The largest `max_output_tokens`: servers read the limit into a 32-bit signed integer, and no
+/// model writes anywhere near that much in one answer.
+pub(crate) const MAX_OUTPUT_TOKENS_LIMIT: u32 = i32::MAX as u32;
+
+fn output_limit(section: &Section<'_, '_>, at: &At<u64>, report: &mut Report) -> Option<u32> {
+    match u32::try_from(at.value) {
+        Ok(limit) if limit <= MAX_OUTPUT_TOKENS_LIMIT => Some(limit),
+        _ => {
+            report.push(section.fatal(
+                "max_output_tokens",
+                &at.span,
+                format!(
+                    "{} = {} is more than any endpoint accepts (at most {MAX_OUTPUT_TOKENS_LIMIT})",
+                    section.label("max_output_tokens"),
+                    at.value
+                ),
+                "Write the most tokens one answer may have, for example max_output_tokens = 4096, or \
+                 delete the line to let the endpoint decide."
+                    .to_owned(),
+            ));
+            None
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

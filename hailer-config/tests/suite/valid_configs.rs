@@ -81,6 +81,7 @@ fn no_file_means_every_default() {
     assert_eq!(openai.base_url, "https://api.openai.com/v1");
     assert_eq!(openai.env_key, "OPENAI_API_KEY");
     assert!(openai.stream && openai.stream_options);
+    assert_eq!(openai.max_output_tokens, None, "no limit unless one is set");
     assert!(config.web.allowed_domains.is_empty());
     assert!(!config.web.allowed_domains.matches("example.com"));
     assert_eq!(config.web.max_page_bytes, 200_000);
@@ -120,6 +121,7 @@ base_url = "http://127.0.0.1:8000/v1/"
 env_key = "ACME_KEY"
 wire_api = "chat"
 stream = false
+max_output_tokens = 2147483647
 http_headers = { "X-Team" = "analytics" }
 env_http_headers = { "X-Org" = "ACME_ORG" }
 query_params = { "api-version" = "2025-01-01" }
@@ -161,6 +163,7 @@ typecheck = false
     assert_eq!(acme.base_url, "http://127.0.0.1:8000/v1");
     assert_eq!(acme.wire_api, WireApi::Chat);
     assert!(!acme.stream && acme.stream_options);
+    assert_eq!(acme.max_output_tokens, Some(2_147_483_647));
     assert_eq!(acme.name.as_deref(), Some("Acme"));
     assert_eq!(acme.query_params["api-version"], "2025-01-01");
     assert_eq!(

@@ -1,5 +1,5 @@
-//! The request body: model, messages, tools, stream and, only when asked for, `stream_options`
-//! and `reasoning_effort`. Nothing else: no `parallel_tool_calls`, no temperature.
+//! The request body: model, messages, tools, stream and, only when asked for, `stream_options`,
+//! `reasoning_effort` and `max_tokens`. Nothing else: no `parallel_tool_calls`, no temperature.
 
 use serde_json::{Map, Value, json};
 
@@ -68,6 +68,15 @@ pub(crate) fn request_body(settings: &ProviderSettings, request: &ModelRequest) 
     }
     if let Some(effort) = request.reasoning_effort {
         body.insert("reasoning_effort".into(), json!(effort.as_str()));
+    }
+    // `max_tokens`, not its newer name `max_completion_tokens`: every OpenAI-compatible server
+    // honours `max_tokens` (vLLM, llama.cpp, Ollama, llamafile, LiteLLM, OpenRouter), while several
+    // silently ignore `max_completion_tokens` (llama.cpp until 2026, llamafile,
+    // llama-cpp-python), and a limit that is silently dropped is the failure this setting exists
+    // to prevent. OpenAI's reasoning models refuse `max_tokens` loudly, with a 400 whose hint
+    // names max_output_tokens; OpenAI itself is best reached on the Responses wire.
+    if let Some(limit) = settings.max_output_tokens {
+        body.insert("max_tokens".into(), json!(limit));
     }
     Value::Object(body)
 }

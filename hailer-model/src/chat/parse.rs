@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use crate::conversation::{ToolCall, Usage};
 use crate::events::{ModelEvent, ReplyBuilder};
-use crate::wire::{WireError, WireResult, json, reported_error};
+use crate::wire::{WireError, WireResult, cut_off, json, reported_error};
 
 fn usage(body: &Value) -> Option<Usage> {
     Usage::from_json(body.get("usage")?, "prompt_tokens", "completion_tokens")
@@ -36,10 +36,17 @@ fn str_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
     value.pointer(pointer).and_then(Value::as_str)
 }
 
+fn finish_reason(choice: &Value) -> Option<&str> {
+    choice.get("finish_reason").and_then(Value::as_str)
+}
+
 /// A whole completion object.
 pub(crate) fn parse_whole(body: &Value, out: &mut Vec<ModelEvent>) -> WireResult<()> {
     let choice = first_choice(body)
         .ok_or_else(|| WireError::Invalid("the reply has no 'choices'".to_owned()))?;
+    if let Some(error) = finish_reason(choice).and_then(cut_off) {
+        return Err(error);
+    }
     let message = choice.get("message").unwrap_or(&Value::Null);
     let mut reply = ReplyBuilder::default();
     reply.text_delta(&content_text(message.get("content")), out);
@@ -112,6 +119,9 @@ impl StreamParser {
             return Err(error);
         }
         if let Some(choice) = first_choice(&chunk) {
+            if let Some(error) = finish_reason(choice).and_then(cut_off) {
+                return Err(error);
+            }
             self.choice(choice, out);
         }
         if let Some(usage) = usage(&chunk) {

@@ -1,5 +1,5 @@
-//! The request body: model, input, tools, stream and, when set, reasoning. Nothing else: no
-//! `parallel_tool_calls`, no temperature.
+//! The request body: model, input, tools, stream and, when set, reasoning and
+//! `max_output_tokens`. Nothing else: no `parallel_tool_calls`, no temperature.
 
 use serde_json::{Map, Value, json};
 
@@ -59,6 +59,9 @@ pub(crate) fn request_body(settings: &ProviderSettings, request: &ModelRequest) 
     body.insert("stream".into(), json!(settings.stream));
     if let Some(effort) = request.reasoning_effort {
         body.insert("reasoning".into(), json!({"effort": effort.as_str()}));
+    }
+    if let Some(limit) = settings.max_output_tokens {
+        body.insert("max_output_tokens".into(), json!(limit));
     }
     Value::Object(body)
 }

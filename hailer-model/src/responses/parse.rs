@@ -75,16 +75,12 @@ fn unfinished(response: &Value) -> Option<WireError> {
             response.get("error").unwrap_or(&Value::Null),
             "the response failed",
         )),
-        Some("incomplete") => {
-            let reason = response
+        Some("incomplete") => Some(WireError::CutOff(
+            response
                 .pointer("/incomplete_details/reason")
                 .and_then(Value::as_str)
-                .unwrap_or("unknown");
-            Some(WireError::Failed {
-                code: Some(reason.to_owned()),
-                message: format!("the reply was cut short ({reason})"),
-            })
-        }
+                .map(str::to_owned),
+        )),
         _ => None,
     }
 }

@@ -1,5 +1,7 @@
 mod bodies;
 mod cancel;
+mod cut_off;
+mod diagnoses;
 mod exchange;
 mod faults;
 mod parsers;

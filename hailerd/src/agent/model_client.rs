@@ -87,6 +87,7 @@ pub fn build(
         })
         .collect();
     let settings = ProviderSettings {
+        max_output_tokens: provider.max_output_tokens,
         provider_id: provider_id.to_owned(),
         base_url: provider.base_url.clone(),
         wire_api,

@@ -191,7 +191,7 @@ impl Tool for MarimoStatus {
             description: "Show the kernel (runtime, state), the paths to use in code, the active \
 notebook and which notebooks have a kernel session."
                 .to_owned(),
-            parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),
+            parameters: hailer_agent::tool::no_arguments(),
         }
     }
 

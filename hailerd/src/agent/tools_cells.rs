@@ -224,7 +224,7 @@ impl Tool for NotebookCheck {
 names, mutable defaults, closures over loop variables, type errors); reports at most 20 findings \
 with their code lines."
                 .to_owned(),
-            parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),
+            parameters: hailer_agent::tool::no_arguments(),
         }
     }
 

@@ -29,7 +29,7 @@ impl Tool for NotebookList {
             description: "List the workspace's notebooks with age, size, and which is active and \
 which have a kernel session."
                 .to_owned(),
-            parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),
+            parameters: hailer_agent::tool::no_arguments(),
         }
     }
 

@@ -40,6 +40,9 @@ pub struct Reply {
     /// Pause before the response headers are sent, in milliseconds.
     pub headers_delay_ms: u64,
     pub interruption: Option<Interruption>,
+    /// Ends the reply as cut off by the output-token limit: `finish_reason: "length"` on Chat,
+    /// `status: "incomplete"` on Responses.
+    pub cut_off: bool,
 }
 
 impl Default for Reply {
@@ -53,6 +56,7 @@ impl Default for Reply {
             usage: Some(ScriptedUsage::default()),
             headers_delay_ms: 0,
             interruption: None,
+            cut_off: false,
         }
     }
 }
@@ -214,6 +218,12 @@ impl Reply {
             name: name.into(),
             arguments,
         });
+        self
+    }
+
+    /// Ends the reply as cut off by the output-token limit.
+    pub fn cut_off(mut self) -> Self {
+        self.cut_off = true;
         self
     }
 

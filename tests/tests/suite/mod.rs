@@ -12,6 +12,7 @@ mod docker_leftovers;
 mod docker_limits;
 mod doctor_status;
 mod foreground;
+mod gateway_litellm;
 mod kernel_base_image;
 mod kernel_commands;
 mod kernel_install_local;

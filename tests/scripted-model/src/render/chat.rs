@@ -17,7 +17,9 @@ fn usage(reply: &Reply) -> Value {
 }
 
 fn finish_reason(reply: &Reply) -> &'static str {
-    if reply.tool_calls.is_empty() {
+    if reply.cut_off {
+        "length"
+    } else if reply.tool_calls.is_empty() {
         "stop"
     } else {
         "tool_calls"

@@ -51,14 +51,19 @@ fn output_items(ctx: &RenderContext<'_>, reply: &Reply) -> Vec<Value> {
 
 /// The whole response object, as a non-streaming request gets it.
 pub fn whole(ctx: &RenderContext<'_>, reply: &Reply) -> Value {
-    json!({
+    let mut response = json!({
         "id": format!("resp_{}", ctx.serial),
         "object": "response",
         "status": "completed",
         "model": ctx.model,
         "output": output_items(ctx, reply),
         "usage": usage(reply),
-    })
+    });
+    if reply.cut_off {
+        response["status"] = json!("incomplete");
+        response["incomplete_details"] = json!({"reason": "max_output_tokens"});
+    }
+    response
 }
 
 fn frame(kind: FrameKind, data: &Value) -> Frame {
@@ -147,7 +152,10 @@ pub fn frames(ctx: &RenderContext<'_>, reply: &Reply) -> Vec<Frame> {
     }
     frames.push(frame(
         FrameKind::Finish,
-        &json!({"type": "response.completed", "response": whole(ctx, reply)}),
+        &json!({
+            "type": if reply.cut_off { "response.incomplete" } else { "response.completed" },
+            "response": whole(ctx, reply),
+        }),
     ));
     frames
 }
