@@ -71,9 +71,19 @@ fn main() {
         std::os::unix::fs::symlink(&real, python_dir.join(name)).unwrap();
     }
     std::os::unix::fs::symlink(uv(), uv_dir.join("uv")).unwrap();
-    let join = |dirs: &[&Path]| std::env::join_paths(dirs).unwrap().to_string_lossy().into_owned();
+    let join = |dirs: &[&Path]| {
+        std::env::join_paths(dirs)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    };
     let pip_path = join(&[&python_dir, Path::new("/usr/bin"), Path::new("/bin")]);
-    let uv_path = join(&[&python_dir, &uv_dir, Path::new("/usr/bin"), Path::new("/bin")]);
+    let uv_path = join(&[
+        &python_dir,
+        &uv_dir,
+        Path::new("/usr/bin"),
+        Path::new("/bin"),
+    ]);
 
     // Warm both package caches; not counted.
     install(&workspace, &pip_path, "with pip");

@@ -246,7 +246,8 @@ fn a_dry_run_writes_the_context_with_the_host_mirror_and_prints_no_secret() {
     assert!(!plain_dir.join("pip/pip.conf").exists());
     assert!(
         plain_said.contains(&format!(
-            "DOCKER_BUILDKIT=0 docker build --tag hailer-kernel:mine --build-arg KERNEL_CONTRACT={contract} {plain_arg}"
+            "DOCKER_BUILDKIT=0 docker build --tag hailer-kernel:mine --build-arg KERNEL_CONTRACT={contract} --build-arg BASE_IMAGE={} {plain_arg}",
+            hailer_kernel_bundle::DEFAULT_BASE_IMAGE
         )),
         "{plain_said}"
     );
