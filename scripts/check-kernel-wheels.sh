@@ -23,20 +23,16 @@ die() {
     exit 1
 }
 
-if [ -z "${HAILER_TEST_UV:-}" ] && [ -f "$ROOT/.cache/test-env.sh" ]; then
+if [ -z "${HAILER_TEST_CACHE:-}" ] && [ -f "$ROOT/.cache/test-env.sh" ]; then
     # shellcheck source=/dev/null
     . "$ROOT/.cache/test-env.sh"
 fi
 UV="${HAILER_TEST_UV:-$(command -v uv || true)}"
 [ -x "$UV" ] || die "no uv: run scripts/test-prereqs.sh first (it installs the pinned uv)"
 
-if [ -n "${HAILER_TEST_CACHE:-}" ]; then
-    CACHE="$HAILER_TEST_CACHE"
-elif [ "${CI:-}" = "true" ]; then
-    CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/hailer-tests"
-else
-    CACHE="$ROOT/.cache"
-fi
+# the test cache test-prereqs.sh made (it exports HAILER_TEST_CACHE)
+CACHE="${HAILER_TEST_CACHE:-}"
+[ -d "$CACHE" ] || die "no test cache: run scripts/test-prereqs.sh first"
 mkdir -p "$CACHE"
 key="$( (cat "$REQUIREMENTS" "${BASH_SOURCE[0]}"; "$UV" --version) | sha256sum | cut -d' ' -f1)"
 passed="$CACHE/kernel-wheels.passed"

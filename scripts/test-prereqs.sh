@@ -152,52 +152,45 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 platform_tag="$("$VENV_PY" -c 'import sys, sysconfig; print(sys.implementation.name, sys.version_info[0], sys.version_info[1], sysconfig.get_platform())')"
 requirements_hash="$( (cat "${REQUIREMENTS[@]}"; printf '%s\n' "$platform_tag") | sha256sum | cut -d' ' -f1)"
 
-if [ -f "$WHEELHOUSE/.requirements.sha256" ] && [ "$(cat "$WHEELHOUSE/.requirements.sha256")" = "$requirements_hash" ]; then
-    say "wheelhouse: up to date ($(find "$WHEELHOUSE" -name '*.whl' | wc -l) wheels)"
-else
-    say "wheelhouse: downloading wheels for ${platform_tag}"
-    partial="$WHEELHOUSE.partial"
+# fill_wheelhouse DIR HASH LABEL PIP_DOWNLOAD_ARGS...: downloads the wheels into DIR (through a
+# partial folder, reusing what DIR holds) unless DIR was filled for HASH already.
+fill_wheelhouse() {
+    local dir="$1" hash="$2" label="$3"
+    shift 3
+    if [ -f "$dir/.requirements.sha256" ] && [ "$(cat "$dir/.requirements.sha256")" = "$hash" ]; then
+        say "$label: up to date ($(find "$dir" -name '*.whl' | wc -l) wheels)"
+        return
+    fi
+    say "$label: downloading wheels"
+    local partial="$dir.partial" reuse=()
     rm -rf "$partial"
     mkdir -p "$partial"
-    reuse=()
-    [ -d "$WHEELHOUSE" ] && reuse=(--find-links "$WHEELHOUSE")
-    (cd "$KERNEL_IMAGE" && "$VENV_PY" -m pip download --only-binary=:all: --dest "$partial" \
-        "${reuse[@]}" -r requirements.txt -r requirements-dev.txt >&2)
-    printf '%s\n' "$requirements_hash" >"$partial/.requirements.sha256"
-    rm -rf "$WHEELHOUSE"
-    mv "$partial" "$WHEELHOUSE"
-    say "wheelhouse: $(find "$WHEELHOUSE" -name '*.whl' | wc -l) wheels, $(du -sh "$WHEELHOUSE" | cut -f1)"
-fi
+    [ -d "$dir" ] && reuse=(--find-links "$dir")
+    (cd "$KERNEL_IMAGE" && "$VENV_PY" -m pip download -q --only-binary=:all: --dest "$partial" \
+        "${reuse[@]}" "$@" >&2)
+    printf '%s\n' "$hash" >"$partial/.requirements.sha256"
+    rm -rf "$dir"
+    mv "$partial" "$dir"
+    say "$label: $(find "$dir" -name '*.whl' | wc -l) wheels, $(du -sh "$dir" | cut -f1)"
+}
+
+fill_wheelhouse "$WHEELHOUSE" "$requirements_hash" "wheelhouse (${platform_tag})" \
+    -r requirements.txt -r requirements-dev.txt
 
 # The kernel image's wheels: requirements.txt for the base image's CPython on this machine's
 # architecture, binary wheels only, the way a build on a user's machine installs them.
 arch="$(uname -m)"
 image_tag="cp${IMAGE_PYTHON_VERSION/./} manylinux $arch"
 image_hash="$( (cat "$KERNEL_IMAGE/requirements.txt"; printf '%s\n' "$image_tag") | sha256sum | cut -d' ' -f1)"
-if [ -f "$IMAGE_WHEELHOUSE/.requirements.sha256" ] && [ "$(cat "$IMAGE_WHEELHOUSE/.requirements.sha256")" = "$image_hash" ]; then
-    say "image wheelhouse: up to date ($(find "$IMAGE_WHEELHOUSE" -name '*.whl' | wc -l) wheels)"
-else
-    say "image wheelhouse: downloading wheels for $image_tag"
-    partial="$IMAGE_WHEELHOUSE.partial"
-    rm -rf "$partial"
-    mkdir -p "$partial"
-    platforms=()
-    for platform in manylinux_2_41 manylinux_2_39 manylinux_2_36 manylinux_2_34 manylinux_2_31 \
-        manylinux_2_28 manylinux_2_27 manylinux_2_26 manylinux_2_24 manylinux_2_17 manylinux2014 \
-        manylinux_2_12 manylinux2010 manylinux_2_5 manylinux1; do
-        platforms+=(--platform "${platform}_${arch}")
-    done
-    reuse=()
-    [ -d "$IMAGE_WHEELHOUSE" ] && reuse=(--find-links "$IMAGE_WHEELHOUSE")
-    "$VENV_PY" -m pip download -q --only-binary=:all: "${platforms[@]}" \
-        --python-version "$IMAGE_PYTHON_VERSION" --implementation cp \
-        --abi "cp${IMAGE_PYTHON_VERSION/./}" "${reuse[@]}" \
-        -r "$KERNEL_IMAGE/requirements.txt" --dest "$partial" >&2
-    printf '%s\n' "$image_hash" >"$partial/.requirements.sha256"
-    rm -rf "$IMAGE_WHEELHOUSE"
-    mv "$partial" "$IMAGE_WHEELHOUSE"
-    say "image wheelhouse: $(find "$IMAGE_WHEELHOUSE" -name '*.whl' | wc -l) wheels, $(du -sh "$IMAGE_WHEELHOUSE" | cut -f1)"
-fi
+platforms=()
+for platform in manylinux_2_41 manylinux_2_39 manylinux_2_36 manylinux_2_34 manylinux_2_31 \
+    manylinux_2_28 manylinux_2_27 manylinux_2_26 manylinux_2_24 manylinux_2_17 manylinux2014 \
+    manylinux_2_12 manylinux2010 manylinux_2_5 manylinux1; do
+    platforms+=(--platform "${platform}_${arch}")
+done
+fill_wheelhouse "$IMAGE_WHEELHOUSE" "$image_hash" "image wheelhouse ($image_tag)" \
+    "${platforms[@]}" --python-version "$IMAGE_PYTHON_VERSION" --implementation cp \
+    --abi "cp${IMAGE_PYTHON_VERSION/./}" -r requirements.txt
 
 offline=(--no-index --find-links "$WHEELHOUSE")
 if [ "$(cat "$VENV/.requirements.sha256" 2>/dev/null)" != "$requirements_hash" ]; then
@@ -245,6 +238,7 @@ tmux_path="$(command -v tmux || true)"
 exports=(
     "HAILER_TEST_PYTHON=$VENV_PY"
     "HAILER_TEST_VENV=$VENV"
+    "HAILER_TEST_CACHE=$CACHE"
     "HAILER_TEST_WHEELHOUSE=$WHEELHOUSE"
     "HAILER_TEST_IMAGE_WHEELHOUSE=$IMAGE_WHEELHOUSE"
     "HAILER_TEST_UV=$VENV/bin/uv"
