@@ -41,14 +41,14 @@ impl Reply {
     /// The body as `T` when the status is a success; otherwise the daemon's error message.
     pub fn json<T: DeserializeOwned>(self) -> anyhow::Result<T> {
         if !(200..300).contains(&self.status) {
-            let said = match self.error_body() {
-                Some(body) => match body.hint {
-                    Some(hint) => format!("{}\n  {hint}", body.message),
-                    None => body.message,
-                },
-                None => String::from_utf8_lossy(&self.body).into_owned(),
-            };
-            bail!("hailerd answered {}: {said}", self.status);
+            match self.error_body() {
+                Some(body) => bail!("{}", said(&body)),
+                None => bail!(
+                    "hailerd answered {}: {}",
+                    self.status,
+                    String::from_utf8_lossy(&self.body)
+                ),
+            }
         }
         serde_json::from_slice(&self.body).context("hailerd sent a reply this client cannot read")
     }
@@ -59,6 +59,22 @@ impl Reply {
             return None;
         }
         serde_json::from_slice(&self.body).ok()
+    }
+}
+
+/// What the user reads of the daemon's error: its message, then its hint on a line of its own,
+/// once (a message that carries its hint already keeps it once). The status is the daemon's
+/// business and stays in its log.
+fn said(body: &hailer_protocol::ErrorBody) -> String {
+    let message = body.message.trim_end();
+    match body
+        .hint
+        .as_deref()
+        .map(str::trim)
+        .filter(|hint| !hint.is_empty())
+    {
+        Some(hint) if !message.contains(hint) => format!("{message}\n  {hint}"),
+        _ => message.to_owned(),
     }
 }
 
@@ -169,5 +185,51 @@ impl Endpoint {
         let body = response.into_body().collect().await?.to_bytes();
         driver.abort();
         Ok(Reply { status, body })
+    }
+}
+
+#[cfg(test)]
+mod said_tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn reply(message: &str, hint: Option<&str>) -> Reply {
+        let body = serde_json::json!({
+            "code": "not_found",
+            "message": message,
+            "hint": hint,
+        });
+        Reply {
+            status: 404,
+            body: Bytes::from(body.to_string()),
+        }
+    }
+
+    #[test]
+    fn errors_read_as_hailer_speaking_with_each_hint_once() {
+        let text = |reply: Reply| format!("{:#}", reply.json::<serde_json::Value>().unwrap_err());
+        assert_eq!(
+            text(reply(
+                "no notebook matches \"x\"",
+                Some("Run /notebook list.")
+            )),
+            "no notebook matches \"x\"\n  Run /notebook list."
+        );
+        assert_eq!(
+            text(reply(
+                "no such session. Run hailer status.",
+                Some("Run hailer status.")
+            )),
+            "no such session. Run hailer status."
+        );
+        assert_eq!(text(reply("gone", None)), "gone");
+        assert_eq!(text(reply("gone", Some("  "))), "gone");
+        assert!(!text(reply("gone", Some("x"))).contains("hailerd answered"));
+        let raw = Reply {
+            status: 502,
+            body: Bytes::from_static(b"<html>bad gateway</html>"),
+        };
+        assert_eq!(text(raw), "hailerd answered 502: <html>bad gateway</html>");
     }
 }

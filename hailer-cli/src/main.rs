@@ -17,6 +17,7 @@ use hailer_config::home::HailerHome;
 use cli::{Cli, Command, ConfigAction, DaemonAction, KernelAction};
 
 fn main() -> ExitCode {
+    quiet_on_closed_output();
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -220,6 +221,31 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A reader that stops early (`hailer run --json ... | head -1`) closes our standard output, and
+/// the standard library's print macros panic on the next write. That is no failure of the
+/// command: leave quietly with 0 instead of a panic message and 101. Every other panic keeps the
+/// usual report.
+fn quiet_on_closed_output() {
+    let usual = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if is_closed_output(message) {
+            std::process::exit(0);
+        }
+        usual(info);
+    }));
+}
+
+/// Whether a panic message is the print macros' report of a closed standard output.
+fn is_closed_output(message: &str) -> bool {
+    message.starts_with("failed printing to stdout") && message.contains("Broken pipe")
+}
+
 /// Exit code 2 with the reason when `--kernel` names no runtime.
 fn refuse_bad_kernel(flag: Option<&str>) -> Option<ExitCode> {
     let problem = hailer_config::parse_kernel_flag(flag?).err()?;
@@ -228,4 +254,18 @@ fn refuse_bad_kernel(flag: Option<&str>) -> Option<ExitCode> {
         eprintln!("  {}", problem.hint);
     }
     Some(ExitCode::from(2))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_a_closed_standard_output_is_quiet() {
+        assert!(super::is_closed_output(
+            "failed printing to stdout: Broken pipe (os error 32)"
+        ));
+        assert!(!super::is_closed_output(
+            "failed printing to stdout: No space left"
+        ));
+        assert!(!super::is_closed_output("index out of bounds"));
+    }
 }

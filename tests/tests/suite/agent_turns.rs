@@ -129,3 +129,30 @@ async fn a_missing_key_fails_the_turn_with_the_command_that_fixes_it() {
     );
     assert!(model.requests().is_empty(), "no request without a key");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_that_stops_early_ends_hailer_run_quietly() {
+    let script = Script::new().reply(Reply::text("Many words, many events.").in_deltas(40));
+    let model = ScriptedModel::start(script).await.unwrap();
+    let workspace = workspace_for(&model, "chat", true);
+    let output = tokio::task::block_in_place(|| {
+        use std::io::BufRead as _;
+        let mut child = workspace
+            .command(&["run", "--json", "Say a lot."])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // `| head -1`: one line, then the pipe is closed.
+        let mut first = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert!(first.starts_with('{'), "{first}");
+        child.wait_with_output().unwrap()
+    });
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let _ = workspace.hailer(&["daemon", "stop"]);
+}

@@ -39,8 +39,6 @@ async fn a_build_whose_base_image_cannot_be_had_says_every_way_on_and_leaves_not
         "{default_base} is here, so this engine's registry access is not what this test needs"
     );
     let workspace = TestWorkspace::docker();
-    let images_before = docker(&["images", "--all", "--quiet", "--no-trunc"]);
-    let containers_before = docker(&["ps", "--all", "--quiet", "--no-trunc"]);
     let tag = format!("hailer-kernel:no-base-{}", std::process::id());
     let built = tokio::task::block_in_place(|| {
         workspace
@@ -80,15 +78,32 @@ async fn a_build_whose_base_image_cannot_be_had_says_every_way_on_and_leaves_not
         "{said}"
     );
     assert_eq!(said.matches("--base-image").count(), 1, "said once: {said}");
+    // Nothing half-built: no image under the tag, no container of the base (a build step's),
+    // and no base image either. (Other tests build and run images meanwhile, so the check is
+    // about what this build could have made.)
+    let tagged = Command::new("docker")
+        .args(["image", "inspect", &tag])
+        .output()
+        .unwrap();
+    assert!(!tagged.status.success(), "{tag} exists");
     assert_eq!(
-        docker(&["images", "--all", "--quiet", "--no-trunc"]),
-        images_before,
-        "no image may be left"
-    );
-    assert_eq!(
-        docker(&["ps", "--all", "--quiet", "--no-trunc"]),
-        containers_before,
+        docker(&[
+            "ps",
+            "--all",
+            "--quiet",
+            "--filter",
+            &format!("ancestor={default_base}")
+        ]),
+        "",
         "no container may be left"
+    );
+    assert!(
+        !Command::new("docker")
+            .args(["image", "inspect", default_base])
+            .output()
+            .unwrap()
+            .status
+            .success()
     );
     let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
 }
