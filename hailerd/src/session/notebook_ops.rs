@@ -92,10 +92,16 @@ impl Session {
         self.switch_to(&file_name, message).await
     }
 
-    /// Makes the notebook `reference` names active and opens its kernel session.
+    /// Makes the notebook `reference` names active and opens its kernel session; an empty
+    /// reference is the active notebook (the configured one in a fresh workspace).
     pub async fn open_notebook(&self, reference: &str) -> Result<NotebookChange, SessionError> {
         let _busy = self.busy();
-        let file = notebooks::resolve(self.notebooks_dir(), reference)?;
+        let reference = if reference.trim().is_empty() {
+            relative(self, &self.active_notebook().await)
+        } else {
+            reference.to_owned()
+        };
+        let file = notebooks::resolve(self.notebooks_dir(), &reference)?;
         let message = format!("{} is now the active notebook.", file.name);
         self.switch_to(&file.name, message).await
     }

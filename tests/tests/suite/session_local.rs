@@ -489,3 +489,31 @@ fn a_session_without_clients_stops_after_its_linger_time() {
     let info: Value = serde_json::from_slice(&status.stdout).unwrap();
     assert_eq!(info["sessions"], 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_with_no_notebook_named_opens_the_configured_one_in_a_fresh_workspace() {
+    let workspace = TestWorkspace::unsafe_local();
+    let ran = tokio::task::block_in_place(|| workspace.hailer(&["exec", "-c", "print(1)"]));
+    assert!(ran.status.success(), "{ran:?}");
+    let sessions: serde_json::Value = workspace.get_json("/v1/sessions").await;
+    let id = sessions["sessions"][0]["id"].as_str().unwrap().to_owned();
+    assert!(
+        sessions["sessions"][0]["activeNotebook"].is_null(),
+        "a fresh workspace has chosen no notebook: {sessions}"
+    );
+    // What the chat's /open sends in a fresh workspace.
+    let change = workspace
+        .post_json(
+            &format!("/v1/sessions/{id}/notebooks/open"),
+            &serde_json::json!({"notebook": ""}),
+        )
+        .await;
+    assert_eq!(change["notebook"], "analysis.py", "{change}");
+    assert!(
+        change["link"]
+            .as_str()
+            .is_some_and(|link| link.contains("analysis.py")),
+        "{change}"
+    );
+    let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
+}
