@@ -21,7 +21,19 @@ pub(crate) fn check(config: &Config, layout: &Layout<'_>) -> Report {
     let origin = |path: &Path| Origin::Workspace { path: shown(path) };
     let hailer = &config.hailer;
 
-    if !hailer.notebook.is_file() {
+    if !hailer.notebook.is_file() && layout.config_path.is_none() {
+        // No hailer.toml anywhere up the tree: not a missing notebook, a missing workspace.
+        report.push(
+            Problem::fatal(
+                Origin::Workspace {
+                    path: layout.workspace.display().to_string(),
+                },
+                "no hailer.toml was found here or in any folder above, so this is not a Hailer workspace",
+                "Run `hailer init` in the folder that holds your data (it writes hailer.toml, the starter notebook and data/), or run hailer from inside a workspace.",
+            )
+            .in_area(Area::Config),
+        );
+    } else if !hailer.notebook.is_file() {
         report.push(
             Problem::fatal(
                 origin(&hailer.notebook),

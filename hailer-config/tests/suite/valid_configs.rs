@@ -211,7 +211,7 @@ fn a_bare_python_command_is_kept_for_a_path_lookup() {
 
 #[test]
 fn checks_on_disk_report_missing_notebook_and_data() {
-    let scratch = Scratch::new();
+    let scratch = Scratch::with_config(b"");
     let report = check(&scratch.inputs());
     let notebook = report
         .fatal
@@ -235,6 +235,31 @@ fn checks_on_disk_report_missing_notebook_and_data() {
     // The same file-level configuration still loads: these checks run before a session starts.
     let loaded = load(&scratch.inputs()).unwrap();
     assert_eq!(loaded.preflight().fatal.len(), 1);
+}
+
+#[test]
+fn no_hailer_toml_anywhere_up_the_tree_says_so_and_names_hailer_init() {
+    let scratch = Scratch::new();
+    let report = check(&scratch.inputs());
+    assert_eq!(
+        report.fatal.len(),
+        1,
+        "one problem, not a missing notebook: {report:?}"
+    );
+    let problem = &report.fatal[0];
+    assert!(
+        problem
+            .message
+            .contains("no hailer.toml was found here or in any folder above"),
+        "{}",
+        problem.message
+    );
+    assert!(
+        !problem.message.contains("analysis.py"),
+        "{}",
+        problem.message
+    );
+    assert!(problem.hint.contains("hailer init"), "{}", problem.hint);
 }
 
 #[test]
