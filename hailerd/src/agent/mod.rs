@@ -159,9 +159,14 @@ impl Agent {
                 }
                 .run(&text)
                 .await;
+                // The copy back is part of the turn for the client that asked: its notebook
+                // is on this machine when the turn's last event reaches it.
+                busy_session.copy_back_notebooks().await;
+                sink.release();
+                drop(store);
             }
+            sink.release();
             agent.end_turn(number);
-            busy_session.copy_back_notebooks().await;
         });
         started
             .await

@@ -17,6 +17,9 @@ pub struct SessionSink {
     started: Mutex<Option<oneshot::Sender<String>>>,
     /// Called just before the turn's last event is published.
     on_end: Box<dyn Fn() + Send + Sync>,
+    /// The turn's last event, held back until [`Self::release`]: what follows the turn for the
+    /// client that asked (a docker kernel's notebooks copied back) happens before it goes out.
+    last: Mutex<Option<SessionEvent>>,
 }
 
 impl SessionSink {
@@ -33,6 +36,7 @@ impl SessionSink {
                 turn_id: Mutex::new(String::new()),
                 started: Mutex::new(Some(sender)),
                 on_end,
+                last: Mutex::new(None),
             },
             receiver,
         )
@@ -40,6 +44,24 @@ impl SessionSink {
 
     fn turn_id(&self) -> String {
         self.turn_id.lock().map(|id| id.clone()).unwrap_or_default()
+    }
+}
+
+impl SessionSink {
+    /// Publishes the turn's held last event, once: the agent is free first, so a client that
+    /// acts on it is not refused as busy. Call it while the turn still holds the conversation
+    /// store.
+    pub fn release(&self) {
+        let Some(last) = self.last.lock().ok().and_then(|mut held| held.take()) else {
+            return;
+        };
+        (self.on_end)();
+        if let Some(session) = self.session.upgrade() {
+            session.publish_turn_event(last);
+            // Late clients no longer need the turn's events. Cleared here, while this turn still
+            // holds the conversation store, so a next turn's events are never dropped with them.
+            session.end_turn_replay();
+        }
     }
 }
 
@@ -116,14 +138,12 @@ impl EventSink for SessionSink {
                 | SessionEvent::TurnCancelled { .. }
         );
         if last {
-            (self.on_end)();
+            if let Ok(mut held) = self.last.lock() {
+                *held = Some(published);
+            }
+            return;
         }
         session.publish_turn_event(published);
-        if last {
-            // Late clients no longer need the turn's events. Cleared here, while this turn still
-            // holds the conversation store, so a next turn's events are never dropped with them.
-            session.end_turn_replay();
-        }
         if first
             && let Ok(mut started) = self.started.lock()
             && let Some(sender) = started.take()
