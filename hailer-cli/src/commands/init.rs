@@ -42,19 +42,25 @@ pub async fn run(workspace: &Path, force: bool, kernel: Option<Runtime>) -> anyh
         );
     }
 
-    let (runtime, image) = effective_kernel(workspace, kernel);
-    let kernel_note = kernel_note(runtime, &image).await;
+    let kept = what_the_file_says(workspace, kernel);
+    let kernel_note = kernel_note(kept.runtime, &kept.image).await;
     println!("\nNext steps:");
     let mut steps = vec![
         "Review hailer.toml (the model, its provider, the data folder).".to_owned(),
-        "Set OPENAI_API_KEY (or your provider's key variable) in the shell you run hailer from."
-            .to_owned(),
-        "Put CSV, Parquet, JSON or Excel files in data/.".to_owned(),
+        format!(
+            "Set {} in the shell you run hailer from (or run `hailer login`).",
+            kept.key_variable
+        ),
+        format!(
+            "Put CSV, Parquet, JSON or Excel files in {}.",
+            kept.data_folder
+        ),
     ];
     if kernel_note.image_missing {
         steps.push(format!(
-            "Get the kernel image: `hailer kernel pull` downloads {image} (or `hailer kernel \
-             build` builds it here)."
+            "Get the kernel image: `hailer kernel pull` downloads {} (or `hailer kernel \
+             build` builds it here).",
+            kept.image
         ));
     }
     steps.push("Run `hailer` here and ask a question.".to_owned());
@@ -66,18 +72,43 @@ pub async fn run(workspace: &Path, force: bool, kernel: Option<Runtime>) -> anyh
     Ok(())
 }
 
-/// The runtime and image the workspace's file now says (a kept file wins over `--kernel`).
-fn effective_kernel(workspace: &Path, asked: Option<Runtime>) -> (Runtime, String) {
+/// What the workspace's file now says, a kept file included (it wins over `--kernel`).
+struct Kept {
+    runtime: Runtime,
+    image: String,
+    key_variable: String,
+    /// The data folder as the user sees it: relative to the workspace when inside it.
+    data_folder: String,
+}
+
+fn what_the_file_says(workspace: &Path, asked: Option<Runtime>) -> Kept {
     let default_image =
         || hailer_kernel_bundle::default_image_name(&hailer_kernel_bundle::contract());
     let mut inputs = hailer_config::LoadInputs::new(workspace);
     inputs.home = std::env::home_dir();
     match hailer_config::load(&inputs) {
-        Ok(loaded) => (
-            loaded.config.kernel.runtime,
-            loaded.config.kernel.image.unwrap_or_else(default_image),
-        ),
-        Err(_) => (asked.unwrap_or(Runtime::Docker), default_image()),
+        Ok(loaded) => {
+            let config = loaded.config;
+            let data = &config.hailer.data_dir;
+            let data_folder = match data.strip_prefix(&loaded.workspace.root) {
+                Ok(inside) => format!("{}/", inside.display()),
+                Err(_) => data.display().to_string(),
+            };
+            Kept {
+                runtime: config.kernel.runtime,
+                key_variable: config
+                    .active_provider()
+                    .map_or_else(|| "OPENAI_API_KEY".to_owned(), |p| p.env_key.clone()),
+                image: config.kernel.image.unwrap_or_else(default_image),
+                data_folder,
+            }
+        }
+        Err(_) => Kept {
+            runtime: asked.unwrap_or(Runtime::Docker),
+            image: default_image(),
+            key_variable: "OPENAI_API_KEY (or your provider's key variable)".to_owned(),
+            data_folder: "data/".to_owned(),
+        },
     }
 }
 

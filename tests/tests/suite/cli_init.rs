@@ -141,3 +141,22 @@ fn config_check_reports_problems_and_exits_1() {
     assert_eq!(bytes.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bytes.stdout).contains("UTF-8"));
 }
+
+#[test]
+fn init_on_a_kept_file_gives_the_next_steps_of_that_file() {
+    let workspace = hailer_tests::TestWorkspace::empty(Vec::new());
+    workspace.write(
+        "hailer.toml",
+        "[hailer]\ndata_dir = \"sales-data\"\n[model]\nprovider = \"acme\"\n\
+         [model_providers.acme]\nbase_url = \"https://llm.acme.example/v1\"\nenv_key = \"ACME_LLM_KEY\"\n\
+         [kernel]\nruntime = \"unsafe-local\"\n",
+    );
+    let output = workspace.hailer(&["init"]);
+    let said = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "{said}");
+    assert!(said.contains("kept    hailer.toml"), "{said}");
+    assert!(said.contains("Set ACME_LLM_KEY in the shell"), "{said}");
+    assert!(said.contains("files in sales-data/."), "{said}");
+    assert!(said.contains("Kernel: unsafe-local."), "{said}");
+    assert!(!said.contains("OPENAI_API_KEY"), "{said}");
+}
