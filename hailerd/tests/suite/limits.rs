@@ -298,3 +298,63 @@ async fn deeply_nested_renders_end_quickly_and_others_are_served() {
         }
     }
 }
+
+/// Reads until the daemon closes the connection, for at most `limit`; whether it closed.
+async fn closed_within(stream: &mut TcpStream, limit: Duration) -> bool {
+    let mut sink = Vec::new();
+    tokio::time::timeout(limit, stream.read_to_end(&mut sink))
+        .await
+        .is_ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_and_slow_connections_do_not_lock_others_out_and_are_closed() {
+    let daemon = Served::start().await;
+    let host = daemon.host();
+    let address = ("127.0.0.1", daemon.port);
+    let mut idle = Vec::new();
+    for _ in 0..400 {
+        idle.push(TcpStream::connect(address).await.unwrap());
+    }
+    let mut slow = Vec::new();
+    for _ in 0..50 {
+        let mut stream = TcpStream::connect(address).await.unwrap();
+        stream
+            .write_all(format!("GET /v1/daemon HTTP/1.1\r\nHost: {host}\r\n").as_bytes())
+            .await
+            .unwrap();
+        slow.push(stream);
+    }
+    // A kept-alive connection after one answered request.
+    let mut kept = TcpStream::connect(address).await.unwrap();
+    kept.write_all(
+        format!("GET /v1/daemon HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {TOKEN}\r\n\r\n")
+            .as_bytes(),
+    )
+    .await
+    .unwrap();
+    let mut first = [0u8; 12];
+    kept.read_exact(&mut first).await.unwrap();
+    assert_eq!(&first, b"HTTP/1.1 200");
+
+    let started = Instant::now();
+    let (status, reply) = daemon
+        .raw(&format!("GET /v1/daemon HTTP/1.1\r\nHost: {host}"), b"")
+        .await;
+    let took = started.elapsed();
+    assert_eq!(status, 200, "{reply}");
+    assert!(took < Duration::from_secs(1), "the info took {took:?}");
+
+    // hyper closes each of them once the header read timeout passes.
+    let limit = hailerd::HEADER_READ_TIMEOUT + Duration::from_secs(5);
+    assert!(
+        closed_within(&mut kept, limit).await,
+        "the kept-alive connection stayed open"
+    );
+    for stream in slow.iter_mut().chain(idle.iter_mut()) {
+        assert!(
+            closed_within(stream, limit).await,
+            "a connection stayed open"
+        );
+    }
+}
