@@ -44,7 +44,8 @@ impl From<Refusal> for ApiError {
                 "the text is {bytes} bytes; at most {MAX_MARKDOWN_BYTES} are rendered"
             )),
             Refusal::TooDeep => Self::Unprocessable(format!(
-                "the text nests more than {MAX_NESTING} levels deep, so it is shown as plain text"
+                "the text nests more than {MAX_NESTING} levels deep or holds an HTML tag longer \
+                 than {TAG_WINDOW} characters, so it is shown as plain text"
             )),
         }
     }
@@ -110,7 +111,7 @@ pub fn safe_html(markdown: &str) -> Result<String, Refusal> {
 }
 
 /// The raw HTML elements left open after `raw`, counting from `open`: `None` when they go past
-/// [`MAX_NESTING`]. Closing tags count down and self-closing ones not at all; it is an upper
+/// [`MAX_NESTING`] or a tag does not end within [`TAG_WINDOW`] bytes. Closing tags count down and self-closing ones not at all; it is an upper
 /// bound, as an HTML parser closes some elements on its own.
 fn html_nesting(raw: &str, mut open: usize) -> Option<usize> {
     let bytes = raw.as_bytes();
@@ -121,13 +122,18 @@ fn html_nesting(raw: &str, mut open: usize) -> Option<usize> {
         match bytes.get(at + 1) {
             Some(b'/') => open = open.saturating_sub(1),
             Some(next) if next.is_ascii_alphabetic() => {
-                let tag = &raw[at + 1..];
-                let tag = tag.find('>').map_or(tag, |end| &tag[..end]);
+                // Only a short stretch is looked at, so a long run of `<` costs linear time.
+                let window = &bytes[at + 1..bytes.len().min(at + 1 + TAG_WINDOW)];
+                // A tag that long is no tag an answer needs, and HTML parsers spend time on it
+                // that grows with the square of its attributes.
+                let end = window.iter().position(|byte| *byte == b'>')?;
+                let tag = &window[..end];
                 let name_end = tag
-                    .find(|c: char| !c.is_ascii_alphanumeric())
+                    .iter()
+                    .position(|byte| !byte.is_ascii_alphanumeric())
                     .unwrap_or(tag.len());
-                let name = tag[..name_end].to_ascii_lowercase();
-                if !tag.ends_with('/') && !VOID_ELEMENTS.contains(&name.as_str()) {
+                let name = String::from_utf8_lossy(&tag[..name_end]).to_ascii_lowercase();
+                if !tag.ends_with(b"/") && !VOID_ELEMENTS.contains(&name.as_str()) {
                     open += 1;
                 }
             }
@@ -139,6 +145,9 @@ fn html_nesting(raw: &str, mut open: usize) -> Option<usize> {
     }
     Some(open)
 }
+
+/// How far past a `<` the end of its tag is looked for.
+const TAG_WINDOW: usize = 1024;
 
 /// Elements that never have content, so never nest.
 const VOID_ELEMENTS: [&str; 14] = [
@@ -164,6 +173,36 @@ mod tests {
 
     fn safe_html_ok(markdown: &str) -> String {
         safe_html(markdown).unwrap()
+    }
+
+    #[test]
+    fn size_and_nesting_bounds() {
+        let deep = |unit: &str, times: usize| unit.repeat(times);
+        let cases: [(String, Option<Refusal>); 13] = [
+            ("plain words".to_owned(), None),
+            (deep("> ", 20) + "x", None),
+            (deep("> ", 40) + "x", Some(Refusal::TooDeep)),
+            (deep("<div>", 20), None),
+            (deep("<div>", 40), Some(Refusal::TooDeep)),
+            (deep("<div></div>", 500), None),
+            (format!("a {}", deep("<br>", 500)), None),
+            (format!("a {}", deep("<br/>", 500)), None),
+            (format!("a {}", deep("<b>", 40)), Some(Refusal::TooDeep)),
+            (deep("*a _", 10), None),
+            (
+                format!("<hr\n{}", deep("<hr", 1000)),
+                Some(Refusal::TooDeep),
+            ),
+            (
+                "a".repeat(MAX_MARKDOWN_BYTES + 1),
+                Some(Refusal::TooLarge(MAX_MARKDOWN_BYTES + 1)),
+            ),
+            ("a".repeat(MAX_MARKDOWN_BYTES), None),
+        ];
+        for (markdown, expected) in cases {
+            let shown = &markdown[..markdown.len().min(40)];
+            assert_eq!(safe_html(&markdown).err(), expected, "{shown}");
+        }
     }
 
     #[test]

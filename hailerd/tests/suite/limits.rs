@@ -253,6 +253,8 @@ fn nested_answers() -> Vec<(&'static str, String)> {
         ),
         ("raw html", fill("<div>")),
         ("raw inline html", format!("a {}", fill("<b>"))),
+        ("void tags left open", format!("<hr\n{}", fill("<hr"))),
+        ("line breaks", fill("<br>")),
     ]
 }
 
