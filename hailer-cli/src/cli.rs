@@ -107,8 +107,9 @@ pub enum Command {
         /// The notebook whose kernel runs it (default: the active one).
         #[arg(long)]
         notebook: Option<String>,
-        /// Seconds the run may take.
-        #[arg(long, value_name = "SECS")]
+        /// Seconds the run may take, from 1 to 86400 (one day).
+        #[arg(long, value_name = "SECS",
+              value_parser = clap::value_parser!(u64).range(1..=hailer_protocol::MAX_EXEC_TIMEOUT_SECS))]
         timeout: Option<u64>,
         /// The kernel runtime for a new session: docker or unsafe-local.
         #[arg(long, value_name = "RUNTIME")]

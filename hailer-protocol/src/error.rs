@@ -22,6 +22,10 @@ pub enum ErrorCode {
     ForbiddenOrigin,
     NotFound,
     BadRequest,
+    /// The request body is larger than the route takes.
+    PayloadTooLarge,
+    /// The request body is not sent as `application/json`.
+    UnsupportedMediaType,
     InvalidConfig,
     Conflict,
     /// The request needs the user's explicit agreement first (the message says to what).

@@ -150,6 +150,9 @@ pub struct SessionList {
     pub sessions: Vec<SessionInfo>,
 }
 
+/// The longest run `ExecParams::timeout_secs` may ask for: one day.
+pub const MAX_EXEC_TIMEOUT_SECS: u64 = 86_400;
+
 /// `POST /v1/sessions/{id}/exec`: run code in the active (or named) notebook's kernel.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -157,8 +160,9 @@ pub struct ExecParams {
     pub code: String,
     #[serde(default)]
     pub notebook: Option<String>,
-    /// Seconds the run may take; the daemon's default when absent.
+    /// Seconds the run may take, from 1 to 86400 (one day); the daemon's default when absent.
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 86400)]
     pub timeout_secs: Option<u64>,
 }
 

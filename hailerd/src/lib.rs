@@ -24,7 +24,7 @@ mod token;
 
 pub use api::openapi::document_json as openapi_json;
 pub use run::{RunArgs, run};
-pub use serve::serve;
+pub use serve::{HEADER_READ_TIMEOUT, serve};
 pub use state::DaemonConfig;
 pub use token::AccessToken;
 

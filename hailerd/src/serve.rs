@@ -5,7 +5,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hailer_protocol::DaemonEvent;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 
 use crate::state::{Daemon, DaemonConfig, DaemonState};
 
@@ -13,6 +17,13 @@ use crate::state::{Daemon, DaemonConfig, DaemonState};
 const IDLE_CHECK_EVERY: Duration = Duration::from_secs(1);
 /// How long event streams may take to send their last events at shutdown.
 const STREAM_DRAIN: Duration = Duration::from_secs(2);
+/// How long a connection may take to send a request's headers, and how long a kept-alive
+/// connection may sit idle before its next request: hyper closes it after this.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// The most HTTP connections open at once (upgraded WebSockets no longer count). Further
+/// connections wait in the listen queue until one closes, which an idle one does within
+/// [`HEADER_READ_TIMEOUT`].
+const MAX_CONNECTIONS: u32 = 512;
 
 /// Serves hailerd's API on `listener` until `shutdown` resolves, the API asks to stop, or the
 /// daemon has been idle for `config.idle_exit`. Returns once every connection has drained.
@@ -27,10 +38,7 @@ pub async fn serve(
 
     let background = tokio::spawn(watch(daemon.clone(), shutdown));
     tracing::info!(port, "serving");
-    let drained = daemon.shutdown.clone();
-    let result = axum::serve(listener, app)
-        .with_graceful_shutdown(async move { drained.cancelled().await })
-        .await;
+    let result = accept_loop(&listener, app, &daemon).await;
     background.abort();
     daemon.sessions.stop_all("the daemon is stopping").await;
     // Upgraded event streams are not part of the HTTP drain: they end on the shutdown signal after
@@ -40,6 +48,61 @@ pub async fn serve(
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     result
+}
+
+/// Serves each accepted connection with hyper's HTTP/1 settings until shutdown, then waits for
+/// the open connections to finish their requests.
+async fn accept_loop(
+    listener: &TcpListener,
+    app: axum::Router,
+    daemon: &Daemon,
+) -> std::io::Result<()> {
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS as usize));
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => slot,
+            () = daemon.shutdown.cancelled() => break,
+        };
+        let Ok(slot) = slot else { break };
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(error) => {
+                    // Out of file descriptors, usually: give open connections time to close.
+                    tracing::warn!(%error, "could not accept a connection");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            () = daemon.shutdown.cancelled() => break,
+        };
+        let service = TowerToHyperService::new(app.clone());
+        let stop = daemon.shutdown.clone();
+        tokio::spawn(async move {
+            let _slot = slot;
+            let mut builder = http1::Builder::new();
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_READ_TIMEOUT);
+            let connection = builder
+                .serve_connection(TokioIo::new(stream), service)
+                .with_upgrades();
+            tokio::pin!(connection);
+            let result = tokio::select! {
+                result = connection.as_mut() => result,
+                () = stop.cancelled() => {
+                    connection.as_mut().graceful_shutdown();
+                    connection.await
+                }
+            };
+            if let Err(error) = result {
+                tracing::debug!(%error, "connection ended");
+            }
+        });
+    }
+    // Every slot back means every connection has finished.
+    let _all = slots.acquire_many(MAX_CONNECTIONS).await;
+    Ok(())
 }
 
 /// Heartbeats, the external shutdown signal and the idle exit.

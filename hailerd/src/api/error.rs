@@ -22,6 +22,18 @@ pub enum ApiError {
     NotFound(String),
     #[error("{0}")]
     BadRequest(String),
+    #[error("{0}")]
+    PayloadTooLarge(String),
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    /// Well-formed, but not something this route can do.
+    #[error("{0}")]
+    Unprocessable(String),
+    #[error("{0}")]
+    Internal(String),
+    /// Too much of one kind of work runs already; the caller may try again shortly.
+    #[error("{0}")]
+    Busy(String),
     #[error("{message}")]
     Session {
         status: StatusCode,
@@ -39,9 +51,39 @@ impl ApiError {
             Self::ForbiddenOrigin => (StatusCode::FORBIDDEN, ErrorCode::ForbiddenOrigin, None),
             Self::NotFound(_) => (StatusCode::NOT_FOUND, ErrorCode::NotFound, None),
             Self::BadRequest(_) => (StatusCode::BAD_REQUEST, ErrorCode::BadRequest, None),
+            Self::PayloadTooLarge(_) => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                ErrorCode::PayloadTooLarge,
+                None,
+            ),
+            Self::UnsupportedMediaType(_) => (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                ErrorCode::UnsupportedMediaType,
+                Some("Send the body as JSON with Content-Type: application/json.".to_owned()),
+            ),
+            Self::Unprocessable(_) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                ErrorCode::BadRequest,
+                None,
+            ),
+            Self::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, None),
+            Self::Busy(_) => (StatusCode::SERVICE_UNAVAILABLE, ErrorCode::Timeout, None),
             Self::Session {
                 status, code, hint, ..
             } => (*status, *code, hint.clone()),
+        }
+    }
+}
+
+impl ApiError {
+    /// A refused request body, by the status the extractor gave it: too large and the wrong
+    /// content type keep their own statuses, anything else is a bad request.
+    pub fn refused_body(status: StatusCode, detail: String) -> Self {
+        let message = format!("the request body is not what this route takes: {detail}");
+        match status {
+            StatusCode::PAYLOAD_TOO_LARGE => Self::PayloadTooLarge(message),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => Self::UnsupportedMediaType(message),
+            _ => Self::BadRequest(message),
         }
     }
 }

@@ -1,7 +1,10 @@
 //! The daemon's front door: Host, Origin and token checks.
 //!
+//! * The request target must be a path (origin form): an absolute target such as
+//!   `POST http://evil.example/v1/...` names another server and is refused.
 //! * `Host` must name this daemon by a loopback name and its port, on every route, so a page that
-//!   rebinds its own DNS name to 127.0.0.1 cannot talk to us.
+//!   rebinds its own DNS name to 127.0.0.1 cannot talk to us. It must come exactly once, and
+//!   `Origin` at most once: with two, a check could read one and a proxy or a handler the other.
 //! * A WebSocket upgrade or a state-changing request that carries an `Origin` must come from our
 //!   own origin, so another site open in the browser cannot drive the daemon. No CORS, ever.
 //! * Everything under `/v1/` needs the per-run token: `Authorization: Bearer <token>`, or for a
@@ -22,6 +25,10 @@ pub async fn check_host_and_origin(
     request: Request,
     next: Next,
 ) -> Response {
+    if let Some(refusal) = malformed(&request) {
+        tracing::warn!(uri = %request.uri(), "refused a malformed request");
+        return refusal.into_response();
+    }
     let headers = request.headers();
     let Some(host) = allowed_host(headers, daemon.port) else {
         tracing::warn!(host = ?headers.get(header::HOST), "refused a request for another host");
@@ -53,8 +60,27 @@ pub async fn require_token(State(daemon): State<Daemon>, request: Request, next:
     }
 }
 
+/// Why a request is refused before its Host and Origin are even read: a target that is not a
+/// path, or a `Host` or `Origin` header given more than once.
+fn malformed(request: &Request) -> Option<ApiError> {
+    let uri = request.uri();
+    if uri.scheme().is_some() || uri.authority().is_some() {
+        return Some(ApiError::BadRequest(
+            "the request target must be a path such as /v1/daemon, not a full address".to_owned(),
+        ));
+    }
+    let headers = request.headers();
+    [header::HOST, header::ORIGIN]
+        .into_iter()
+        .find(|name| headers.get_all(name).iter().nth(1).is_some())
+        .map(|name| ApiError::BadRequest(format!("the {name} header must be sent only once")))
+}
+
 /// The `Host` value if it is one of ours, else `None`.
 fn allowed_host(headers: &HeaderMap, port: u16) -> Option<&str> {
+    if headers.get_all(header::HOST).iter().nth(1).is_some() {
+        return None;
+    }
     let host = headers.get(header::HOST)?.to_str().ok()?;
     let (name, host_port) = host.rsplit_once(':')?;
     let matches_port = host_port.parse::<u16>().ok() == Some(port) && !host_port.starts_with('0');
@@ -124,6 +150,79 @@ mod tests {
             assert_eq!(allowed_host(&with_host(bad), 4000), None, "{bad}");
         }
         assert_eq!(allowed_host(&HeaderMap::new(), 4000), None);
+    }
+
+    #[test]
+    fn absolute_targets_and_repeated_host_or_origin_are_refused() {
+        let ours = "127.0.0.1:4000";
+        let own_origin = "http://127.0.0.1:4000";
+        // (target, headers, refused)
+        type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], bool);
+        let cases: [Case; 12] = [
+            ("/v1/daemon", &[("host", ours)], false),
+            (
+                "/v1/daemon",
+                &[("host", ours), ("origin", own_origin)],
+                false,
+            ),
+            ("/", &[("host", ours)], false),
+            ("http://evil.example/v1/daemon", &[("host", ours)], true),
+            ("http://127.0.0.1:4000/v1/daemon", &[("host", ours)], true),
+            ("https://localhost:4000/", &[("host", ours)], true),
+            ("127.0.0.1:4000", &[("host", ours)], true),
+            ("/v1/daemon", &[("host", ours), ("host", ours)], true),
+            (
+                "/v1/daemon",
+                &[("host", ours), ("host", "evil.example:4000")],
+                true,
+            ),
+            (
+                "/v1/daemon",
+                &[("host", "evil.example:4000"), ("host", ours)],
+                true,
+            ),
+            (
+                "/v1/daemon",
+                &[
+                    ("host", ours),
+                    ("origin", own_origin),
+                    ("origin", own_origin),
+                ],
+                true,
+            ),
+            (
+                "/v1/daemon",
+                &[
+                    ("host", ours),
+                    ("origin", own_origin),
+                    ("origin", "http://evil.example"),
+                ],
+                true,
+            ),
+        ];
+        for (target, headers, refused) in cases {
+            let mut builder = Request::builder().method(Method::POST).uri(target);
+            for (name, value) in headers {
+                builder = builder.header(*name, *value);
+            }
+            let request = builder.body(axum::body::Body::empty()).unwrap();
+            let verdict = malformed(&request);
+            assert_eq!(
+                verdict.is_some(),
+                refused,
+                "{target} {headers:?}: {verdict:?}"
+            );
+            if let Some(error) = verdict {
+                assert_eq!(error.into_response().status(), 400, "{target} {headers:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_second_host_is_never_allowed() {
+        let mut headers = with_host("127.0.0.1:4000");
+        headers.append(header::HOST, HeaderValue::from_static("127.0.0.1:4000"));
+        assert_eq!(allowed_host(&headers, 4000), None);
     }
 
     #[test]

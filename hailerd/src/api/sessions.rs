@@ -3,9 +3,9 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use hailer_protocol::{
-    CancelResponse, CreateNotebookParams, ExecParams, ExecResponse, NewConversationParams,
-    NotebookChange, NotebookList, NotebookRef, SessionInfo, SessionList, StartSessionParams,
-    StartSessionResponse, StartTurnParams, StartTurnResponse,
+    CancelResponse, CreateNotebookParams, ExecParams, ExecResponse, MAX_EXEC_TIMEOUT_SECS,
+    NewConversationParams, NotebookChange, NotebookList, NotebookRef, SessionInfo, SessionList,
+    StartSessionParams, StartSessionResponse, StartTurnParams, StartTurnResponse,
 };
 
 use super::error::ApiError;
@@ -121,6 +121,7 @@ pub async fn exec(
             params.code.len()
         )));
     }
+    check_timeout(params.timeout_secs)?;
     if params.code.contains('\0') {
         return Err(ApiError::BadRequest(
             "the code contains a NUL character, which Python source cannot hold".to_owned(),
@@ -128,6 +129,19 @@ pub async fn exec(
     }
     let session = daemon.sessions.get(&id).await?;
     Ok(Json(session.exec(&params).await?))
+}
+
+/// A run's time limit within 1 second and [`MAX_EXEC_TIMEOUT_SECS`].
+fn check_timeout(timeout_secs: Option<u64>) -> Result<(), ApiError> {
+    match timeout_secs {
+        Some(secs) if !(1..=MAX_EXEC_TIMEOUT_SECS).contains(&secs) => {
+            Err(ApiError::BadRequest(format!(
+                "timeoutSecs is {secs}; it must be from 1 to {MAX_EXEC_TIMEOUT_SECS} seconds \
+                 (one day), or left out for the default"
+            )))
+        }
+        _ => Ok(()),
+    }
 }
 
 #[utoipa::path(
@@ -247,4 +261,35 @@ pub(super) fn agent_of(
         .get()
         .cloned()
         .ok_or_else(|| ApiError::NotFound("the session has no agent".to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::response::IntoResponse;
+
+    #[test]
+    fn exec_time_limits_outside_the_range_are_refused() {
+        let cases = [
+            (None, true),
+            (Some(1), true),
+            (Some(300), true),
+            (Some(MAX_EXEC_TIMEOUT_SECS), true),
+            (Some(0), false),
+            (Some(MAX_EXEC_TIMEOUT_SECS + 1), false),
+            (Some(1 << 63), false),
+            (Some(u64::MAX), false),
+        ];
+        for (timeout, accepted) in cases {
+            match check_timeout(timeout) {
+                Ok(()) => assert!(accepted, "{timeout:?} was accepted"),
+                Err(error) => {
+                    assert!(!accepted, "{timeout:?} was refused");
+                    let message = error.to_string();
+                    assert!(message.contains("from 1 to 86400"), "{message}");
+                    assert_eq!(error.into_response().status(), 400);
+                }
+            }
+        }
+    }
 }
