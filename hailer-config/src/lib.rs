@@ -54,4 +54,4 @@ pub use schema::{
     OPENAI_BASE_URL, OPENAI_ENV_KEY, OPENAI_PROVIDER, ProviderSettings, ReasoningEffort, Runtime,
     WebSettings, WireApi, defaults,
 };
-pub use validate::kernel::parse_kernel_flag;
+pub use validate::kernel::{is_image_reference, parse_kernel_flag};

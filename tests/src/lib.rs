@@ -16,3 +16,12 @@ pub mod workspace;
 pub use daemon::TestDaemon;
 pub use tmux::TmuxPane;
 pub use workspace::TestWorkspace;
+
+/// What a finished command printed: its standard output, then its standard error.
+pub fn output_text(output: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}

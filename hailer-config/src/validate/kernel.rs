@@ -216,6 +216,6 @@ fn image_name(
 
 /// Whether `name` can be an image reference: no spaces or control characters, and no leading
 /// `-` (which the engine, and any command line it is shown in, would take for an option).
-pub(crate) fn is_image_reference(name: &str) -> bool {
+pub fn is_image_reference(name: &str) -> bool {
     !name.starts_with('-') && !name.chars().any(|c| c.is_whitespace() || c.is_control())
 }

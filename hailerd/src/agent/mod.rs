@@ -165,7 +165,6 @@ impl Agent {
                 sink.release();
                 drop(store);
             }
-            sink.release();
             agent.end_turn(number);
         });
         started

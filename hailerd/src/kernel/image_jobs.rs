@@ -70,7 +70,7 @@ async fn try_build(
         .filter(|base| !base.is_empty())
         .map(str::to_owned);
     if let Some(base) = &options.base_image
-        && (base.starts_with('-') || base.chars().any(|c| c.is_whitespace() || c.is_control()))
+        && !hailer_config::is_image_reference(base)
     {
         return Err(failed(
             "the base image must be one image name, such as python:3.13-slim",

@@ -2,17 +2,11 @@
 //! the base recorded in its labels, and the pull and build commands named wherever the image is
 //! missing.
 
-use std::process::{Command, Output};
+use std::process::Command;
 
 use hailer_tests::TestWorkspace;
 
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
+use hailer_tests::output_text as text;
 
 fn docker(args: &[&str]) -> String {
     let output = Command::new("docker")

@@ -2,20 +2,14 @@
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use hailer_tests::TestWorkspace;
 
 /// The password planted in the host's pip configuration; it must never be printed or logged.
 const SECRET: &str = "s3cr3t-mirror-pw";
 
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
+use hailer_tests::output_text as text;
 
 /// A `hailer` command whose package settings come only from what the test sets: the host's
 /// pip, uv and CA variables are removed and `HOME` is `home`.

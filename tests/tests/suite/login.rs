@@ -42,13 +42,7 @@ fn with_stdin(workspace: &TestWorkspace, args: &[&str], input: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
+use hailer_tests::output_text as text;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stored_key_is_used_by_the_next_session_and_forgotten_after_logout() {

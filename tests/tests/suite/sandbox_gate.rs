@@ -5,13 +5,7 @@ use hailer_tests::TestWorkspace;
 
 const MARKER: &str = ".hailer/sandbox-wrote-notebooks";
 
-fn text(output: &std::process::Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
+use hailer_tests::output_text as text;
 
 #[test]
 fn an_unsafe_local_start_after_docker_wrote_notebooks_needs_agreement() {
