@@ -233,6 +233,9 @@
       case "attached":
         showInfo(event.session);
         break;
+      case "history":
+        showHistory(event.turns || []);
+        break;
       case "kernel":
         current.info.kernel = event.status;
         showKernel();
@@ -323,6 +326,31 @@
     }
   }
 
+  // The conversation so far, sent when the page attaches: shown as live turns are, once (a
+  // page that already shows turns keeps them).
+  function showHistory(turns) {
+    if (conversation.items.length) return;
+    for (const turn of turns) {
+      conversation.add({ kind: "user", text: turn.text });
+      for (const call of turn.tools || []) {
+        const known = call.ok !== undefined && call.ok !== null;
+        conversation.add({
+          kind: "tool",
+          name: call.name,
+          code: call.preview,
+          done: known,
+          ok: known && call.ok,
+          result: known ? call.result : "",
+        });
+      }
+      if (turn.answer) {
+        const answer = conversation.add({ kind: "assistant", text: turn.answer, streaming: false });
+        answer.closed = true;
+        renderMarkdown(answer);
+      }
+    }
+  }
+
   // A new conversation began (here or in another client): the earlier turns leave the view.
   function startedAfresh(event) {
     const model = `${event.provider}:${event.model}`;
@@ -349,7 +377,10 @@
     showNotebook(info.activeNotebook);
     $("unsafe-warning").hidden = info.runtime !== "unsafe-local";
     const warnings = $("session-warnings");
-    warnings.replaceChildren(...(info.warnings || []).map((text) => element("li", "", text)));
+    const problem = info.agentProblem
+      ? [`The agent is not available: ${info.agentProblem.message}${info.agentProblem.hint ? ` ${info.agentProblem.hint}` : ""}`]
+      : [];
+    warnings.replaceChildren(...[...(info.warnings || []), ...problem].map((text) => element("li", "", text)));
     showKernel();
   }
 

@@ -13,6 +13,7 @@
 //! and passes in the system prompt.
 
 pub mod credentials;
+pub mod history;
 mod error;
 pub mod item;
 pub mod repair;

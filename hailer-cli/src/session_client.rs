@@ -121,6 +121,21 @@ pub async fn follow_events(endpoint: &Endpoint, session_id: &str) -> anyhow::Res
         .context("cannot follow the session's events")
 }
 
+/// Follows the session's events again after a dropped connection: those after `after` that the
+/// session still keeps come first.
+pub async fn resume_events(
+    endpoint: &Endpoint,
+    session_id: &str,
+    after: u64,
+) -> anyhow::Result<EventSocket> {
+    connect(
+        endpoint,
+        &format!("/v1/sessions/{session_id}/events?after={after}"),
+    )
+    .await
+    .context("cannot follow the session's events again")
+}
+
 /// Follows the session's kernel log from its last `tail` lines on: one text message per line,
 /// the token masked. The daemon answers once the kernel runs.
 pub async fn follow_kernel_log(

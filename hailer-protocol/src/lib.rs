@@ -9,6 +9,7 @@ mod credentials;
 mod daemon;
 mod error;
 mod events;
+mod history;
 mod kernel;
 mod render;
 mod sessions;
@@ -19,6 +20,7 @@ pub use credentials::{CredentialTarget, CredentialsResponse, LoginParams, Logout
 pub use daemon::{DaemonInfo, RuntimeFile, ShutdownResponse};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::{DaemonEvent, EventEnvelope};
+pub use history::{PastToolCall, PastTurn};
 pub use kernel::{
     BUILD_DISCOVERY_VARIABLES, DockerAvailability, KernelBuildParams, KernelJobLine,
     KernelPullParams, KernelStopFailure, KernelStopParams, KernelStopResponse,
@@ -29,7 +31,7 @@ pub use sessions::{
     CreateNotebookParams, ExecParams, ExecResponse, ExecValue, InstallLocalParams, KernelExit,
     KernelExitCause, KernelStatus, MAX_EXEC_TIMEOUT_SECS, NDJSON, NotebookChange, NotebookEntry,
     NotebookList, NotebookRef, NotebookTemplate, NoticeLevel, SessionEnvelope, SessionEvent,
-    SessionInfo, SessionList, StartSessionParams, StartSessionResponse,
+    AgentProblem, SessionInfo, SessionList, StartSessionParams, StartSessionResponse,
 };
 pub use turns::{
     CancelResponse, PromptList, PromptRequest, SkillEntry, SkillList, SkillRequest,

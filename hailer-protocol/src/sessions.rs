@@ -133,6 +133,19 @@ pub struct SessionInfo {
     /// Warnings from the configuration, shown once to each attaching client.
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// Why the agent cannot answer now (no key, say), judged from the configuration and the key
+    /// as they are at this attach; running code does not need the agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_problem: Option<AgentProblem>,
+}
+
+/// Why the agent cannot answer, and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentProblem {
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
 }
 
 /// `POST /v1/sessions` answers with the session and whether it already existed.
@@ -270,6 +283,9 @@ pub struct SessionEnvelope {
 pub enum SessionEvent {
     /// Sent first: the session as it is now.
     Attached { session: SessionInfo },
+    /// Sent next to a client that attaches afresh (not resuming after a sequence number): the
+    /// conversation's finished turns, oldest first. A running turn's events follow it.
+    History { turns: Vec<crate::PastTurn> },
     /// The kernel changed state.
     Kernel {
         status: KernelStatus,

@@ -80,13 +80,27 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// A tool call's arguments as clients are shown them: on one line, capped.
+pub fn argument_preview(call: &ToolCall) -> String {
+    cap_chars(&one_line(&call.arguments), ARGUMENT_PREVIEW_CHARS)
+}
+
+/// Whether a tool's output reports success, and its start as clients are shown it.
+pub fn result_preview(output: &str) -> (bool, String) {
+    (
+        !is_error(output) && output != INTERRUPTED_RESULT,
+        cap_chars(output, RESULT_PREVIEW_CHARS),
+    )
+}
+
 impl Batch<'_> {
     fn finished(&self, call: &ToolCall, output: &str) {
+        let (ok, result_preview) = result_preview(output);
         self.events.emit(TurnEvent::ToolCallFinished {
             call_id: call.call_id.clone(),
             name: call.name.clone(),
-            ok: !is_error(output) && output != INTERRUPTED_RESULT,
-            result_preview: cap_chars(output, RESULT_PREVIEW_CHARS),
+            ok,
+            result_preview,
         });
     }
 
@@ -103,7 +117,7 @@ impl Batch<'_> {
             self.events.emit(TurnEvent::ToolCallStarted {
                 call_id: call.call_id.clone(),
                 name: call.name.clone(),
-                argument_preview: cap_chars(&one_line(&call.arguments), ARGUMENT_PREVIEW_CHARS),
+                argument_preview: argument_preview(call),
             });
             let Some(tool) = self.tools.get(&call.name) else {
                 let output = tool_error(

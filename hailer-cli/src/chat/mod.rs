@@ -6,6 +6,7 @@
 
 mod composer;
 mod conversation;
+mod history_view;
 mod link;
 mod markdown;
 mod panel;
@@ -17,6 +18,7 @@ mod turn_view;
 
 use std::collections::VecDeque;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use hailer_config::Loaded;
 use hailer_config::home::HailerHome;
@@ -25,7 +27,7 @@ use tokio::signal::unix::{SignalKind, signal};
 
 pub use panel::provider as provider_line;
 
-use crate::session_client::SessionFlags;
+use crate::session_client::{self, SessionFlags};
 use composer::{Composer, Input, Verdict};
 use link::{Link, TurnRefused};
 use screen::Screen;
@@ -67,6 +69,7 @@ pub async fn run(home: &HailerHome, options: ChatOptions) -> anyhow::Result<Exit
         loaded,
         options,
         link: None,
+        last_seq: 0,
         busy: false,
         queued: VecDeque::new(),
         closing: false,
@@ -106,7 +109,12 @@ struct Chat {
     queued: VecDeque<String>,
     /// Plain mode's input ended: leave once the queue is done.
     closing: bool,
+    /// The sequence number of the last event seen, to resume after a dropped connection.
+    last_seq: u64,
 }
+
+/// How many times a dropped event stream is followed again (about 30 s in all).
+const RESUME_TRIES: u32 = 18;
 
 impl Chat {
     async fn run(&mut self, home: &HailerHome) -> anyhow::Result<u8> {
@@ -143,13 +151,11 @@ impl Chat {
                 }
                 envelope = link::next_envelope(self.link.as_mut().map(|link| &mut link.socket)) => {
                     match envelope {
-                        Some(envelope) => self.on_event(&envelope.event).await,
-                        None => {
-                            self.screen.line(self.screen.style.red(
-                                "The connection to hailerd closed; the session may have stopped.",
-                            ));
-                            Flow::Exit(1)
+                        Some(envelope) => {
+                            self.last_seq = self.last_seq.max(envelope.seq);
+                            self.on_event(&envelope.event).await
                         }
+                        None => self.resume().await,
                     }
                 }
                 // SIGINT while the editor is not reading (it reads Ctrl+C itself in raw mode):
@@ -165,6 +171,41 @@ impl Chat {
                 return Ok(0);
             }
         }
+    }
+
+    /// The event stream closed without the session saying it stopped: follow it again from
+    /// the last event seen, for a while, saying so.
+    async fn resume(&mut self) -> Flow {
+        let style = self.screen.style;
+        let Some(link) = self.link.as_mut() else {
+            return Flow::Exit(1);
+        };
+        self.screen
+            .line(style.yellow("The connection to hailerd dropped; reconnecting…"));
+        let mut wait = Duration::from_millis(100);
+        let mut last_error = None;
+        for _ in 0..RESUME_TRIES {
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(Duration::from_secs(2));
+            match session_client::resume_events(&link.endpoint, &link.session.id, self.last_seq)
+                .await
+            {
+                Ok(socket) => {
+                    link.socket = socket;
+                    self.screen.line(style.dim(
+                        "Reconnected: what happened meanwhile follows, and nothing is shown twice.",
+                    ));
+                    return Flow::Continue;
+                }
+                Err(error) => last_error = Some(error),
+            }
+        }
+        let why = last_error.map(|error| format!(" ({error:#})")).unwrap_or_default();
+        self.screen.line(style.red(&format!(
+            "The connection to hailerd is lost{why}; the session may have stopped. Run hailer \
+             again."
+        )));
+        Flow::Exit(1)
     }
 
     async fn on_connected(&mut self, link: Link) -> Flow {
@@ -183,6 +224,15 @@ impl Chat {
                     .line(style.yellow(&format!("warning: {warning}")));
             } else {
                 self.screen.line(warning.clone());
+            }
+        }
+        if let Some(problem) = &link.session.agent_problem {
+            self.screen.line(style.yellow(&format!(
+                "The agent is not available: {}",
+                problem.message
+            )));
+            if let Some(hint) = &problem.hint {
+                self.screen.line(hint.clone());
             }
         }
         if link.attached {

@@ -170,6 +170,7 @@ impl TurnView {
                     "This terminal fell behind and missed {missed} event(s)."
                 )));
             }
+            SessionEvent::History { turns } => super::history_view::show(screen, turns),
             SessionEvent::Attached { .. } | SessionEvent::Stopped { .. } => {}
         }
         None
@@ -258,7 +259,7 @@ pub fn usage_line(usage: &TurnUsage) -> String {
 }
 
 /// The first line of a preview, cut to a readable length.
-fn short(preview: &str) -> String {
+pub(super) fn short(preview: &str) -> String {
     let first = preview.lines().find(|line| !line.trim().is_empty());
     let first = first.unwrap_or_default().trim();
     let more = preview

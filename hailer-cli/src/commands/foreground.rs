@@ -46,6 +46,9 @@ pub async fn run(
     for note in &session.warnings {
         eprintln!("  {note}");
     }
+    if let Some(problem) = &session.agent_problem {
+        eprintln!("  The agent is not available: {}", problem.message);
+    }
     let id = session.id.clone();
     let mut events = session_client::follow_events(endpoint, &id).await?;
     eprintln!("Starting the kernel for {} ...", session.workspace);

@@ -75,7 +75,7 @@ pub fn parse_model(
 
 /// Puts the agent back to idle when the switch ends, however it ends (a client that goes away
 /// drops the request midway).
-struct Switching<'a>(&'a Agent);
+pub(super) struct Switching<'a>(pub(super) &'a Agent);
 
 impl Drop for Switching<'_> {
     fn drop(&mut self) {
@@ -100,7 +100,7 @@ impl Agent {
             Some(spec) => Some(parse_model(
                 spec,
                 &current.provider,
-                &session.loaded.config,
+                &session.loaded().config,
             )?),
             None => None,
         };
@@ -108,7 +108,7 @@ impl Agent {
         let switching = Switching(self);
         let next = match choice {
             None => fresh_thread(ready, current).await?,
-            Some(choice) => switched_model(session, ready, choice, params.env).await?,
+            Some(choice) => switched_model(session, ready, choice, current, params.env).await?,
         };
         let started = ConversationStarted {
             model: next.model.clone(),
@@ -119,6 +119,7 @@ impl Agent {
                 ConversationReason::New
             },
         };
+        session.set_history(super::history(&*ready.store.lock().await, &next.thread));
         if let Ok(mut in_use) = ready.in_use.lock() {
             *in_use = next;
         }
@@ -164,9 +165,15 @@ async fn switched_model(
     session: &Session,
     ready: &Ready,
     choice: ModelChoice,
+    current: InUse,
     client_env: BTreeMap<String, String>,
 ) -> Result<InUse, SessionError> {
-    let config = session.loaded.config.clone();
+    let config = session.loaded().config.clone();
+    let client_env = if client_env.is_empty() {
+        session.client_env()
+    } else {
+        client_env
+    };
     let credentials_dir = ready.credentials_dir.clone();
     let (provider, model) = (choice.provider.clone(), choice.model.clone());
     let built = tokio::task::spawn_blocking(move || {
@@ -174,7 +181,7 @@ async fn switched_model(
     })
     .await
     .map_err(|error| SessionError::CredentialStore(format!("the key lookup failed: {error}")))?;
-    let (client, key) = built.map_err(|refusal| match refusal {
+    let (_client, key) = built.map_err(|refusal| match refusal {
         Refusal::NotDeclared { provider, declared } => SessionError::Rejected {
             message: Refusal::not_declared_message(&provider, &declared),
             hint: Some(Refusal::not_declared_hint(&provider)),
@@ -198,9 +205,10 @@ async fn switched_model(
         .add_thread(&choice.model, &choice.provider)
         .map_err(SessionError::Store)?;
     Ok(InUse {
-        client,
         thread: thread.id,
         model: choice.model,
         provider: choice.provider,
+        // The file still names the model it did: this choice holds until the file changes.
+        configured: current.configured,
     })
 }

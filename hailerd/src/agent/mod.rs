@@ -19,7 +19,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
 
 use hailer_agent::{ConversationStore, Resumption, ToolRegistry, Turn, TurnSettings};
-use hailer_config::Loaded;
 use hailer_model::ModelClient;
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
@@ -33,10 +32,42 @@ pub struct Unavailable {
     pub hint: Option<String>,
 }
 
+impl From<model_client::Refusal> for Unavailable {
+    fn from(refusal: model_client::Refusal) -> Self {
+        match refusal {
+            model_client::Refusal::NotDeclared { provider, .. } => Self {
+                message: format!("the provider '{provider}' is not declared"),
+                hint: Some(format!(
+                    "Add a [model_providers.{provider}] section to hailer.toml."
+                )),
+            },
+            model_client::Refusal::MissingKey(missing) => Self {
+                message: missing.to_string(),
+                hint: None,
+            },
+            model_client::Refusal::Invalid(message) => Self {
+                message,
+                hint: Some("Check the provider's section in hailer.toml.".to_owned()),
+            },
+        }
+    }
+}
+
+impl From<Unavailable> for SessionError {
+    fn from(unavailable: Unavailable) -> Self {
+        Self::AgentUnavailable {
+            message: unavailable.message,
+            hint: unavailable.hint,
+        }
+    }
+}
+
 pub struct Agent {
     ready: Result<Ready, Unavailable>,
     activity: std::sync::Mutex<Activity>,
     turns_started: std::sync::atomic::AtomicU64,
+    /// Why the agent could not answer when last judged (at an attach or a turn's start).
+    problem: std::sync::Mutex<Option<Unavailable>>,
 }
 
 /// What the agent is doing: one thing at a time.
@@ -44,7 +75,7 @@ enum Activity {
     Idle,
     /// A turn runs; cancelling it cancels this. The number tells turns apart.
     Turn(u64, CancellationToken),
-    /// A new conversation is being set up.
+    /// A new conversation is being set up, or the kernel restarted between turns.
     Switching,
 }
 
@@ -52,20 +83,28 @@ struct Ready {
     /// The model and thread turns use now; a new conversation replaces them.
     in_use: std::sync::Mutex<InUse>,
     store: Mutex<ConversationStore>,
-    tools: ToolRegistry,
-    settings: TurnSettings,
-    instructions: String,
-    /// Where `hailer login` keeps keys in a file, for a model switch.
+    /// Where `hailer login` keeps keys in a file.
     credentials_dir: PathBuf,
 }
 
 /// The model that answers and the thread its turns go to.
 #[derive(Clone)]
 struct InUse {
-    client: ModelClient,
     thread: String,
     model: String,
     provider: String,
+    /// The model `hailer.toml` named when this one was chosen: when the file names another,
+    /// that one answers from the next turn on.
+    configured: (String, String),
+}
+
+/// What one turn runs with, made from the configuration and the key as they are at its start.
+struct TurnParts {
+    client: ModelClient,
+    thread: String,
+    tools: ToolRegistry,
+    settings: TurnSettings,
+    instructions: String,
 }
 
 impl std::fmt::Debug for Agent {
@@ -83,45 +122,72 @@ pub struct Setup {
 }
 
 impl Agent {
-    /// Sets up the agent for `session`: the provider's key from the client's environment (or
-    /// the credential store), the model client, and the conversation (resumed unless `new_thread`).
-    pub fn set_up(
-        session: &Arc<Session>,
-        client_env: &std::collections::BTreeMap<String, String>,
-        config_dir: &Path,
-        new_thread: bool,
-    ) -> Setup {
-        match prepare(session, client_env, config_dir, new_thread) {
-            Ok((ready, notice)) => Setup {
-                agent: Self {
-                    ready: Ok(ready),
-                    activity: std::sync::Mutex::new(Activity::Idle),
-                    turns_started: std::sync::atomic::AtomicU64::new(0),
-                },
-                notice,
-            },
-            Err(unavailable) => Setup {
-                notice: Some(format!(
-                    "The agent is not available: {}",
-                    unavailable.message
-                )),
-                agent: Self {
-                    ready: Err(unavailable),
-                    activity: std::sync::Mutex::new(Activity::Idle),
-                    turns_started: std::sync::atomic::AtomicU64::new(0),
-                },
-            },
+    /// Sets up the agent for `session`: the conversation (resumed unless `new_thread`) and a
+    /// first judgement of the model's settings and key.
+    pub fn set_up(session: &Arc<Session>, config_dir: &Path, new_thread: bool) -> Setup {
+        let (ready, notice) = match prepare(session, config_dir, new_thread) {
+            Ok((ready, notice)) => (Ok(ready), notice),
+            Err(unavailable) => (Err(unavailable), None),
+        };
+        let agent = Self {
+            ready,
+            activity: std::sync::Mutex::new(Activity::Idle),
+            turns_started: std::sync::atomic::AtomicU64::new(0),
+            problem: std::sync::Mutex::new(None),
+        };
+        agent.judge_now(session);
+        Setup { agent, notice }
+    }
+
+    /// Why the agent cannot answer, as last judged.
+    pub fn problem(&self) -> Option<hailer_protocol::AgentProblem> {
+        let problem = match &self.ready {
+            Err(unavailable) => Some(unavailable.clone()),
+            Ok(_) => self.problem.lock().ok().and_then(|problem| problem.clone()),
+        }?;
+        Some(hailer_protocol::AgentProblem {
+            message: problem.message,
+            hint: problem.hint,
+        })
+    }
+
+    /// Judges again whether the model can be reached with the session's configuration and
+    /// key as they are now (the OS credential store may be asked: off the async workers).
+    pub async fn judge(self: &Arc<Self>, session: &Arc<Session>) {
+        let (agent, session) = (Arc::clone(self), Arc::clone(session));
+        let _ = tokio::task::spawn_blocking(move || agent.judge_now(&session)).await;
+    }
+
+    fn judge_now(&self, session: &Session) {
+        let Ok(ready) = &self.ready else {
+            return;
+        };
+        let Some(in_use) = ready.in_use() else {
+            return;
+        };
+        let verdict = model_client::build(
+            &session.loaded().config,
+            &in_use.provider,
+            &in_use.model,
+            &session.client_env(),
+            &ready.credentials_dir,
+        )
+        .err()
+        .map(Unavailable::from);
+        if let Ok(mut problem) = self.problem.lock() {
+            *problem = verdict;
         }
     }
 
-    /// Starts a turn in the background; answers its id once it has begun.
+    /// Starts a turn in the background; answers its id once it has begun. The configuration
+    /// and the key are read again first, and kernel settings that changed are applied.
     pub async fn start_turn(
         self: &Arc<Self>,
         session: &Arc<Session>,
         text: String,
         client: String,
     ) -> Result<String, SessionError> {
-        let ready = self.ready()?;
+        self.ready()?;
         if text.trim().is_empty() {
             return Err(SessionError::Invalid("the message is empty".to_owned()));
         }
@@ -130,8 +196,13 @@ impl Agent {
             .turns_started
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.begin(Activity::Turn(number, cancel.clone()))?;
-        let in_use = ready.in_use();
-        let instructions = prompt_context::instructions_for_turn(&ready.instructions, session);
+        let parts = match self.prepare_turn(session).await {
+            Ok(parts) => parts,
+            Err(error) => {
+                self.end_turn(number);
+                return Err(error);
+            }
+        };
         // The agent is free again before the turn's last event goes out, so a client that
         // acts on that event is not refused as busy.
         let ending = Arc::downgrade(self);
@@ -145,15 +216,15 @@ impl Agent {
         let busy_session = Arc::clone(session);
         tokio::spawn(async move {
             let _busy = busy_session.busy();
-            if let (Ok(ready), Some(in_use)) = (agent.ready.as_ref(), in_use) {
+            if let Ok(ready) = agent.ready.as_ref() {
                 let mut store = ready.store.lock().await;
                 Turn {
-                    client: &in_use.client,
-                    instructions: &instructions,
+                    client: &parts.client,
+                    instructions: &parts.instructions,
                     store: &mut store,
-                    thread: &in_use.thread,
-                    tools: &ready.tools,
-                    settings: &ready.settings,
+                    thread: &parts.thread,
+                    tools: &parts.tools,
+                    settings: &parts.settings,
                     events: &sink,
                     cancel: &cancel,
                 }
@@ -162,7 +233,7 @@ impl Agent {
                 // The copy back is part of the turn for the client that asked: its notebook
                 // is on this machine when the turn's last event reaches it.
                 busy_session.copy_back_notebooks().await;
-                sink.release();
+                sink.release(Some(history(&store, &parts.thread)));
                 drop(store);
             }
             agent.end_turn(number);
@@ -170,6 +241,120 @@ impl Agent {
         started
             .await
             .map_err(|_| SessionError::Invalid("the turn ended before it began".to_owned()))
+    }
+
+    /// The configuration and the key as they are now: the model client, tools, settings and
+    /// instructions of the turn about to run; the kernel restarted first when its settings
+    /// changed.
+    async fn prepare_turn(self: &Arc<Self>, session: &Arc<Session>) -> Result<TurnParts, SessionError> {
+        let ready = self.ready()?;
+        let loaded = session.reload()?;
+        let in_use = self.follow_configured_model(session, ready, &loaded.config).await?;
+        let config = loaded.config.clone();
+        let (provider, model) = (in_use.provider.clone(), in_use.model.clone());
+        let client_env = session.client_env();
+        let credentials_dir = ready.credentials_dir.clone();
+        let built = tokio::task::spawn_blocking(move || {
+            model_client::build(&config, &provider, &model, &client_env, &credentials_dir)
+        })
+        .await
+        .map_err(|error| SessionError::CredentialStore(format!("the key lookup failed: {error}")))?
+        .map_err(Unavailable::from);
+        if let Ok(mut problem) = self.problem.lock() {
+            *problem = built.as_ref().err().cloned();
+        }
+        let (client, key) = built?;
+        if let Some(key) = &key {
+            session.redact_secret(key);
+        }
+        session.apply_kernel_settings(&loaded, false).await?;
+        let config = &loaded.config;
+        let settings = turn_settings(config);
+        let tools = kernel_tools(Arc::downgrade(session), settings.max_tool_output_chars)
+            .and_then(|mut tools| {
+                tools_workspace::register(&mut tools, config)?;
+                Ok(tools)
+            })
+            .map_err(|duplicate| {
+                SessionError::Invalid(format!("two tools share the name {}", duplicate.0))
+            })?;
+        let instructions =
+            prompt_context::instructions_for_turn(&prompt::system_prompt(&loaded), session);
+        Ok(TurnParts {
+            client,
+            thread: in_use.thread,
+            tools,
+            settings,
+            instructions,
+        })
+    }
+
+    /// The model in use, switched to the one `config` names when the file names another than
+    /// it did (its latest thread resumed, or a new one); every client is told.
+    async fn follow_configured_model(
+        &self,
+        session: &Session,
+        ready: &Ready,
+        config: &hailer_config::Config,
+    ) -> Result<InUse, SessionError> {
+        let current = ready
+            .in_use()
+            .ok_or_else(|| SessionError::Invalid("the agent is unusable".to_owned()))?;
+        let configured = (config.model.provider.clone(), config.model.name.clone());
+        if configured == current.configured {
+            return Ok(current);
+        }
+        let (provider, model) = configured.clone();
+        let thread = {
+            let mut store = ready.store.lock().await;
+            match store
+                .latest_thread_for(&model, &provider)
+                .map_err(SessionError::Store)?
+            {
+                Some(thread) => thread,
+                None => store
+                    .add_thread(&model, &provider)
+                    .map_err(SessionError::Store)?,
+            }
+        };
+        session.set_history(history(&*ready.store.lock().await, &thread.id));
+        let next = InUse {
+            thread: thread.id,
+            model: model.clone(),
+            provider: provider.clone(),
+            configured,
+        };
+        if let Ok(mut in_use) = ready.in_use.lock() {
+            *in_use = next.clone();
+        }
+        tracing::info!(session = %session.id, %model, %provider, "hailer.toml names another model");
+        session.notice(
+            hailer_protocol::NoticeLevel::Info,
+            format!(
+                "hailer.toml now names {provider}:{model} (it was {}:{}); it answers from this \
+                 turn on, in a conversation of its own.",
+                current.configured.0, current.configured.1
+            ),
+        );
+        session
+            .events
+            .publish(hailer_protocol::SessionEvent::ConversationStarted {
+                model,
+                provider,
+                reason: hailer_protocol::ConversationReason::Model,
+                client: "hailer.toml".to_owned(),
+            });
+        Ok(next)
+    }
+
+    /// Runs `work` while no turn runs and none can start; `None` (and `work` not run) while
+    /// one runs.
+    pub async fn between_turns<T>(&self, work: impl Future<Output = T>) -> Option<T> {
+        self.begin(Activity::Switching).ok()?;
+        let switching = conversation::Switching(self);
+        let out = work.await;
+        drop(switching);
+        Some(out)
     }
 
     /// Cancels the running turn; false when none runs.
@@ -200,10 +385,7 @@ impl Agent {
     fn ready(&self) -> Result<&Ready, SessionError> {
         self.ready
             .as_ref()
-            .map_err(|unavailable| SessionError::AgentUnavailable {
-                message: unavailable.message.clone(),
-                hint: unavailable.hint.clone(),
-            })
+            .map_err(|unavailable| unavailable.clone().into())
     }
 
     /// Starts `activity`, or answers `Busy` while another one runs.
@@ -241,41 +423,59 @@ impl Ready {
     }
 }
 
+/// The thread's turns as attaching clients are sent them; empty when it cannot be read.
+fn history(store: &ConversationStore, thread: &str) -> Vec<hailer_protocol::PastTurn> {
+    let items = match store.load_items(thread) {
+        Ok(items) => items,
+        Err(error) => {
+            tracing::warn!(%error, "the conversation could not be read for attaching clients");
+            return Vec::new();
+        }
+    };
+    hailer_agent::history::past_turns(items.iter().map(|stored| &stored.item))
+        .into_iter()
+        .map(|turn| hailer_protocol::PastTurn {
+            text: turn.text,
+            tools: turn
+                .tools
+                .into_iter()
+                .map(|call| hailer_protocol::PastToolCall {
+                    name: call.name,
+                    preview: call.preview,
+                    ok: call.ok,
+                    result: call.result,
+                })
+                .collect(),
+            answer: turn.answer,
+        })
+        .collect()
+}
+
+/// The turn settings `config` asks for.
+fn turn_settings(config: &hailer_config::Config) -> TurnSettings {
+    let model = &config.model;
+    TurnSettings {
+        max_tool_output_chars: usize::try_from(config.hailer.max_tool_output_chars)
+            .unwrap_or(usize::MAX),
+        reasoning_effort: model
+            .reasoning_effort
+            .and_then(|effort| effort.to_string().parse().ok()),
+        summariser: hailer_agent::Summariser {
+            after_tokens: model.summarize_after_tokens,
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+/// The conversation store and the thread turns go to (resumed unless `new_thread`).
 fn prepare(
     session: &Arc<Session>,
-    client_env: &std::collections::BTreeMap<String, String>,
     config_dir: &Path,
     new_thread: bool,
 ) -> Result<(Ready, Option<String>), Unavailable> {
-    let loaded: &Loaded = &session.loaded;
+    let loaded = session.loaded();
     let model = &loaded.config.model;
-    let credentials_dir = login::credentials_dir(config_dir);
-    let (client, key) = model_client::build(
-        &loaded.config,
-        &model.provider,
-        &model.name,
-        client_env,
-        &credentials_dir,
-    )
-    .map_err(|refusal| match refusal {
-        model_client::Refusal::NotDeclared { provider, .. } => Unavailable {
-            message: format!("the provider '{provider}' is not declared"),
-            hint: Some(format!(
-                "Add a [model_providers.{provider}] section to hailer.toml."
-            )),
-        },
-        model_client::Refusal::MissingKey(missing) => Unavailable {
-            message: missing.to_string(),
-            hint: None,
-        },
-        model_client::Refusal::Invalid(message) => Unavailable {
-            message,
-            hint: None,
-        },
-    })?;
-    if let Some(key) = &key {
-        session.redact_secret(key);
-    }
     let store_error = |error: hailer_agent::Error| Unavailable {
         message: format!("the conversation store cannot be used: {error}"),
         hint: Some("Check that .hailer/threads.sqlite is readable, or move it away.".to_owned()),
@@ -305,41 +505,17 @@ fn prepare(
             ),
         }
     };
-    let max_tool_output_chars =
-        usize::try_from(loaded.config.hailer.max_tool_output_chars).unwrap_or(usize::MAX);
-    let tools = kernel_tools(Arc::downgrade(session), max_tool_output_chars)
-        .and_then(|mut tools| {
-            tools_workspace::register(&mut tools, &loaded.config)?;
-            Ok(tools)
-        })
-        .map_err(|duplicate| Unavailable {
-            message: format!("two tools share the name {}", duplicate.0),
-            hint: None,
-        })?;
-    let settings = TurnSettings {
-        max_tool_output_chars,
-        reasoning_effort: model
-            .reasoning_effort
-            .and_then(|effort| effort.to_string().parse().ok()),
-        summariser: hailer_agent::Summariser {
-            after_tokens: model.summarize_after_tokens,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
+    session.set_history(history(&store, &thread));
     Ok((
         Ready {
             in_use: std::sync::Mutex::new(InUse {
-                client,
                 thread,
                 model: model.name.clone(),
                 provider: model.provider.clone(),
+                configured: (model.provider.clone(), model.name.clone()),
             }),
             store: Mutex::new(store),
-            tools,
-            settings,
-            instructions: prompt::system_prompt(loaded),
-            credentials_dir,
+            credentials_dir: login::credentials_dir(config_dir),
         },
         notice,
     ))

@@ -23,7 +23,7 @@ pub fn workspace_sections(config: &Config) -> Sections {
 /// The system prompt for the turn about to start: the session's instructions followed by the
 /// workspace sections, re-read now. Their warnings go to the session's clients.
 pub fn instructions_for_turn(base: &str, session: &Session) -> String {
-    let sections = workspace_sections(&session.loaded.config);
+    let sections = workspace_sections(&session.loaded().config);
     for notice in &sections.notices {
         session.notice(NoticeLevel::Warning, notice.clone());
     }

@@ -49,9 +49,10 @@ impl SessionSink {
 
 impl SessionSink {
     /// Publishes the turn's held last event, once: the agent is free first, so a client that
-    /// acts on it is not refused as busy. Call it while the turn still holds the conversation
+    /// acts on it is not refused as busy; `history`, the conversation with this turn, replaces
+    /// what attaching clients are sent. Call it while the turn still holds the conversation
     /// store.
-    pub fn release(&self) {
+    pub fn release(&self, history: Option<Vec<hailer_protocol::PastTurn>>) {
         let Some(last) = self.last.lock().ok().and_then(|mut held| held.take()) else {
             return;
         };
@@ -60,7 +61,7 @@ impl SessionSink {
             session.publish_turn_event(last);
             // Late clients no longer need the turn's events. Cleared here, while this turn still
             // holds the conversation store, so a next turn's events are never dropped with them.
-            session.end_turn_replay();
+            session.end_turn_replay(history);
         }
     }
 }

@@ -206,7 +206,7 @@ notebook and which notebooks have a kernel session."
 
 /// The text of `marimo_status`.
 pub(super) async fn status_text(session: &Session) -> String {
-    let paths = super::prompt::KernelPaths::of(&session.loaded);
+    let paths = super::prompt::KernelPaths::of(&session.loaded());
     let mut lines = vec![format!("kernel: {}", session.kernel_line())];
     lines.push(format!(
         "kernel paths (use these in code): workspace {}, data {}{}, notebooks {}",

@@ -23,7 +23,8 @@ use crate::session::Session;
 const FIRST_LINE_CHARS: usize = 80;
 
 fn checkers(session: &Session, kernel: &Kernel) -> Checkers {
-    let settings = &session.loaded.config.checks;
+    let loaded = session.loaded();
+    let settings = &loaded.config.checks;
     Checkers {
         lint: settings.lint,
         typecheck: settings.typecheck,
@@ -42,7 +43,7 @@ pub(super) async fn snapshot_before(
 ) -> Option<Vec<CellSnapshot>> {
     let options = SnapshotOptions {
         analyse: false,
-        format_on_save: session.loaded.config.checks.format,
+        format_on_save: session.loaded().config.checks.format,
     };
     if !checkers(session, kernel).any() && !options.format_on_save {
         return None;

@@ -20,7 +20,8 @@ pub struct Resume {
     after: Option<u64>,
 }
 
-/// Attaches to the session: `attached` first (the session as it is), then its events in order.
+/// Attaches to the session: `attached` first (the session as it is), then, unless resuming, the
+/// conversation so far (`history`), then its events in order.
 /// While a client is attached the session does not linger out.
 #[utoipa::path(
     get, path = "/v1/sessions/{id}/events", tag = "sessions",
@@ -54,15 +55,15 @@ async fn follow(
     let caught_up = resume
         .after
         .map(|after| (after, session.events.subscribe_after(after)));
-    let (mut events, replay, already_sent) = match caught_up {
+    let (mut events, history, replay, already_sent) = match caught_up {
         Some((after, (events, Some(missed)))) => {
             let last = missed.last().map_or(after, |shared| shared.envelope.seq);
-            (events, missed, last)
+            (events, None, missed, last)
         }
         _ => {
-            let (events, replay) = session.subscribe_with_replay();
+            let (events, history, replay) = session.subscribe_with_replay();
             let last = replay.last().map_or(0, |shared| shared.envelope.seq);
-            (events, replay, last)
+            (events, Some(history), replay, last)
         }
     };
     let first = SessionEnvelope {
@@ -74,6 +75,18 @@ async fn follow(
     };
     if send(&mut socket, &first).await.is_err() {
         return;
+    }
+    if let Some(history) = history {
+        let past = SessionEnvelope {
+            seq: 0,
+            at: first.at,
+            event: SessionEvent::History {
+                turns: history.as_ref().clone(),
+            },
+        };
+        if send(&mut socket, &past).await.is_err() {
+            return;
+        }
     }
     for shared in &replay {
         if send_encoded(&mut socket, &shared.json).await.is_err() {

@@ -226,7 +226,7 @@ pub async fn start_turn(
 ) -> Result<Json<StartTurnResponse>, ApiError> {
     let session = daemon.sessions.get(&id).await?;
     let agent = agent_of(&session)?;
-    let text = crate::agent::turn_message(&session.loaded.config, &params)?;
+    let text = crate::agent::turn_message(&session.loaded().config, &params)?;
     let client = if params.client.is_empty() {
         "api".to_owned()
     } else {

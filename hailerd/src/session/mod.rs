@@ -1,6 +1,8 @@
 //! Sessions: at most one live session per workspace, shared by every client that attaches.
 
 mod error;
+mod follow_changes;
+mod kernel_settings;
 mod notebook_ops;
 mod owner_lock;
 #[allow(clippy::module_inception)]
@@ -75,6 +77,8 @@ impl Sessions {
             .cloned()
         {
             if !existing.is_abandoned_after_failure() {
+                drop(live);
+                existing.follow_attach(params).await?;
                 return Ok((existing, true));
             }
             // Its kernel failed and nobody is on it: a fresh session replaces it, so that what
@@ -89,37 +93,29 @@ impl Sessions {
                 .await;
             live = self.live.lock().await;
         }
-        let preflight = loaded.preflight();
-        let fatal: Vec<_> = preflight
-            .fatal
-            .iter()
-            .filter(|problem| problem.severity == Severity::Fatal)
-            .cloned()
-            .collect();
-        if !fatal.is_empty() {
-            return Err(SessionError::Config(hailer_config::ConfigError {
-                fatal,
-                warnings: preflight.warnings,
-            }));
-        }
+        fatal_problems(&loaded)?;
         sandbox_notebooks_gate(&loaded, params.run_sandbox_notebooks)?;
         let owner = OwnerLock::acquire(&session::state_dir(&loaded))
             .map_err(SessionError::io("cannot create the session's owner lock"))?;
         let id = new_session_id();
         let owner_id = owner.id.clone();
+        let mut inputs = params.clone();
+        inputs.run_sandbox_notebooks = false;
+        inputs.new_thread = false;
         let session = Arc::new(Session::new(
             id.clone(),
             loaded,
+            inputs,
             owner,
+            self.data_dir.clone(),
             self.redactor.clone(),
         ));
-        let setup =
-            crate::agent::Agent::set_up(&session, &params.env, &self.config_dir, params.new_thread);
+        let setup = crate::agent::Agent::set_up(&session, &self.config_dir, params.new_thread);
         let _ = session.agent.set(Arc::new(setup.agent));
         if let (Some(notice), Ok(mut notices)) = (setup.notice, session.notices.lock()) {
             notices.push(notice);
         }
-        let spec = session.kernel_spec(&owner_id, &self.data_dir, &params.env);
+        let spec = session.kernel_spec(&session.loaded());
         tracing::info!(
             session = %id,
             owner = %owner_id,
@@ -128,7 +124,7 @@ impl Sessions {
         );
         live.insert(id, Arc::clone(&session));
         drop(live);
-        tokio::spawn(start_kernel(Arc::clone(&session), spec));
+        session.start_kernel_with(spec);
         Ok((session, false))
     }
 
@@ -182,7 +178,7 @@ impl Sessions {
             .values()
             .filter(|session| {
                 let linger = std::time::Duration::from_secs(
-                    session.loaded.config.daemon.session_linger_secs,
+                    session.loaded().config.daemon.session_linger_secs,
                 );
                 session.idle_for().is_some_and(|idle| idle >= linger)
             })
@@ -194,8 +190,7 @@ impl Sessions {
     }
 }
 
-/// Starts the kernel in the background and opens the active notebook, reporting progress as
-/// notices.
+/// Starts the kernel and opens the active notebook, reporting progress as notices.
 async fn start_kernel(session: Arc<Session>, spec: crate::kernel::KernelSpec) {
     let events = Arc::clone(&session);
     let progress = move |line: &str| events.notice(NoticeLevel::Info, line);
@@ -262,6 +257,11 @@ async fn watch_kernel(
         let Some(session) = session.upgrade() else {
             return;
         };
+        // A kernel the session replaced (to apply changed settings) was stopped on purpose.
+        let current = session.kernel.read().await.clone();
+        if !current.is_some_and(|current| Arc::ptr_eq(&current, &kernel)) {
+            return;
+        }
         tracing::warn!(session = %session.id, cause = ?exit.cause, code = ?exit.code, "the kernel ended on its own");
         let hint = match exit.cause {
             hailer_protocol::KernelExitCause::OutOfMemory => {
@@ -279,9 +279,27 @@ async fn watch_kernel(
     }
 }
 
+/// Refuses a configuration with fatal problems, naming them.
+pub(super) fn fatal_problems(loaded: &Loaded) -> Result<(), SessionError> {
+    let preflight = loaded.preflight();
+    let fatal: Vec<_> = preflight
+        .fatal
+        .iter()
+        .filter(|problem| problem.severity == Severity::Fatal)
+        .cloned()
+        .collect();
+    if fatal.is_empty() {
+        return Ok(());
+    }
+    Err(SessionError::Config(hailer_config::ConfigError {
+        fatal,
+        warnings: preflight.warnings,
+    }))
+}
+
 /// After a docker kernel wrote notebooks here, an unsafe-local start runs them on this machine as
 /// the user: it needs the user's agreement, which is kept by removing the marker.
-fn sandbox_notebooks_gate(loaded: &Loaded, agreed: bool) -> Result<(), SessionError> {
+pub(super) fn sandbox_notebooks_gate(loaded: &Loaded, agreed: bool) -> Result<(), SessionError> {
     if loaded.config.kernel.runtime != hailer_config::Runtime::UnsafeLocal {
         return Ok(());
     }

@@ -26,16 +26,17 @@ impl Session {
             None => HashSet::new(),
         };
         let state = self.notebooks.lock().await.clone();
+        let notebooks_dir = self.notebooks_dir();
         let active = state.active.clone().or_else(|| {
-            self.loaded
+            self.loaded()
                 .config
                 .hailer
                 .notebook
-                .strip_prefix(self.notebooks_dir())
+                .strip_prefix(&notebooks_dir)
                 .ok()
                 .map(|name| name.to_string_lossy().replace('\\', "/"))
         });
-        let notebooks = notebooks::list(self.notebooks_dir())
+        let notebooks = notebooks::list(&self.notebooks_dir())
             .into_iter()
             .map(|file| {
                 let canonical = std::fs::canonicalize(&file.path).unwrap_or(file.path.clone());
@@ -101,7 +102,7 @@ impl Session {
         } else {
             reference.to_owned()
         };
-        let file = notebooks::resolve(self.notebooks_dir(), &reference)?;
+        let file = notebooks::resolve(&self.notebooks_dir(), &reference)?;
         let message = format!("{} is now the active notebook.", file.name);
         self.switch_to(&file.name, message).await
     }
@@ -112,7 +113,7 @@ impl Session {
         let path = if reference.trim().is_empty() {
             self.active_notebook().await
         } else {
-            notebooks::resolve(self.notebooks_dir(), reference)?.path
+            notebooks::resolve(&self.notebooks_dir(), reference)?.path
         };
         let name = relative(self, &path);
         let kernel = self.kernel().await?;
@@ -135,7 +136,7 @@ impl Session {
             let mut state = self.notebooks.lock().await;
             state.activate(name);
             state
-                .save(&state_dir(&self.loaded))
+                .save(&state_dir(&self.loaded()))
                 .map_err(SessionError::io("cannot save .hailer/notebook.json"))?;
         }
         self.events.publish(SessionEvent::NotebookSwitched {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use hailer_config::{Loaded, Runtime};
 use hailer_protocol::{
-    ExecParams, ExecResponse, KernelExit, KernelStatus, NoticeLevel, SessionEnvelope, SessionEvent,
+    ExecParams, PastTurn, StartSessionParams, ExecResponse, KernelExit, KernelStatus, NoticeLevel, SessionEnvelope, SessionEvent,
     SessionInfo,
 };
 use secrecy::ExposeSecret;
@@ -49,7 +49,19 @@ impl KernelSlot {
 #[derive(Debug)]
 pub struct Session {
     pub id: String,
-    pub loaded: Loaded,
+    /// The workspace's folder: what the session is for, fixed for its life.
+    root: PathBuf,
+    /// The configuration as last read: again for every attach and every turn.
+    pub(super) loaded: std::sync::RwLock<Arc<Loaded>>,
+    /// What the clients said when they attached (folder, flags, environment), for reading the
+    /// configuration and the key again.
+    pub(super) inputs: std::sync::Mutex<StartSessionParams>,
+    /// The owner lock's id, for the kernel's container labels.
+    pub(super) owner_id: String,
+    /// Hailer's data folder (managed environments).
+    pub(super) hailer_data_dir: PathBuf,
+    /// The settings the kernel was (or is being) started with.
+    pub(super) kernel_settings: std::sync::Mutex<Option<super::kernel_settings::KernelSettings>>,
     pub started_at: i64,
     pub events: SessionBus,
     pub(super) kernel_state: watch::Sender<KernelSlot>,
@@ -64,8 +76,8 @@ pub struct Session {
     pub agent: std::sync::OnceLock<Arc<crate::agent::Agent>>,
     /// Notices from setting the session up, shown to each client that attaches.
     pub(super) notices: std::sync::Mutex<Vec<String>>,
-    /// The running turn's events so far, for clients that attach mid-turn.
-    turn_replay: std::sync::Mutex<Vec<Shared<SessionEnvelope>>>,
+    /// The conversation so far and the running turn's events, for clients that attach.
+    turn_replay: std::sync::Mutex<Replay>,
     redactor: crate::redact::Redactor,
     _owner: OwnerLock,
 }
@@ -74,14 +86,21 @@ impl Session {
     pub(super) fn new(
         id: String,
         loaded: Loaded,
+        inputs: StartSessionParams,
         owner: OwnerLock,
+        hailer_data_dir: PathBuf,
         redactor: crate::redact::Redactor,
     ) -> Self {
         let notebooks = NotebookState::load(&state_dir(&loaded));
         let (kernel_state, _) = watch::channel(KernelSlot::plain(KernelStatus::Starting));
         Self {
             id,
-            loaded,
+            root: loaded.workspace.root.clone(),
+            loaded: std::sync::RwLock::new(Arc::new(loaded)),
+            inputs: std::sync::Mutex::new(inputs),
+            owner_id: owner.id.clone(),
+            hailer_data_dir,
+            kernel_settings: std::sync::Mutex::new(None),
             started_at: crate::clock::unix_now(),
             events: SessionBus::new(SESSION_CAPACITY, SESSION_BACKLOG),
             kernel_state,
@@ -93,33 +112,42 @@ impl Session {
             stopping: CancellationToken::new(),
             agent: std::sync::OnceLock::new(),
             notices: std::sync::Mutex::new(Vec::new()),
-            turn_replay: std::sync::Mutex::new(Vec::new()),
+            turn_replay: std::sync::Mutex::new(Replay::default()),
             redactor,
             _owner: owner,
         }
     }
 
     pub fn workspace(&self) -> &Path {
-        &self.loaded.workspace.root
+        &self.root
     }
 
-    pub fn notebooks_dir(&self) -> &Path {
-        &self.loaded.config.hailer.notebooks_dir
+    /// The configuration as last read.
+    pub fn loaded(&self) -> Arc<Loaded> {
+        match self.loaded.read() {
+            Ok(loaded) => Arc::clone(&loaded),
+            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
+        }
+    }
+
+    pub fn notebooks_dir(&self) -> PathBuf {
+        self.loaded().config.hailer.notebooks_dir.clone()
     }
 
     pub fn runtime(&self) -> Runtime {
-        self.loaded.config.kernel.runtime
+        self.loaded().config.kernel.runtime
     }
 
     /// The `Kernel:` line users see.
     pub fn kernel_line(&self) -> String {
-        self.loaded
+        self.loaded()
             .config
             .kernel_line(&hailer_kernel_bundle::contract())
     }
 
     pub async fn info(&self) -> SessionInfo {
         let slot = self.kernel_state.borrow().clone();
+        let loaded = self.loaded();
         SessionInfo {
             id: self.id.clone(),
             workspace: self.workspace().display().to_string(),
@@ -133,7 +161,7 @@ impl Session {
                 .unwrap_or_else(|| {
                     format!(
                         "{}:{}",
-                        self.loaded.config.model.provider, self.loaded.config.model.name
+                        loaded.config.model.provider, loaded.config.model.name
                     )
                 }),
             kernel_error: slot.error,
@@ -142,13 +170,13 @@ impl Session {
             notebooks_dir: self.notebooks_dir().display().to_string(),
             started_at: self.started_at,
             clients: self.clients(),
-            warnings: self
-                .loaded
+            warnings: loaded
                 .warnings
                 .iter()
                 .map(|warning| warning.message.clone())
                 .chain(self.notices.lock().map(|n| n.clone()).unwrap_or_default())
                 .collect(),
+            agent_problem: self.agent.get().and_then(|agent| agent.problem()),
         }
     }
 
@@ -197,28 +225,45 @@ impl Session {
     pub fn publish_turn_event(&self, event: SessionEvent) {
         if let Ok(mut replay) = self.turn_replay.lock() {
             let envelope = self.events.publish(event);
-            replay.push(envelope);
+            replay.running.push(envelope);
         }
     }
 
-    /// The turn ended: forget its events.
-    pub fn end_turn_replay(&self) {
+    /// The turn ended: forget its events; `history` (with that turn in it) is what attaching
+    /// clients are sent from now on.
+    pub fn end_turn_replay(&self, history: Option<Vec<PastTurn>>) {
         if let Ok(mut replay) = self.turn_replay.lock() {
-            replay.clear();
+            replay.running.clear();
+            if let Some(history) = history {
+                replay.history = Arc::new(history);
+            }
         }
     }
 
-    /// A live subscription plus the running turn's events so far; together they hold every
-    /// event exactly once.
+    /// The conversation's finished turns, for clients that attach from now on (a new
+    /// conversation began, say).
+    pub fn set_history(&self, history: Vec<PastTurn>) {
+        if let Ok(mut replay) = self.turn_replay.lock() {
+            replay.history = Arc::new(history);
+        }
+    }
+
+    /// A live subscription, the conversation's finished turns and the running turn's events so
+    /// far; together they hold every event exactly once.
     pub fn subscribe_with_replay(
         &self,
     ) -> (
         tokio::sync::broadcast::Receiver<Shared<SessionEnvelope>>,
+        Arc<Vec<PastTurn>>,
         Vec<Shared<SessionEnvelope>>,
     ) {
         match self.turn_replay.lock() {
-            Ok(replay) => (self.events.subscribe(), replay.clone()),
-            Err(_) => (self.events.subscribe(), Vec::new()),
+            Ok(replay) => (
+                self.events.subscribe(),
+                Arc::clone(&replay.history),
+                replay.running.clone(),
+            ),
+            Err(_) => (self.events.subscribe(), Arc::default(), Vec::new()),
         }
     }
 
@@ -301,7 +346,7 @@ impl Session {
     pub async fn active_notebook(&self) -> PathBuf {
         match self.notebooks.lock().await.active.clone() {
             Some(name) => self.notebooks_dir().join(name),
-            None => self.loaded.config.hailer.notebook.clone(),
+            None => self.loaded().config.hailer.notebook.clone(),
         }
     }
 
@@ -310,7 +355,7 @@ impl Session {
         let _busy = self.busy();
         let kernel = self.kernel().await?;
         let notebook = match params.notebook.as_deref().filter(|n| !n.trim().is_empty()) {
-            Some(reference) => crate::notebooks::resolve(self.notebooks_dir(), reference)?.path,
+            Some(reference) => crate::notebooks::resolve(&self.notebooks_dir(), reference)?.path,
             None => self.active_notebook().await,
         };
         let timeout = params
@@ -357,14 +402,14 @@ impl Session {
         self.set_kernel_state(KernelSlot::plain(next));
     }
 
-    /// What the kernel for this session needs.
-    pub(super) fn kernel_spec(
-        &self,
-        owner_id: &str,
-        data_dir: &Path,
-        client_env: &std::collections::BTreeMap<String, String>,
-    ) -> KernelSpec {
-        let config = &self.loaded.config;
+    /// What the kernel needs under `loaded`, with the clients' environment as last sent.
+    pub(super) fn kernel_spec(&self, loaded: &Loaded) -> KernelSpec {
+        let config = &loaded.config;
+        let client_env = self
+            .inputs
+            .lock()
+            .map(|inputs| inputs.env.clone())
+            .unwrap_or_default();
         let env_path = |name: &str| {
             client_env
                 .get(name)
@@ -379,11 +424,11 @@ impl Session {
         KernelSpec {
             runtime: config.kernel.runtime,
             workspace: self.workspace().to_path_buf(),
-            notebooks_dir: self.notebooks_dir().to_path_buf(),
+            notebooks_dir: config.hailer.notebooks_dir.clone(),
             python: config.kernel.python.clone(),
             prepared_venv: env_path("HAILER_KERNEL_VENV"),
             wheelhouse: env_path("HAILER_WHEELHOUSE"),
-            data_dir: data_dir.to_path_buf(),
+            data_dir: self.hailer_data_dir.clone(),
             workspace_data: config.hailer.data_dir.clone(),
             docker: (config.kernel.runtime == Runtime::Docker).then(|| {
                 crate::kernel::DockerSettings {
@@ -394,7 +439,7 @@ impl Session {
                     cpus: config.kernel.cpus,
                     network: config.kernel.network,
                     data_dir: config.hailer.data_dir.clone(),
-                    owner_id: owner_id.to_owned(),
+                    owner_id: self.owner_id.clone(),
                 }
             }),
             base_env: std::env::vars().collect(),
@@ -415,6 +460,15 @@ impl Session {
         });
         tracing::info!(session = %self.id, reason, "session stopped");
     }
+}
+
+/// What clients that attach are sent before the live events.
+#[derive(Debug, Default)]
+struct Replay {
+    /// The conversation's finished turns.
+    history: Arc<Vec<PastTurn>>,
+    /// The running turn's events so far.
+    running: Vec<Shared<SessionEnvelope>>,
 }
 
 /// The workspace's `.hailer/` folder.

@@ -164,9 +164,13 @@ async fn a_model_switch_uses_the_new_model_until_the_session_ends() {
     let message = body["message"].as_str().unwrap();
     assert!(message.contains("`hailer login second`"), "{message}");
     assert!(message.contains("SECOND_KEY"), "{message}");
-    // A key the client does not send, for a model of the same provider: the same fix.
+    // A client whose environment lacks the key, for a model of the same provider: the same
+    // fix. (A client that sends no environment at all, as the page, uses what the session has.)
     let (status, body) = live
-        .post("/conversation", json!({"model": "keyless-model"}))
+        .post(
+            "/conversation",
+            json!({"model": "keyless-model", "env": {"UNRELATED": "1"}}),
+        )
         .await;
     assert_eq!(status, 400, "{body}");
     assert!(

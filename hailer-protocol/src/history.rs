@@ -1,0 +1,32 @@
+//! The conversation so far, as a client that attaches is sent it before the live events.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// One exchange of the conversation: what the user wrote, the tool calls made for it, the
+/// answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PastTurn {
+    pub text: String,
+    #[serde(default)]
+    pub tools: Vec<PastToolCall>,
+    /// Empty when the turn gave no answer (it failed or was cancelled).
+    #[serde(default)]
+    pub answer: String,
+}
+
+/// A tool call of a past turn, previewed as live clients are shown it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PastToolCall {
+    pub name: String,
+    /// Its arguments (the code), on one line, capped.
+    pub preview: String,
+    /// Unset when no result was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ok: Option<bool>,
+    /// The start of its result.
+    #[serde(default)]
+    pub result: String,
+}

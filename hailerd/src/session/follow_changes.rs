@@ -1,0 +1,151 @@
+//! A live session follows what the user changes: the configuration is read again for every
+//! attach and every turn, with what the clients last said (their flags, their environment), and
+//! kernel settings that differ from the running kernel's restart it between turns, announced to
+//! every client.
+
+use std::sync::Arc;
+
+use hailer_config::{Loaded, Runtime};
+use hailer_protocol::{KernelStatus, NoticeLevel, StartSessionParams};
+
+use super::kernel_settings::KernelSettings;
+use super::session::{KernelSlot, Session};
+use super::{SessionError, fatal_problems, load_inputs, sandbox_notebooks_gate};
+
+impl Session {
+    /// Keeps what an attaching client said for the next reads of the configuration: its folder,
+    /// the flags it gave and, when it sent any, its environment (the page sends none and keeps
+    /// what a terminal sent).
+    pub(super) fn remember(&self, params: &StartSessionParams) {
+        let Ok(mut inputs) = self.inputs.lock() else {
+            return;
+        };
+        inputs.cwd.clone_from(&params.cwd);
+        if params.config.is_some() {
+            inputs.config.clone_from(&params.config);
+        }
+        if params.kernel.is_some() {
+            inputs.kernel.clone_from(&params.kernel);
+        }
+        if params.model.is_some() {
+            inputs.model.clone_from(&params.model);
+        }
+        if !params.env.is_empty() {
+            inputs.env.clone_from(&params.env);
+        }
+    }
+
+    /// The clients' environment as last sent (provider keys and header variables among it).
+    pub fn client_env(&self) -> std::collections::BTreeMap<String, String> {
+        self.inputs
+            .lock()
+            .map(|inputs| inputs.env.clone())
+            .unwrap_or_default()
+    }
+
+    /// Reads the workspace's configuration again; the session uses it from now on. A file with
+    /// fatal problems is refused and the session keeps what it had.
+    pub fn reload(&self) -> Result<Arc<Loaded>, SessionError> {
+        let mut params = self
+            .inputs
+            .lock()
+            .map_err(|_| SessionError::Invalid("the session is unusable".to_owned()))?
+            .clone();
+        // The session belongs to this workspace, whatever folder the client is in.
+        params.workspace = Some(self.workspace().display().to_string());
+        let loaded = hailer_config::load(&load_inputs(&params)?)?;
+        fatal_problems(&loaded)?;
+        let loaded = Arc::new(loaded);
+        if let Ok(mut current) = self.loaded.write() {
+            *current = Arc::clone(&loaded);
+        }
+        Ok(loaded)
+    }
+
+    /// Restarts the kernel when `loaded`'s kernel settings differ from those it was started
+    /// with: every client is told what changes, the notebooks come back from a docker kernel
+    /// first, and the new kernel starts in the background (requests wait for it). Call it only
+    /// while no turn runs. `agreed` carries the user's agreement to run notebooks a docker
+    /// kernel wrote, for a switch to unsafe-local.
+    pub async fn apply_kernel_settings(
+        self: &Arc<Self>,
+        loaded: &Loaded,
+        agreed: bool,
+    ) -> Result<(), SessionError> {
+        let spec = self.kernel_spec(loaded);
+        let next = KernelSettings::of(&spec);
+        let current = self
+            .kernel_settings
+            .lock()
+            .ok()
+            .and_then(|settings| settings.clone());
+        let Some(current) = current else {
+            return Ok(());
+        };
+        if current == next {
+            return Ok(());
+        }
+        if next.runtime == Runtime::UnsafeLocal
+            && let Err(refused) = sandbox_notebooks_gate(loaded, agreed)
+        {
+            self.notice(
+                NoticeLevel::Warning,
+                format!(
+                    "The kernel keeps its settings: the runtime changed to unsafe-local, and \
+                     {refused}."
+                ),
+            );
+            return Err(refused);
+        }
+        let changes = current.changes_to(&next).join(", ");
+        tracing::info!(session = %self.id, %changes, "restarting the kernel for changed settings");
+        self.notice(
+            NoticeLevel::Warning,
+            format!(
+                "The kernel restarts to apply: {changes}. Variables from earlier runs are gone; \
+                 the notebooks are kept."
+            ),
+        );
+        self.copy_back_notebooks().await;
+        let previous = self.kernel.write().await.take();
+        self.set_kernel_state(KernelSlot::plain(KernelStatus::Restarting));
+        if let Some(previous) = previous {
+            previous.stop().await;
+        }
+        self.start_kernel_with(spec);
+        Ok(())
+    }
+
+    /// Starts a kernel for `spec` in the background and remembers its settings.
+    pub(super) fn start_kernel_with(self: &Arc<Self>, spec: crate::kernel::KernelSpec) {
+        if let Ok(mut settings) = self.kernel_settings.lock() {
+            *settings = Some(KernelSettings::of(&spec));
+        }
+        tokio::spawn(super::start_kernel(Arc::clone(self), spec));
+    }
+}
+
+impl Session {
+    /// A client attached to the live session: what it said is kept, the configuration and the
+    /// key are judged again, and, between turns, changed kernel settings are applied.
+    pub(super) async fn follow_attach(
+        self: &Arc<Self>,
+        params: &StartSessionParams,
+    ) -> Result<(), SessionError> {
+        self.remember(params);
+        let loaded = self.reload()?;
+        let Some(agent) = self.agent.get().cloned() else {
+            return Ok(());
+        };
+        agent.judge(self).await;
+        let agreed = params.run_sandbox_notebooks;
+        match agent
+            .between_turns(self.apply_kernel_settings(&loaded, agreed))
+            .await
+        {
+            Some(applied) => applied,
+            // A turn runs: the next one applies them.
+            None => Ok(()),
+        }
+    }
+}
