@@ -110,14 +110,14 @@ mod tests {
             ThreadItem::Summary("older turns".to_owned()),
             assistant("stray", &[]),
             ThreadItem::User("How many rows?".to_owned()),
-            assistant(
-                "",
-                &[("c1", "marimo_execute", "{\"code\": \"len(df)\"}")],
-            ),
+            assistant("", &[("c1", "marimo_execute", "{\"code\": \"len(df)\"}")]),
             result("c1", "42"),
             assistant("There are 42 rows.", &[]),
             ThreadItem::User("And columns?".to_owned()),
-            assistant("", &[("c2", "marimo_execute", "{\"code\":\n \"df.width\"}")]),
+            assistant(
+                "",
+                &[("c2", "marimo_execute", "{\"code\":\n \"df.width\"}")],
+            ),
             assistant("I could not tell.", &[]),
         ];
         let turns = past_turns(&items);

@@ -13,8 +13,8 @@
 //! and passes in the system prompt.
 
 pub mod credentials;
-pub mod history;
 mod error;
+pub mod history;
 pub mod item;
 pub mod repair;
 pub mod store;

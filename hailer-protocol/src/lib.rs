@@ -28,10 +28,10 @@ pub use kernel::{
 };
 pub use render::{RenderParams, RenderResponse};
 pub use sessions::{
-    CreateNotebookParams, ExecParams, ExecResponse, ExecValue, InstallLocalParams, KernelExit,
-    KernelExitCause, KernelStatus, MAX_EXEC_TIMEOUT_SECS, NDJSON, NotebookChange, NotebookEntry,
-    NotebookList, NotebookRef, NotebookTemplate, NoticeLevel, SessionEnvelope, SessionEvent,
-    AgentProblem, SessionInfo, SessionList, StartSessionParams, StartSessionResponse,
+    AgentProblem, CreateNotebookParams, ExecParams, ExecResponse, ExecValue, InstallLocalParams,
+    KernelExit, KernelExitCause, KernelStatus, MAX_EXEC_TIMEOUT_SECS, NDJSON, NotebookChange,
+    NotebookEntry, NotebookList, NotebookRef, NotebookTemplate, NoticeLevel, SessionEnvelope,
+    SessionEvent, SessionInfo, SessionList, StartSessionParams, StartSessionResponse,
 };
 pub use turns::{
     CancelResponse, PromptList, PromptRequest, SkillEntry, SkillList, SkillRequest,

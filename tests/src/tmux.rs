@@ -83,8 +83,13 @@ impl TmuxPane {
 
     /// Types `text` literally, then Enter.
     pub fn type_line(&self, text: &str) {
-        self.tmux(&["send-keys", "-t", "0", "-l", text]);
+        self.type_text(text);
         self.keys(&["Enter"]);
+    }
+
+    /// Types `text` literally, without Enter.
+    pub fn type_text(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", "0", "-l", text]);
     }
 
     /// Sends keys by tmux's names (`C-c`, `C-d`, `Enter`, `M-Enter`).

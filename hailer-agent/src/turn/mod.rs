@@ -15,8 +15,8 @@ use hailer_model::{AssistantMessage, Completion, ModelClient, ModelRequest, Reas
 use tokio_util::sync::CancellationToken;
 
 pub use events::{ARGUMENT_PREVIEW_CHARS, EventSink, RESULT_PREVIEW_CHARS, TurnEvent};
-pub use tool_calls::{argument_preview, result_preview};
 pub(crate) use model_call::call_model;
+pub use tool_calls::{argument_preview, result_preview};
 
 use self::stop::Stop;
 use self::tool_calls::Batch;

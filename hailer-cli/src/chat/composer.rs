@@ -11,7 +11,10 @@ use std::sync::mpsc as std_mpsc;
 use rustyline::error::ReadlineError;
 use rustyline::history::{DefaultHistory, History};
 use rustyline::validate::{ValidationContext, ValidationResult, Validator};
-use rustyline::{Cmd, Config, Editor, EventHandler, KeyCode, KeyEvent, Modifiers};
+use rustyline::{
+    Cmd, ConditionalEventHandler, Config, Editor, Event, EventContext, EventHandler, KeyCode,
+    KeyEvent, Modifiers, RepeatCount,
+};
 use tokio::sync::mpsc;
 
 use super::screen::Screen;
@@ -22,8 +25,8 @@ use super::style::Style;
 pub enum Input {
     /// A message or a slash command.
     Line(String),
-    /// Ctrl+C.
-    Interrupt,
+    /// Ctrl+C, with what was typed on the line so far.
+    Interrupt(String),
     /// Ctrl+D on an empty line, or the end of standard input.
     Eof,
 }
@@ -142,6 +145,11 @@ fn edit_lines(
         KeyEvent(KeyCode::Enter, Modifiers::ALT),
         EventHandler::Simple(Cmd::Newline),
     );
+    let typed = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    editor.bind_sequence(
+        KeyEvent::ctrl('C'),
+        EventHandler::Conditional(Box::new(KeepTyped(std::sync::Arc::clone(&typed)))),
+    );
     if let Some(path) = &history {
         let _ = editor.load_history(path);
     }
@@ -165,7 +173,12 @@ fn edit_lines(
         };
         let input = match read {
             Ok(line) => Input::Line(line.replace("\\\n", "\n")),
-            Err(ReadlineError::Interrupted) => Input::Interrupt,
+            Err(ReadlineError::Interrupted) => Input::Interrupt(
+                typed
+                    .lock()
+                    .map(|mut typed| std::mem::take(&mut *typed))
+                    .unwrap_or_default(),
+            ),
             Err(_) => Input::Eof,
         };
         let line = match &input {
@@ -191,6 +204,19 @@ fn edit_lines(
             Ok(Verdict::KeepDraft(text)) => draft = text,
             Ok(Verdict::Stop) | Err(_) => return,
         }
+    }
+}
+
+/// Ctrl+C: the editor gives up the line, so what was typed is kept here first, for the chat to
+/// hand back as the draft.
+struct KeepTyped(std::sync::Arc<std::sync::Mutex<String>>);
+
+impl ConditionalEventHandler for KeepTyped {
+    fn handle(&self, _: &Event, _: RepeatCount, _: bool, context: &EventContext) -> Option<Cmd> {
+        if let Ok(mut typed) = self.0.lock() {
+            context.line().clone_into(&mut typed);
+        }
+        Some(Cmd::Interrupt)
     }
 }
 

@@ -19,7 +19,11 @@ pub fn show(screen: &Screen, turns: &[PastTurn]) {
     };
     screen.line(style.dim(&format!("The conversation so far ({count}):")));
     for turn in turns {
-        screen.line(format!("{} {}", style.bold_cyan("asked >"), turn.text.trim()));
+        screen.line(format!(
+            "{} {}",
+            style.bold_cyan("asked >"),
+            turn.text.trim()
+        ));
         for call in &turn.tools {
             let outcome = match call.ok {
                 Some(true) => style.green("ok"),

@@ -160,7 +160,7 @@ impl Chat {
                 }
                 // SIGINT while the editor is not reading (it reads Ctrl+C itself in raw mode):
                 // nothing waits for a verdict.
-                _ = interrupts.recv() => self.on_interrupt().await.1,
+                _ = interrupts.recv() => self.on_interrupt(String::new()).await.1,
             };
             if let Flow::Exit(code) = flow {
                 self.composer.answer(Verdict::Stop);
@@ -200,7 +200,9 @@ impl Chat {
                 Err(error) => last_error = Some(error),
             }
         }
-        let why = last_error.map(|error| format!(" ({error:#})")).unwrap_or_default();
+        let why = last_error
+            .map(|error| format!(" ({error:#})"))
+            .unwrap_or_default();
         self.screen.line(style.red(&format!(
             "The connection to hailerd is lost{why}; the session may have stopped. Run hailer \
              again."
@@ -227,10 +229,8 @@ impl Chat {
             }
         }
         if let Some(problem) = &link.session.agent_problem {
-            self.screen.line(style.yellow(&format!(
-                "The agent is not available: {}",
-                problem.message
-            )));
+            self.screen
+                .line(style.yellow(&format!("The agent is not available: {}", problem.message)));
             if let Some(hint) = &problem.hint {
                 self.screen.line(hint.clone());
             }
@@ -279,7 +279,7 @@ impl Chat {
     async fn on_input(&mut self, input: Input) -> Flow {
         let (verdict, flow) = match input {
             Input::Line(line) => self.on_line(line).await,
-            Input::Interrupt => self.on_interrupt().await,
+            Input::Interrupt(typed) => self.on_interrupt(typed).await,
             Input::Eof if !self.screen.is_interactive() => {
                 self.closing = true;
                 (Verdict::Accepted, Flow::Continue)
@@ -334,8 +334,15 @@ impl Chat {
         }
     }
 
-    async fn on_interrupt(&mut self) -> (Verdict, Flow) {
+    /// Ctrl+C: cancels the running turn (what was typed stays in the editor), takes a waiting
+    /// message back, clears a typed line, or else leaves.
+    async fn on_interrupt(&mut self, typed: String) -> (Verdict, Flow) {
         let style = self.screen.style;
+        let keep = if typed.is_empty() {
+            Verdict::Accepted
+        } else {
+            Verdict::KeepDraft(typed.clone())
+        };
         if self.busy
             && let Some(link) = &self.link
         {
@@ -349,7 +356,7 @@ impl Chat {
                 self.screen
                     .line(style.red(&format!("The turn could not be cancelled: {error:#}")));
             }
-            return (Verdict::Accepted, Flow::Continue);
+            return (keep, Flow::Continue);
         }
         if self.link.is_none()
             && self.screen.is_interactive()
@@ -358,6 +365,10 @@ impl Chat {
             self.screen
                 .line(style.dim("Your waiting message is back in the draft."));
             return (Verdict::KeepDraft(message), Flow::Continue);
+        }
+        if !typed.trim().is_empty() {
+            // As in a shell: the line goes, the chat stays; Ctrl+C on an empty line leaves.
+            return (Verdict::Accepted, Flow::Continue);
         }
         self.leave();
         (Verdict::Stop, Flow::Exit(0))

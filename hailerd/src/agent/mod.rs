@@ -246,10 +246,15 @@ impl Agent {
     /// The configuration and the key as they are now: the model client, tools, settings and
     /// instructions of the turn about to run; the kernel restarted first when its settings
     /// changed.
-    async fn prepare_turn(self: &Arc<Self>, session: &Arc<Session>) -> Result<TurnParts, SessionError> {
+    async fn prepare_turn(
+        self: &Arc<Self>,
+        session: &Arc<Session>,
+    ) -> Result<TurnParts, SessionError> {
         let ready = self.ready()?;
         let loaded = session.reload()?;
-        let in_use = self.follow_configured_model(session, ready, &loaded.config).await?;
+        let in_use = self
+            .follow_configured_model(session, ready, &loaded.config)
+            .await?;
         let config = loaded.config.clone();
         let (provider, model) = (in_use.provider.clone(), in_use.model.clone());
         let client_env = session.client_env();

@@ -46,7 +46,11 @@ impl KernelSettings {
                 changes.push(format!("{name} {old} → {new}"));
             }
         };
-        compare("runtime", self.runtime.to_string(), next.runtime.to_string());
+        compare(
+            "runtime",
+            self.runtime.to_string(),
+            next.runtime.to_string(),
+        );
         let docker_only = |value: Option<String>| value.unwrap_or_else(|| "none".to_owned());
         if self.runtime == Runtime::Docker && next.runtime == Runtime::Docker {
             let image = |image: &Option<String>| {

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use hailer_config::{Loaded, Runtime};
 use hailer_protocol::{
-    ExecParams, PastTurn, StartSessionParams, ExecResponse, KernelExit, KernelStatus, NoticeLevel, SessionEnvelope, SessionEvent,
-    SessionInfo,
+    ExecParams, ExecResponse, KernelExit, KernelStatus, NoticeLevel, PastTurn, SessionEnvelope,
+    SessionEvent, SessionInfo, StartSessionParams,
 };
 use secrecy::ExposeSecret;
 use tokio::sync::{Mutex, RwLock, watch};

@@ -16,6 +16,7 @@ mod gateway_litellm;
 mod kernel_base_image;
 mod kernel_commands;
 mod kernel_install_local;
+mod live_session;
 mod login;
 mod notebook_in_browser;
 mod sandbox_gate;
