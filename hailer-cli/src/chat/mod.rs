@@ -52,6 +52,16 @@ enum Flow {
 }
 
 pub async fn run(home: &HailerHome, options: ChatOptions) -> anyhow::Result<ExitCode> {
+    let loaded = load_config(&options.flags);
+    // Not a workspace: said before the line editor takes the terminal, which stays as it was.
+    if let Some(loaded) = &loaded
+        && let Some(missing) = loaded.preflight().fatal.iter().find(|problem| {
+            problem.area == hailer_config::Area::Config && loaded.config_path.is_none()
+        })
+    {
+        eprintln!("hailer: {}\n{}", missing.message, missing.hint);
+        return Ok(ExitCode::FAILURE);
+    }
     let plain = options.plain || !terminal::is_capable();
     let _terminal = terminal::ModeGuard::save();
     let started = if plain {
@@ -61,7 +71,6 @@ pub async fn run(home: &HailerHome, options: ChatOptions) -> anyhow::Result<Exit
     };
     let (composer, screen) =
         started.unwrap_or_else(|| (Composer::plain(), Screen::plain(Style::detect(true))));
-    let loaded = load_config(&options.flags);
     let mut chat = Chat {
         view: TurnView::new(&screen),
         screen,

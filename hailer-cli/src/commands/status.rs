@@ -127,6 +127,11 @@ fn text(status: &Status) -> String {
                     .unwrap_or("(the configured one)")
             ));
             line(format!("    clients:  {}", session.clients));
+            let agent = match &session.agent_problem {
+                Some(problem) => format!("not available: {}", problem.message),
+                None => format!("{} (ready)", session.model),
+            };
+            line(format!("    agent:    {agent}"));
         }
     }
     match &status.workspace {

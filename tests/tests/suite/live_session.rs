@@ -110,6 +110,12 @@ async fn a_key_exported_after_a_refusal_is_used_without_a_restart() {
             .contains("SCRIPTED_KEY"),
         "{info}"
     );
+    let status = tokio::task::block_in_place(|| workspace.hailer(&["status"]));
+    let status = said(&status);
+    assert!(
+        status.contains("agent:    not available:") && status.contains("SCRIPTED_KEY"),
+        "{status}"
+    );
 
     assert!(run(&workspace, "With the key").contains("Now with a key."));
     let info = workspace.get_json("/v1/sessions").await;
@@ -118,6 +124,8 @@ async fn a_key_exported_after_a_refusal_is_used_without_a_restart() {
         info["sessions"][0].get("agentProblem").is_none(),
         "the session still reports the missing key: {info}"
     );
+    let status = tokio::task::block_in_place(|| workspace.hailer(&["status"]));
+    assert!(said(&status).contains("(ready)"), "{}", said(&status));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -324,4 +332,28 @@ async fn ctrl_c_during_another_clients_turn_keeps_the_half_typed_line() {
     assert_eq!(requests.len(), 2);
     let sent = requests[1].body.to_string();
     assert!(sent.contains("half a line and the rest"), "{sent}");
+}
+
+#[test]
+fn outside_a_workspace_the_chat_says_so_before_it_takes_the_terminal() {
+    let folder = TestWorkspace::empty(Vec::new());
+    let output = folder.hailer(&["notebook", "--no-browser"]);
+    assert_eq!(output.status.code(), Some(1), "{}", said(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let first = stderr.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("hailer: ")
+            && first.ends_with(
+                "no hailer.toml was found here or in any folder above, so this is not a Hailer \
+                 workspace"
+            ),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("Run `hailer init`").count(), 1, "{stderr}");
+    assert!(output.stdout.is_empty(), "{}", said(&output));
+    // Nothing was started for it.
+    assert!(
+        !folder.home.path().join("run").join("hailerd.json").exists(),
+        "hailerd was started for a folder that is not a workspace"
+    );
 }
