@@ -69,6 +69,11 @@ pub async fn start(home: &HailerHome) -> anyhow::Result<Connected> {
         .with_context(|| format!("cannot open {}", console_log.display()))?;
     let binary = daemon_binary();
     let mut child = Command::new(&binary)
+        // Only what hailerd needs: no key or other secret of this shell reaches its environment.
+        .env_clear()
+        .envs(hailer_config::daemon_env::daemon_environment(
+            std::env::vars_os(),
+        ))
         .stdin(Stdio::null())
         .stdout(log.try_clone()?)
         .stderr(log)

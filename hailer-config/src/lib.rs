@@ -12,6 +12,7 @@
 //!
 //! The loader never reads the process environment: the daemon's environment is not the user's.
 
+pub mod daemon_env;
 mod discovery;
 mod document;
 mod domains;

@@ -10,6 +10,7 @@ mod api;
 mod checks;
 mod clock;
 mod events;
+pub mod hardening;
 mod kernel;
 mod logging;
 mod notebooks;

@@ -4,6 +4,10 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let args = hailerd::RunArgs::parse();
+    if let Err(error) = hailerd::hardening::ensure_minimal_environment() {
+        eprintln!("hailerd: {error:#}");
+        return ExitCode::FAILURE;
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -59,6 +59,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let token = AccessToken::generate();
     redactor.add_secret(token.expose());
     let _log_guard = crate::logging::init(&home.log_dir(), redactor.clone())?;
+    crate::hardening::forbid_inspection();
 
     let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, args.port)))
         .await

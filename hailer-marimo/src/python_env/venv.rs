@@ -154,10 +154,14 @@ async fn create(
     let (mut create, create_step) = match &request.installer.installer {
         Installer::Uv(uv) => {
             let mut command = Command::new(uv);
-            command
-                .args(["venv", "--quiet", "--clear", "--seed", "--python"])
-                .arg(&base.executable)
-                .arg(dir);
+            command.args(["venv", "--quiet", "--clear"]);
+            if request.wheelhouse.is_none() {
+                // pip in the environment, as `python -m venv` gives it, fetched trusting what
+                // the system trusts (a company's TLS proxy included). Offline there is nothing
+                // to fetch it from, and nothing of Hailer needs it.
+                command.args(["--seed", "--system-certs"]);
+            }
+            command.arg("--python").arg(&base.executable).arg(dir);
             (command, "uv venv")
         }
         Installer::Pip => {

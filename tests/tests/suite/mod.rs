@@ -6,6 +6,7 @@ mod cli_init;
 mod conversation_switch;
 mod daemon_guard;
 mod daemon_lifecycle;
+mod daemon_secrets;
 mod data_folder;
 mod demo;
 mod docker_leftovers;

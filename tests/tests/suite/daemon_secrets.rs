@@ -1,0 +1,272 @@
+//! hailerd keeps no secret where the user's other processes can read it. Run as an ordinary
+//! user (made here) with keys and passwords in the shell, an unsafe-local turn whose code reads
+//! hailerd's `/proc` environment and the runtime file finds none of them, and none reaches the
+//! model or the conversation store; hailerd's environment holds none of them at all.
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use hailer_scripted_model::{Reply, Script, ScriptedModel};
+use serde_json::json;
+
+/// The ordinary user the test runs Hailer as.
+const USER: &str = "hailer-probe";
+
+/// Secrets of the user's shell, each with a value found nowhere else.
+const PLANTED: [(&str, &str); 5] = [
+    ("OPENAI_API_KEY", "sk-planted-openai-4b1e"),
+    ("AWS_SECRET_ACCESS_KEY", "planted-aws-9c2d"),
+    ("GITHUB_TOKEN", "planted-github-7f30"),
+    ("MY_PASSWORD", "planted-password-1a6b"),
+    ("SCRIPTED_KEY", "planted-provider-key-5e88"),
+];
+
+/// What the agent's code does: read every hailerd's environment, and the runtime file.
+const PROBE: &str = r#"
+import os, pathlib
+seen = []
+for proc in pathlib.Path("/proc").iterdir():
+    if not proc.name.isdigit():
+        continue
+    try:
+        program = (proc / "cmdline").read_bytes().split(b"\0")[0]
+    except OSError:
+        continue
+    if not program.endswith(b"hailerd"):
+        continue
+    try:
+        seen.append("environ of hailerd: " + (proc / "environ").read_bytes().decode(errors="replace"))
+    except OSError as error:
+        seen.append("environ of hailerd unreadable: " + type(error).__name__)
+runtime = pathlib.Path(os.environ["HAILER_HOME"]) / "run" / "hailerd.json"
+seen.append("runtime file: " + runtime.read_text())
+seen.append("kernel environment: " + " ".join(sorted(os.environ)))
+print("\n".join(seen))
+"#;
+
+/// The user's ids, making the user when it does not exist yet.
+fn probe_user() -> (u32, u32) {
+    let exists = Command::new("id").args(["-u", USER]).output().unwrap();
+    if !exists.status.success() {
+        let made = Command::new("useradd")
+            .args([
+                "--system",
+                "--no-create-home",
+                "--shell",
+                "/usr/sbin/nologin",
+                USER,
+            ])
+            .output()
+            .unwrap();
+        // Another test process may have made it meanwhile.
+        let again = Command::new("id").args(["-u", USER]).output().unwrap();
+        assert!(again.status.success(), "useradd: {made:?}");
+    }
+    let id = |flag: &str| -> u32 {
+        let output = Command::new("id").args([flag, USER]).output().unwrap();
+        String::from_utf8_lossy(&output.stdout)
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    (id("-u"), id("-g"))
+}
+
+fn copy_into(from: &Path, to: &Path) {
+    std::fs::copy(from, to).unwrap_or_else(|error| panic!("{}: {error}", from.display()));
+}
+
+fn chown_tree(path: &Path, uid: u32, gid: u32) {
+    let done = Command::new("chown")
+        .arg("-R")
+        .arg(format!("{uid}:{gid}"))
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(done.success());
+}
+
+/// Everything the user needs, in a folder the user owns: the binaries, uv, the wheels, a home
+/// for Hailer and a workspace.
+struct Area {
+    root: tempfile::TempDir,
+    uid: u32,
+    gid: u32,
+}
+
+impl Area {
+    fn new() -> Self {
+        let (uid, gid) = probe_user();
+        let root = tempfile::tempdir().unwrap();
+        let area = Self { root, uid, gid };
+        let bin = area.path("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        for name in ["hailer", "hailerd"] {
+            copy_into(&hailer_tests::bins::path(name), &bin.join(name));
+        }
+        copy_into(&hailer_tests::prereqs::uv(), &bin.join("uv"));
+        let wheels = area.path("wheelhouse");
+        std::fs::create_dir_all(&wheels).unwrap();
+        for wheel in std::fs::read_dir(hailer_tests::prereqs::wheelhouse()).unwrap() {
+            let wheel = wheel.unwrap().path();
+            copy_into(&wheel, &wheels.join(wheel.file_name().unwrap()));
+        }
+        for folder in ["home", "hailer-home", "workspace"] {
+            std::fs::create_dir_all(area.path(folder)).unwrap();
+        }
+        std::fs::set_permissions(area.root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        chown_tree(area.root.path(), uid, gid);
+        area
+    }
+
+    fn path(&self, relative: &str) -> PathBuf {
+        self.root.path().join(relative)
+    }
+
+    /// `hailer ARGS` in the workspace as the user, from a shell holding the planted secrets.
+    fn hailer(&self, args: &[&str]) -> Output {
+        let mut command = Command::new("setpriv");
+        command
+            .arg(format!("--reuid={}", self.uid))
+            .arg(format!("--regid={}", self.gid))
+            .arg("--clear-groups")
+            .arg("--")
+            .arg(self.path("bin/hailer"))
+            .args(args)
+            .current_dir(self.path("workspace"))
+            .env_clear()
+            .env(
+                "PATH",
+                format!("{}:/usr/bin:/bin", self.path("bin").display()),
+            )
+            .env("HOME", self.path("home"))
+            .env("LANG", "C.UTF-8")
+            .env("HAILER_HOME", self.path("hailer-home"))
+            .env("HAILER_DAEMON_BIN", self.path("bin/hailerd"))
+            .env("HAILER_WHEELHOUSE", self.path("wheelhouse"));
+        for (name, value) in PLANTED {
+            command.env(name, value);
+        }
+        command.output().unwrap()
+    }
+}
+
+impl Drop for Area {
+    fn drop(&mut self) {
+        let _ = self.hailer(&["daemon", "stop"]);
+    }
+}
+
+fn said(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unsafe_local_kernel_finds_no_secret_of_the_users_shell_in_hailerd() {
+    let script = Script::new()
+        .reply(Reply::tool_call("marimo_execute", json!({"code": PROBE})))
+        .reply_text("I looked.");
+    let model = ScriptedModel::start(script).await.unwrap();
+    let area = tokio::task::block_in_place(Area::new);
+    let init = tokio::task::block_in_place(|| area.hailer(&["init", "--kernel", "unsafe-local"]));
+    assert!(init.status.success(), "{}", said(&init));
+    let toml_path = area.path("workspace/hailer.toml");
+    let toml = std::fs::read_to_string(&toml_path)
+        .unwrap()
+        .replace("[model]\n", "[model]\nprovider = \"scripted\"\n");
+    std::fs::write(
+        &toml_path,
+        format!(
+            "{toml}\n[model_providers.scripted]\nbase_url = \"{}\"\nenv_key = \"SCRIPTED_KEY\"\nwire_api = \"chat\"\nstream = true\n",
+            model.base_url()
+        ),
+    )
+    .unwrap();
+
+    let ran = tokio::task::block_in_place(|| area.hailer(&["run", "Read what you can"]));
+    assert!(ran.status.success(), "{}", said(&ran));
+
+    // hailerd's own environment, read as root, holds none of the shell's secrets.
+    let runtime: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(area.path("hailer-home/run/hailerd.json")).unwrap())
+            .unwrap();
+    let pid = runtime["pid"].as_u64().unwrap();
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+    let environ = String::from_utf8_lossy(&environ);
+    assert!(environ.contains("HAILER_HOME="), "{environ}");
+    for (name, value) in PLANTED {
+        assert!(
+            !environ.contains(value) && !environ.contains(&format!("{name}=")),
+            "{name} is in hailerd's environment: {environ}"
+        );
+    }
+
+    // What the code saw went to the model as the tool's result.
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2, "{}", said(&ran));
+    assert_eq!(
+        requests[0].bearer_token(),
+        Some("planted-provider-key-5e88"),
+        "the key reached the model endpoint as the credential"
+    );
+    let seen = requests[1].body.to_string();
+    assert!(
+        seen.contains("environ of hailerd unreadable: PermissionError"),
+        "hailerd's environment was readable: {seen}"
+    );
+    assert!(seen.contains("runtime file: "), "{seen}");
+    // The conversation store, its write-ahead log included.
+    let mut stored = Vec::new();
+    for entry in std::fs::read_dir(area.path("workspace/.hailer")).unwrap() {
+        let path = entry.unwrap().path();
+        if path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("threads.sqlite")
+        {
+            stored.extend(std::fs::read(&path).unwrap());
+        }
+    }
+    let stored = String::from_utf8_lossy(&stored);
+    assert!(stored.contains("runtime file"), "the result was not stored");
+    for (name, value) in PLANTED {
+        assert!(!seen.contains(value), "{name} reached the model: {seen}");
+        assert!(!stored.contains(value), "{name} was stored");
+    }
+}
+
+#[test]
+fn hailerd_started_from_a_shell_with_secrets_drops_them_at_once() {
+    let home = tempfile::tempdir().unwrap();
+    let mut daemon = Command::new(hailer_tests::bins::path("hailerd"))
+        .env("HAILER_HOME", home.path())
+        .env("MY_PASSWORD", "planted-password-1a6b")
+        .env("DATABASE_URL", "postgres://user:planted@db/x")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let runtime_file = home.path().join("run").join("hailerd.json");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !runtime_file.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "hailerd did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // The same process, started again in place with the minimal environment.
+    let environ = std::fs::read(format!("/proc/{}/environ", daemon.id())).unwrap();
+    let environ = String::from_utf8_lossy(&environ);
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+    assert!(environ.contains("HAILER_HOME="), "{environ}");
+    assert!(!environ.contains("planted"), "{environ}");
+    assert!(!environ.contains("MY_PASSWORD"), "{environ}");
+}
