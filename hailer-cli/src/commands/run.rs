@@ -74,6 +74,10 @@ pub async fn run(
                         print!("{text}");
                     }
                     println!();
+                    // The turn's last event comes after its notebook is on this machine.
+                    if let Some(path) = active_notebook(endpoint, &started.session).await {
+                        eprintln!("Notebook: {}", path.display());
+                    }
                 }
                 return Ok(ExitCode::SUCCESS);
             }
@@ -101,4 +105,21 @@ pub async fn run(
         }
     }
     bail!("the session's event stream ended before the turn did")
+}
+
+/// The active notebook's path on this machine, as the session reports it now.
+async fn active_notebook(
+    endpoint: &crate::http::Endpoint,
+    session: &hailer_protocol::SessionInfo,
+) -> Option<std::path::PathBuf> {
+    let list: hailer_protocol::NotebookList = endpoint
+        .get(
+            &format!("/v1/sessions/{}/notebooks", session.id),
+            REQUEST_TIMEOUT,
+        )
+        .await
+        .ok()?
+        .json()
+        .ok()?;
+    Some(std::path::Path::new(&session.notebooks_dir).join(list.active?))
 }
