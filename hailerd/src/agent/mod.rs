@@ -258,12 +258,20 @@ fn prepare(
         &credentials_dir,
     )
     .map_err(|refusal| match refusal {
-        model_client::Refusal::NotDeclared { provider, .. } => Unavailable {
-            message: format!("the provider '{provider}' is not declared"),
-            hint: Some(format!(
-                "Add a [model_providers.{provider}] section to hailer.toml."
-            )),
-        },
+        model_client::Refusal::NotDeclared { provider, .. } => {
+            match loaded.trust.provider_refusal(&provider) {
+                Some((message, hint)) => Unavailable {
+                    message,
+                    hint: Some(hint),
+                },
+                None => Unavailable {
+                    message: format!("the provider '{provider}' is not declared"),
+                    hint: Some(format!(
+                        "Add a [model_providers.{provider}] section to hailer.toml."
+                    )),
+                },
+            }
+        }
         model_client::Refusal::MissingKey(missing) => Unavailable {
             message: missing.to_string(),
             hint: None,
