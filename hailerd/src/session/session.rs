@@ -77,7 +77,11 @@ impl Session {
         owner: OwnerLock,
         redactor: crate::redact::Redactor,
     ) -> Self {
-        let notebooks = NotebookState::load(&state_dir(&loaded));
+        let (notebooks, notebooks_warning) =
+            NotebookState::load_checked(&state_dir(&loaded), &loaded.config.hailer.notebooks_dir);
+        if let Some(warning) = &notebooks_warning {
+            tracing::warn!(%warning, "ignored the stored active notebook");
+        }
         let (kernel_state, _) = watch::channel(KernelSlot::plain(KernelStatus::Starting));
         Self {
             id,
@@ -92,7 +96,7 @@ impl Session {
             idle_since: std::sync::Mutex::new(Some(Instant::now())),
             stopping: CancellationToken::new(),
             agent: std::sync::OnceLock::new(),
-            notices: std::sync::Mutex::new(Vec::new()),
+            notices: std::sync::Mutex::new(notebooks_warning.into_iter().collect()),
             turn_replay: std::sync::Mutex::new(Vec::new()),
             redactor,
             _owner: owner,
@@ -375,6 +379,10 @@ impl Session {
         for provider in config.model_providers.values() {
             withheld.push(provider.env_key.clone());
             withheld.extend(provider.env_http_headers.values().cloned());
+        }
+        // A provider refused until `hailer trust` still names variables that are secrets.
+        for setting in &self.loaded.trust.settings {
+            withheld.extend(setting.variables.iter().cloned());
         }
         KernelSpec {
             runtime: config.kernel.runtime,
