@@ -155,18 +155,21 @@ mod tests {
         out
     }
 
+    /// Chunks, the line cap, the reply cap, and what the reader gives.
+    type Case = (
+        Vec<&'static [u8]>,
+        usize,
+        usize,
+        Vec<Result<SseEvent, &'static str>>,
+    );
+
     #[tokio::test]
     async fn limits_cut_a_reply_with_a_clear_error() {
         let event = |data: &str| SseEvent {
             event: "message".to_owned(),
             data: data.to_owned(),
         };
-        let cases: Vec<(
-            Vec<&'static [u8]>,
-            usize,
-            usize,
-            Vec<Result<SseEvent, &str>>,
-        )> = vec![
+        let cases: Vec<Case> = vec![
             // Within the limits, split anywhere.
             (
                 vec![b"data: a\n", b"\ndata: b\n\n"],
