@@ -5,6 +5,7 @@ mod notebook_ops;
 mod owner_lock;
 #[allow(clippy::module_inception)]
 mod session;
+mod sweep;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -109,6 +110,7 @@ impl Sessions {
             }));
         }
         sandbox_notebooks_gate(&loaded, params.run_sandbox_notebooks)?;
+        sweep::sweep_leftovers(&session::state_dir(&loaded));
         let owner = OwnerLock::acquire(&session::state_dir(&loaded))
             .map_err(SessionError::io("cannot create the session's owner lock"))?;
         let id = new_session_id();
