@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
         hailer demo                      a tour with sample data, no API key needed\n  \
         hailer init                      set up a workspace in this folder\n  \
         hailer config check              list what is wrong with hailer.toml\n  \
+        hailer trust                     apply a cloned workspace's programs and endpoints\n  \
         hailer exec -c 'print(6*7)'      run code in the workspace's kernel\n  \
         hailer run \"what drove March?\"   ask one question, print the answer\n  \
         hailer open                      chat in the browser\n  \
@@ -89,6 +90,17 @@ pub enum Command {
         /// The kernel runtime to write: docker (isolated, the default) or unsafe-local.
         #[arg(long, value_name = "RUNTIME")]
         kernel: Option<String>,
+    },
+    /// Agree to the settings of this workspace's hailer.toml that run programs on this machine
+    /// or decide where your keys go ([checks] ruff/ty, [kernel] python, [model_providers.*]).
+    /// Until then a session starts without them; a change to any of them asks again.
+    Trust {
+        /// List those settings and whether they apply; change nothing.
+        #[arg(long, conflicts_with = "revoke")]
+        show: bool,
+        /// Withdraw the agreement.
+        #[arg(long)]
+        revoke: bool,
     },
     /// Inspect the workspace's configuration.
     Config {

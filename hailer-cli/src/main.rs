@@ -145,6 +145,19 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             return commands::exec::run(&home, &flags, source, notebook, timeout).await;
         }
+        Command::Trust { show, revoke } => {
+            let overrides = hailer_config::Overrides {
+                workspace: cli.workspace,
+                config: cli.config,
+                ..Default::default()
+            };
+            let action = match (show, revoke) {
+                (true, _) => commands::trust::Action::Show,
+                (_, true) => commands::trust::Action::Revoke,
+                _ => commands::trust::Action::Grant,
+            };
+            return commands::trust::run(&HailerHome::from_env()?, overrides, action);
+        }
         Command::Config {
             action: ConfigAction::Check { json },
         } => {

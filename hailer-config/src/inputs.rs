@@ -38,6 +38,10 @@ pub struct LoadInputs {
     pub home: Option<PathBuf>,
     pub overrides: Overrides,
     pub env: ClientEnv,
+    /// The user's Hailer configuration folder, where `hailer trust` keeps its records. `None`
+    /// knows no record, so a workspace's settings that need trust are not applied.
+    #[serde(default)]
+    pub config_dir: Option<PathBuf>,
 }
 
 impl LoadInputs {
@@ -48,16 +52,21 @@ impl LoadInputs {
             home: None,
             overrides: Overrides::default(),
             env: ClientEnv::new(),
+            config_dir: None,
         }
     }
 
-    /// The client's side: its current folder, home folder and `HAILER_*` variables.
+    /// The client's side: its current folder, home folder, `HAILER_*` variables and Hailer's
+    /// configuration folder (which `HAILER_HOME` moves).
     pub fn from_process(overrides: Overrides) -> std::io::Result<Self> {
         Ok(Self {
             cwd: std::env::current_dir()?,
             home: std::env::home_dir(),
             overrides,
             env: ClientEnv::from_process(),
+            config_dir: crate::home::HailerHome::from_env()
+                .ok()
+                .map(|home| home.config_dir),
         })
     }
 }

@@ -8,6 +8,8 @@
 //! * [`check`] collects every problem, including those that look at the disk (for `doctor`);
 //! * [`check_data_dir_mount`] holds the rules for the folder a docker kernel may mount;
 //! * [`AllowedDomains`] decides which hosts the page-fetching tool may reach;
+//! * [`trust`] keeps a workspace's settings that run programs or route secrets off until the
+//!   user agreed to them;
 //! * [`init()`] scaffolds a workspace.
 //!
 //! The loader never reads the process environment: the daemon's environment is not the user's.
@@ -27,6 +29,7 @@ mod mount_rules;
 mod paths;
 mod problem;
 mod schema;
+pub mod trust;
 mod validate;
 
 pub use discovery::{
@@ -55,4 +58,5 @@ pub use schema::{
     OPENAI_BASE_URL, OPENAI_ENV_KEY, OPENAI_PROVIDER, ProviderSettings, ReasoningEffort, Runtime,
     WebSettings, WireApi, defaults,
 };
+pub use trust::{Trust, TrustDecision, TrustState, TrustStore};
 pub use validate::kernel::{is_image_reference, parse_kernel_flag};

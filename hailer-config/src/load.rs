@@ -13,6 +13,7 @@ use crate::mount_rules::{MountRefusal, check_data_dir_mount};
 use crate::paths;
 use crate::problem::{Origin, Problem, Report};
 use crate::schema::Config;
+use crate::trust::{self, Trust};
 use crate::validate::{self, Place, preflight};
 
 /// A usable configuration.
@@ -28,6 +29,9 @@ pub struct Loaded {
     pub warnings: Vec<Problem>,
     /// The home folder the paths were resolved with.
     pub home: Option<PathBuf>,
+    /// Whether the file's settings that need trust apply (those refused are already dropped).
+    #[serde(default)]
+    pub trust: Trust,
 }
 
 impl Loaded {
@@ -138,6 +142,13 @@ fn load_with_report(inputs: &LoadInputs) -> (Option<Loaded>, Report) {
     let mut file = validate::read_file(document.as_ref(), &place, &mut report);
     let sources =
         validate::overrides::apply(&mut file, &inputs.overrides, &inputs.env, &mut report);
+    let trust = trust::apply(
+        &mut file.config,
+        config_path.as_deref(),
+        &workspace.root,
+        inputs.config_dir.as_deref(),
+        &mut report,
+    );
     sort_by_place(&mut report);
     let loaded = Loaded {
         config: file.config,
@@ -146,6 +157,7 @@ fn load_with_report(inputs: &LoadInputs) -> (Option<Loaded>, Report) {
         sources,
         warnings: Vec::new(),
         home,
+        trust,
     };
     (Some(loaded), report)
 }

@@ -30,6 +30,8 @@ pub enum Area {
     Data,
     /// The kernel settings that depend on the machine (such as the Python for unsafe-local).
     Kernel,
+    /// Settings that wait for `hailer trust` (see [`crate::trust`]).
+    Trust,
 }
 
 /// Where the value a problem is about came from.

@@ -70,6 +70,7 @@ mod tests {
                 home: None,
                 overrides: Overrides::default(),
                 env: ClientEnv::default(),
+                config_dir: None,
             };
             let report = check(&inputs);
             assert!(report.is_clean(), "{runtime}: {report:#?}");

@@ -36,15 +36,21 @@ impl ScrubbedEnv {
     }
 }
 
+/// Whether a variable of this name holds a secret, by the name alone (any case): the one rule
+/// for the kernel's environment and for masking values in logs.
+pub fn is_secret_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    EXACT_NAMES.contains(&upper.as_str())
+        || SECRET_SUFFIXES.iter().any(|suffix| upper.ends_with(suffix))
+}
+
 /// Whether `name` is withheld from a kernel, given the caller's extra names (each provider's
 /// key variable, `OPENAI_API_KEY`, the variables named by HTTP-header settings).
 pub fn is_withheld(name: &str, extra_names: &[&str]) -> bool {
-    let upper = name.to_ascii_uppercase();
-    EXACT_NAMES.contains(&upper.as_str())
+    is_secret_name(name)
         || extra_names
             .iter()
             .any(|extra| extra.eq_ignore_ascii_case(name))
-        || SECRET_SUFFIXES.iter().any(|suffix| upper.ends_with(suffix))
 }
 
 /// Builds the kernel's environment from an explicit parent map (never read from the process

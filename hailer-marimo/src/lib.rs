@@ -16,7 +16,7 @@ pub mod env_scrub;
 mod error;
 pub mod launch;
 pub mod python_env;
-pub mod sse;
+pub use hailer_sse as sse;
 
 pub use cell_snapshot::{CellSnapshot, SnapshotOptions, SyntaxIssue};
 pub use client::{

@@ -9,6 +9,7 @@ mod agent;
 mod api;
 mod checks;
 mod clock;
+mod connections;
 mod events;
 pub mod hardening;
 mod kernel;

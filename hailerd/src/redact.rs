@@ -13,9 +13,6 @@ const MASK: &str = "[redacted]";
 /// Literal secrets shorter than this are not masked: they would mask ordinary words.
 const MIN_SECRET_LEN: usize = 6;
 
-/// Environment variable name suffixes whose values are treated as secrets.
-pub const SECRET_NAME_SUFFIXES: [&str; 4] = ["_KEY", "_TOKEN", "_SECRET", "_PASSWORD"];
-
 #[allow(clippy::expect_used)] // fixed patterns, checked by the tests
 static PATTERNS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
@@ -96,13 +93,9 @@ impl Redactor {
     }
 }
 
-/// Whether an environment variable of this name holds a secret, by its suffix (any case).
-pub fn is_secret_name(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    SECRET_NAME_SUFFIXES
-        .iter()
-        .any(|suffix| upper.ends_with(suffix))
-}
+/// Whether an environment variable of this name holds a secret: the same rule that withholds
+/// variables from the kernel ([`hailer_marimo::env_scrub::is_secret_name`]).
+pub use hailer_marimo::env_scrub::is_secret_name;
 
 #[cfg(test)]
 mod tests {
@@ -149,6 +142,37 @@ mod tests {
             redactor.redact(line),
             "k=[redacted] p=[redacted] t=[redacted] s=[redacted] h=/home/someone x=abc"
         );
+    }
+
+    #[test]
+    fn log_masking_and_the_kernel_scrub_share_one_name_rule() {
+        let cases = [
+            ("MY_API_KEY", true),
+            ("PGPASSWORD", true),
+            ("MYSQL_PWD", true),
+            ("AZURE_CREDENTIALS", true),
+            ("DB_CONNECTION_STRING", true),
+            ("SERVICEAPIKEY", true),
+            ("token", true),
+            ("github_token", true),
+            ("HOME", false),
+            ("PATH", false),
+            ("KEYBOARD", false),
+        ];
+        for (name, secret) in cases {
+            assert_eq!(is_secret_name(name), secret, "{name}");
+            assert_eq!(
+                hailer_marimo::env_scrub::is_withheld(name, &[]),
+                secret,
+                "{name}"
+            );
+            let redactor = Redactor::with_env([(name, "a-long-secret-value")]);
+            assert_eq!(
+                redactor.redact("v=a-long-secret-value") == "v=[redacted]",
+                secret,
+                "{name}"
+            );
+        }
     }
 
     #[test]

@@ -1,16 +1,20 @@
 //! The daemon's one entry point: serve the API on a bound listener until shutdown.
 
+use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use hailer_protocol::DaemonEvent;
+use http_body_util::BodyExt;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, TryAcquireError};
+use tower::ServiceExt;
 
+use crate::connections::{Activity, Connections};
 use crate::state::{Daemon, DaemonConfig, DaemonState};
 
 /// How often the idle-exit watcher looks.
@@ -20,9 +24,9 @@ const STREAM_DRAIN: Duration = Duration::from_secs(2);
 /// How long a connection may take to send a request's headers, and how long a kept-alive
 /// connection may sit idle before its next request: hyper closes it after this.
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
-/// The most HTTP connections open at once (upgraded WebSockets no longer count). Further
-/// connections wait in the listen queue until one closes, which an idle one does within
-/// [`HEADER_READ_TIMEOUT`].
+/// The most HTTP connections open at once (upgraded WebSockets no longer count). A connection
+/// beyond them closes the oldest idle one ([`crate::connections`]); when every one is busy
+/// answering, it waits until one finishes.
 const MAX_CONNECTIONS: u32 = 512;
 
 /// Serves hailerd's API on `listener` until `shutdown` resolves, the API asks to stop, or the
@@ -58,25 +62,40 @@ async fn accept_loop(
     daemon: &Daemon,
 ) -> std::io::Result<()> {
     let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS as usize));
+    let connections = Arc::new(Connections::default());
     loop {
-        let slot = tokio::select! {
-            slot = slots.clone().acquire_owned() => slot,
-            () = daemon.shutdown.cancelled() => break,
-        };
-        let Ok(slot) = slot else { break };
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => stream,
                 Err(error) => {
-                    // Out of file descriptors, usually: give open connections time to close.
+                    // Out of file descriptors, usually: make room and give connections time to close.
                     tracing::warn!(%error, "could not accept a connection");
+                    connections.close_oldest_idle();
                     tokio::time::sleep(Duration::from_millis(100)).await;
                     continue;
                 }
             },
             () = daemon.shutdown.cancelled() => break,
         };
-        let service = TowerToHyperService::new(app.clone());
+        let slot = match slots.clone().try_acquire_owned() {
+            Ok(slot) => slot,
+            Err(TryAcquireError::Closed) => break,
+            Err(TryAcquireError::NoPermits) => {
+                if !connections.close_oldest_idle() {
+                    tracing::debug!("every connection is busy; a new one waits for a slot");
+                }
+                tokio::select! {
+                    slot = slots.clone().acquire_owned() => match slot {
+                        Ok(slot) => slot,
+                        Err(_) => break,
+                    },
+                    () = daemon.shutdown.cancelled() => break,
+                }
+            }
+        };
+        let registered = connections.register();
+        let service =
+            TowerToHyperService::new(counted(app.clone(), Arc::clone(&registered.activity)));
         let stop = daemon.shutdown.clone();
         tokio::spawn(async move {
             let _slot = slot;
@@ -90,6 +109,11 @@ async fn accept_loop(
             tokio::pin!(connection);
             let result = tokio::select! {
                 result = connection.as_mut() => result,
+                () = registered.activity.closing() => {
+                    // Idle: no request is cut. Dropping the connection closes the socket.
+                    tracing::debug!("closed an idle connection to make room for a new one");
+                    return;
+                }
                 () = stop.cancelled() => {
                     connection.as_mut().graceful_shutdown();
                     connection.await
@@ -103,6 +127,32 @@ async fn accept_loop(
     // Every slot back means every connection has finished.
     let _all = slots.acquire_many(MAX_CONNECTIONS).await;
     Ok(())
+}
+
+/// The app, with each request counted as busy on its connection until its response body is
+/// done, so only idle connections are closed for newcomers.
+fn counted(
+    app: axum::Router,
+    activity: Arc<Activity>,
+) -> impl tower::Service<
+    hyper::Request<hyper::body::Incoming>,
+    Response = axum::response::Response,
+    Error = Infallible,
+    Future = impl Future<Output = Result<axum::response::Response, Infallible>> + Send,
+> + Clone {
+    tower::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+        let busy = activity.busy();
+        let call = app.clone().oneshot(request);
+        async move {
+            let response = call.await?;
+            Ok(response.map(|body| {
+                axum::body::Body::new(body.map_frame(move |frame| {
+                    let _busy = &busy;
+                    frame
+                }))
+            }))
+        }
+    })
 }
 
 /// Heartbeats, the external shutdown signal and the idle exit.

@@ -126,6 +126,13 @@ impl TestWorkspace {
                 "{toml}\n[model_providers.scripted]\nbase_url = \"{base_url}\"\nenv_key = \"{SCRIPTED_KEY_VARIABLE}\"\nwire_api = \"{wire_api}\"\nstream = {stream}\n"
             ),
         );
+        self.trust();
+    }
+
+    /// `hailer trust`, as a user who read the workspace's hailer.toml runs it.
+    pub fn trust(&self) {
+        let trusted = self.hailer(&["trust"]);
+        assert!(trusted.status.success(), "hailer trust failed: {trusted:?}");
     }
 
     pub fn path(&self) -> &Path {

@@ -56,6 +56,12 @@ pub async fn run(workspace: &Path, force: bool, kernel: Option<Runtime>) -> anyh
             kept.data_folder
         ),
     ];
+    if kept.needs_trust {
+        steps.push(
+            "hailer.toml names programs to run or an endpoint for your key: once you have read              it, run `hailer trust` (`hailer trust --show` lists them)."
+                .to_owned(),
+        );
+    }
     if kernel_note.image_missing {
         steps.push(format!(
             "Get the kernel image: `hailer kernel pull` downloads {} (or `hailer kernel \
@@ -79,6 +85,8 @@ struct Kept {
     key_variable: String,
     /// The data folder as the user sees it: relative to the workspace when inside it.
     data_folder: String,
+    /// The file names programs or endpoints that wait for `hailer trust`.
+    needs_trust: bool,
 }
 
 fn what_the_file_says(workspace: &Path, asked: Option<Runtime>) -> Kept {
@@ -86,8 +94,19 @@ fn what_the_file_says(workspace: &Path, asked: Option<Runtime>) -> Kept {
         || hailer_kernel_bundle::default_image_name(&hailer_kernel_bundle::contract());
     let mut inputs = hailer_config::LoadInputs::new(workspace);
     inputs.home = std::env::home_dir();
+    inputs.config_dir = hailer_config::home::HailerHome::from_env()
+        .ok()
+        .map(|home| home.config_dir);
     match hailer_config::load(&inputs) {
         Ok(loaded) => {
+            let needs_trust = loaded.trust.state.refuses();
+            // A provider waiting for `hailer trust` still names the variable it will read.
+            let refused_key = loaded
+                .trust
+                .settings
+                .iter()
+                .find(|s| s.provider.as_deref() == Some(loaded.config.model.provider.as_str()))
+                .and_then(|s| s.variables.first().cloned());
             let config = loaded.config;
             let data = &config.hailer.data_dir;
             let data_folder = match data.strip_prefix(&loaded.workspace.root) {
@@ -98,7 +117,10 @@ fn what_the_file_says(workspace: &Path, asked: Option<Runtime>) -> Kept {
                 runtime: config.kernel.runtime,
                 key_variable: config
                     .active_provider()
-                    .map_or_else(|| "OPENAI_API_KEY".to_owned(), |p| p.env_key.clone()),
+                    .map(|p| p.env_key.clone())
+                    .or(refused_key)
+                    .unwrap_or_else(|| "OPENAI_API_KEY".to_owned()),
+                needs_trust,
                 image: config.kernel.image.unwrap_or_else(default_image),
                 data_folder,
             }
@@ -108,6 +130,7 @@ fn what_the_file_says(workspace: &Path, asked: Option<Runtime>) -> Kept {
             image: default_image(),
             key_variable: "OPENAI_API_KEY (or your provider's key variable)".to_owned(),
             data_folder: "data/".to_owned(),
+            needs_trust: false,
         },
     }
 }

@@ -13,3 +13,4 @@ pub mod login;
 pub mod open;
 pub mod run;
 pub mod status;
+pub mod trust;

@@ -13,6 +13,30 @@ use crate::session_client::{self, SessionFlags};
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// The settings of the workspace's file that wait for `hailer trust`, as the loader words them.
+fn trust_warnings(flags: &SessionFlags) -> Vec<String> {
+    let overrides = hailer_config::Overrides {
+        workspace: flags.workspace.clone(),
+        config: flags.config.clone(),
+        ..Default::default()
+    };
+    let Ok(loaded) = hailer_config::LoadInputs::from_process(overrides)
+        .map(|inputs| hailer_config::load(&inputs))
+    else {
+        return Vec::new();
+    };
+    loaded
+        .map(|loaded| {
+            loaded
+                .warnings
+                .into_iter()
+                .filter(|warning| warning.area == hailer_config::Area::Trust)
+                .map(|warning| warning.message)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 pub async fn run(
     home: &HailerHome,
     flags: &SessionFlags,
@@ -21,6 +45,9 @@ pub async fn run(
 ) -> anyhow::Result<ExitCode> {
     let connected = daemon_client::find_or_start(home).await?;
     let started = session_client::start(&connected.endpoint, flags).await?;
+    for warning in trust_warnings(flags) {
+        eprintln!("warning: {warning}");
+    }
     let id = &started.session.id;
     let endpoint = &connected.endpoint;
 

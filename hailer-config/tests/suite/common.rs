@@ -31,12 +31,37 @@ impl Scratch {
         scratch
     }
 
+    /// [`Self::with_config`], with the file's settings that need trust agreed to, as
+    /// `hailer trust` would.
+    pub fn trusted_with_config(bytes: &[u8]) -> Self {
+        let scratch = Self::with_config(bytes);
+        scratch.trust();
+        scratch
+    }
+
+    /// Records the current configuration file's settings as trusted.
+    pub fn trust(&self) {
+        let loaded = hailer_config::load(&self.inputs());
+        if let Ok(loaded) = loaded
+            && let Some(file) = &loaded.trust.file
+        {
+            hailer_config::TrustStore::in_config_dir(&self.config_dir())
+                .record(file, &loaded.trust.digest)
+                .unwrap();
+        }
+    }
+
     pub fn workspace(&self) -> PathBuf {
         self.dir.path().join("ws").canonicalize().unwrap()
     }
 
     pub fn home(&self) -> PathBuf {
         self.dir.path().join("home").canonicalize().unwrap()
+    }
+
+    /// The user's Hailer configuration folder (where trust is recorded).
+    pub fn config_dir(&self) -> PathBuf {
+        self.dir.path().join("config")
     }
 
     pub fn write(&self, relative: &str, bytes: &[u8]) -> PathBuf {
@@ -63,6 +88,7 @@ impl Scratch {
             home: Some(self.home()),
             overrides: Overrides::default(),
             env: ClientEnv::new(),
+            config_dir: Some(self.config_dir()),
         }
     }
 }

@@ -5,4 +5,5 @@ mod init;
 mod mount_rules;
 mod precedence;
 mod proptest_loader;
+mod trust;
 mod valid_configs;

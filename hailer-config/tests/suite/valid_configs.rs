@@ -49,7 +49,7 @@ fn every_commented_example_in_the_template_is_valid_once_uncommented() {
         uncommented.contains("\n[model_providers.acme]"),
         "{uncommented}"
     );
-    let scratch = Scratch::with_config(uncommented.as_bytes());
+    let scratch = Scratch::trusted_with_config(uncommented.as_bytes());
     let loaded = load(&scratch.inputs()).unwrap_or_else(|error| panic!("{error}\n{uncommented}"));
     assert!(loaded.warnings.is_empty(), "{:#?}", loaded.warnings);
     let acme = &loaded.config.model_providers["acme"];
@@ -97,7 +97,7 @@ fn no_file_means_every_default() {
 
 #[test]
 fn a_full_file_is_read_into_typed_settings() {
-    let scratch = Scratch::with_config(
+    let scratch = Scratch::trusted_with_config(
         br#"
 [hailer]
 notebook = "work/nb/sales.py"
@@ -203,8 +203,9 @@ fn notebooks_dir_alone_moves_the_default_notebook() {
 
 #[test]
 fn a_bare_python_command_is_kept_for_a_path_lookup() {
-    let scratch =
-        Scratch::with_config(b"[kernel]\nruntime = \"unsafe-local\"\npython = \"python3\"\n");
+    let scratch = Scratch::trusted_with_config(
+        b"[kernel]\nruntime = \"unsafe-local\"\npython = \"python3\"\n",
+    );
     let loaded = load(&scratch.inputs()).unwrap();
     assert_eq!(loaded.config.kernel.python, Some(PathBuf::from("python3")));
 }
@@ -264,7 +265,7 @@ fn no_hailer_toml_anywhere_up_the_tree_says_so_and_names_hailer_init() {
 
 #[test]
 fn unsafe_local_with_a_missing_python_fails_preflight() {
-    let scratch = Scratch::with_config(
+    let scratch = Scratch::trusted_with_config(
         b"[kernel]\nruntime = \"unsafe-local\"\npython = \"venv/bin/python\"\n",
     );
     init(&scratch.workspace(), false, None).unwrap();

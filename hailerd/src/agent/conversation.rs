@@ -182,10 +182,18 @@ async fn switched_model(
     .await
     .map_err(|error| SessionError::CredentialStore(format!("the key lookup failed: {error}")))?;
     let (_client, key) = built.map_err(|refusal| match refusal {
-        Refusal::NotDeclared { provider, declared } => SessionError::Rejected {
-            message: Refusal::not_declared_message(&provider, &declared),
-            hint: Some(Refusal::not_declared_hint(&provider)),
-        },
+        Refusal::NotDeclared { provider, declared } => {
+            match session.loaded().trust.provider_refusal(&provider) {
+                Some((message, hint)) => SessionError::Rejected {
+                    message,
+                    hint: Some(hint),
+                },
+                None => SessionError::Rejected {
+                    message: Refusal::not_declared_message(&provider, &declared),
+                    hint: Some(Refusal::not_declared_hint(&provider)),
+                },
+            }
+        }
         Refusal::MissingKey(missing) => SessionError::Rejected {
             message: missing.to_string(),
             hint: None,

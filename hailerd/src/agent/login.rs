@@ -107,13 +107,19 @@ fn find_provider(target: &CredentialTarget, config_dir: &Path) -> Result<Found, 
         client: String::new(),
         env: target.env.clone(),
     };
-    let loaded = hailer_config::load(&load_inputs(&params)?)?;
+    let loaded = hailer_config::load(&load_inputs(&params, config_dir)?)?;
     let model = &loaded.config.model;
     let provider = match target.provider.as_deref().map(str::trim) {
         Some(name) if !name.is_empty() => name.to_owned(),
         _ => model.provider.clone(),
     };
     let Some(declared) = loaded.config.model_providers.get(&provider) else {
+        if let Some((message, hint)) = loaded.trust.provider_refusal(&provider) {
+            return Err(SessionError::Rejected {
+                message,
+                hint: Some(hint),
+            });
+        }
         let known: Vec<&str> = loaded
             .config
             .model_providers

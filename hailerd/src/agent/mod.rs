@@ -32,15 +32,24 @@ pub struct Unavailable {
     pub hint: Option<String>,
 }
 
-impl From<model_client::Refusal> for Unavailable {
-    fn from(refusal: model_client::Refusal) -> Self {
+impl Unavailable {
+    /// Why no model client could be made under `loaded`, and what to do.
+    fn refused(refusal: model_client::Refusal, loaded: &hailer_config::Loaded) -> Self {
         match refusal {
-            model_client::Refusal::NotDeclared { provider, .. } => Self {
-                message: format!("the provider '{provider}' is not declared"),
-                hint: Some(format!(
-                    "Add a [model_providers.{provider}] section to hailer.toml."
-                )),
-            },
+            model_client::Refusal::NotDeclared { provider, .. } => {
+                match loaded.trust.provider_refusal(&provider) {
+                    Some((message, hint)) => Self {
+                        message,
+                        hint: Some(hint),
+                    },
+                    None => Self {
+                        message: format!("the provider '{provider}' is not declared"),
+                        hint: Some(format!(
+                            "Add a [model_providers.{provider}] section to hailer.toml."
+                        )),
+                    },
+                }
+            }
             model_client::Refusal::MissingKey(missing) => Self {
                 message: missing.to_string(),
                 hint: None,
@@ -165,15 +174,16 @@ impl Agent {
         let Some(in_use) = ready.in_use() else {
             return;
         };
+        let loaded = session.loaded();
         let verdict = model_client::build(
-            &session.loaded().config,
+            &loaded.config,
             &in_use.provider,
             &in_use.model,
             &session.client_env(),
             &ready.credentials_dir,
         )
         .err()
-        .map(Unavailable::from);
+        .map(|refusal| Unavailable::refused(refusal, &loaded));
         if let Ok(mut problem) = self.problem.lock() {
             *problem = verdict;
         }
@@ -264,7 +274,7 @@ impl Agent {
         })
         .await
         .map_err(|error| SessionError::CredentialStore(format!("the key lookup failed: {error}")))?
-        .map_err(Unavailable::from);
+        .map_err(|refusal| Unavailable::refused(refusal, &loaded));
         if let Ok(mut problem) = self.problem.lock() {
             *problem = built.as_ref().err().cloned();
         }

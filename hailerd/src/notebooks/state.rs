@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 /// How many recent notebooks are remembered.
 const MAX_RECENT: usize = 10;
 const FILE_NAME: &str = "notebook.json";
+/// A real state file is a few hundred bytes.
+const MAX_FILE_BYTES: u64 = 64 * 1024;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NotebookState {
@@ -23,11 +25,71 @@ impl NotebookState {
     }
 
     /// The stored state; an unreadable file counts as none.
+    #[cfg(test)]
     pub fn load(state_dir: &Path) -> Self {
-        std::fs::read(Self::path(state_dir))
-            .ok()
-            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-            .unwrap_or_default()
+        Self::read(state_dir).ok().flatten().unwrap_or_default()
+    }
+
+    /// The stored state with every name checked against the notebooks folder: an active
+    /// notebook that is not a notebook there (a path out of it, a missing file) is dropped, so
+    /// the configured notebook opens instead, and the warning says so. Recent names that are not
+    /// notebooks there are dropped quietly.
+    pub fn load_checked(state_dir: &Path, notebooks_dir: &Path) -> (Self, Option<String>) {
+        let stored = match Self::read(state_dir) {
+            Ok(Some(stored)) => stored,
+            Ok(None) => return (Self::default(), None),
+            Err(reason) => {
+                return (
+                    Self::default(),
+                    Some(format!(
+                        ".hailer/notebook.json {reason}; the configured notebook opens instead."
+                    )),
+                );
+            }
+        };
+        let known = |name: &str| {
+            crate::notebooks::resolve(notebooks_dir, name)
+                .ok()
+                .filter(|file| file.name == name)
+                .map(|file| file.name)
+        };
+        let mut warning = None;
+        let active = stored.active.as_deref().and_then(|name| {
+            let found = known(name);
+            if found.is_none() {
+                let shown: String = name.chars().take(80).collect();
+                warning = Some(format!(
+                    ".hailer/notebook.json names {shown:?} as the active notebook, which is not a \
+                     notebook in {}; the configured notebook opens instead.",
+                    notebooks_dir.display()
+                ));
+            }
+            found
+        });
+        let mut recent: Vec<String> = stored.recent.iter().filter_map(|n| known(n)).collect();
+        recent.dedup();
+        recent.truncate(MAX_RECENT);
+        (Self { active, recent }, warning)
+    }
+
+    /// `Ok(None)` when there is no file; `Err` says what is wrong with one.
+    fn read(state_dir: &Path) -> Result<Option<Self>, String> {
+        use std::io::Read;
+        let file = match std::fs::File::open(Self::path(state_dir)) {
+            Ok(file) => file,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(format!("cannot be read ({error})")),
+        };
+        let mut bytes = Vec::new();
+        file.take(MAX_FILE_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|error| format!("cannot be read ({error})"))?;
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            return Err(format!("is larger than {MAX_FILE_BYTES} bytes"));
+        }
+        serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|error| format!("is not valid ({error})"))
     }
 
     /// Makes `name` active and first among the recent ones.
@@ -73,5 +135,71 @@ mod tests {
         assert_eq!(NotebookState::load(dir.path()), state);
         std::fs::write(dir.path().join(FILE_NAME), b"{broken").unwrap();
         assert_eq!(NotebookState::load(dir.path()), NotebookState::default());
+    }
+
+    #[test]
+    fn a_stored_active_notebook_must_be_a_notebook_in_the_folder() {
+        let state = tempfile::tempdir().unwrap();
+        let notebooks = tempfile::tempdir().unwrap();
+        std::fs::write(
+            notebooks.path().join("sales.py"),
+            "import marimo\napp = marimo.App()\n",
+        )
+        .unwrap();
+        let outside = notebooks.path().parent().unwrap().join("outside.py");
+        let big = format!("{{\"active\": \"{}\"}}", "a".repeat(70 * 1024));
+        let cases: Vec<(String, Option<&str>, Option<&str>)> = vec![
+            (
+                r#"{"active": "sales.py", "recent": ["sales.py", "gone.py"]}"#.into(),
+                Some("sales.py"),
+                None,
+            ),
+            (
+                r#"{"active": "../../etc/passwd"}"#.into(),
+                None,
+                Some("names \"../../etc/passwd\" as the active notebook"),
+            ),
+            (
+                format!(r#"{{"active": "{}"}}"#, outside.display()),
+                None,
+                Some("which is not a notebook in"),
+            ),
+            (
+                r#"{"active": "gone.py"}"#.into(),
+                None,
+                Some("the configured notebook opens instead"),
+            ),
+            (
+                r#"{"active": "SALES"}"#.into(),
+                None,
+                Some("as the active notebook"),
+            ),
+            (
+                r#"{"active": 7}"#.into(),
+                None,
+                Some(".hailer/notebook.json is not valid"),
+            ),
+            (r#"[1, 2]"#.into(), None, Some("is not valid")),
+            (big, None, Some("is larger than 65536 bytes")),
+        ];
+        for (text, active, warning) in cases {
+            std::fs::write(state.path().join(FILE_NAME), &text).unwrap();
+            let (loaded, said) = NotebookState::load_checked(state.path(), notebooks.path());
+            assert_eq!(loaded.active.as_deref(), active, "{text:.80}");
+            match (warning, said) {
+                (None, None) => {}
+                (Some(expected), Some(said)) => assert!(said.contains(expected), "{said}"),
+                (expected, said) => panic!("{text:.80}: expected {expected:?}, said {said:?}"),
+            }
+            assert!(
+                loaded.recent.iter().all(|name| name == "sales.py"),
+                "{loaded:?}"
+            );
+        }
+        std::fs::remove_file(state.path().join(FILE_NAME)).unwrap();
+        assert_eq!(
+            NotebookState::load_checked(state.path(), notebooks.path()),
+            (NotebookState::default(), None)
+        );
     }
 }

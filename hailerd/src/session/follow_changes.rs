@@ -53,7 +53,7 @@ impl Session {
             .clone();
         // The session belongs to this workspace, whatever folder the client is in.
         params.workspace = Some(self.workspace().display().to_string());
-        let loaded = hailer_config::load(&load_inputs(&params)?)?;
+        let loaded = hailer_config::load(&load_inputs(&params, &self.config_dir)?)?;
         fatal_problems(&loaded)?;
         let loaded = Arc::new(loaded);
         if let Ok(mut current) = self.loaded.write() {

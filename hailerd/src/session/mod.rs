@@ -7,6 +7,7 @@ mod notebook_ops;
 mod owner_lock;
 #[allow(clippy::module_inception)]
 mod session;
+mod sweep;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -68,7 +69,7 @@ impl Sessions {
         &self,
         params: &StartSessionParams,
     ) -> Result<(Arc<Session>, bool), SessionError> {
-        let inputs = load_inputs(params)?;
+        let inputs = load_inputs(params, &self.config_dir)?;
         let loaded = hailer_config::load(&inputs)?;
         let mut live = self.live.lock().await;
         while let Some(existing) = live
@@ -76,25 +77,33 @@ impl Sessions {
             .find(|session| session.workspace() == loaded.workspace.root)
             .cloned()
         {
-            if !existing.is_abandoned_after_failure() {
+            // `hailer trust` (or a revoke, or an edit) changed which settings apply: an idle
+            // session is replaced; one with clients reads the settings again as they attach.
+            let trust_changed = existing.loaded().trust.state != loaded.trust.state
+                && existing.idle_for().is_some();
+            if !existing.is_abandoned_after_failure() && !trust_changed {
                 drop(live);
                 existing.follow_attach(params).await?;
                 return Ok((existing, true));
             }
-            // Its kernel failed and nobody is on it: a fresh session replaces it, so that what
-            // was fixed meanwhile (an image pulled, Docker started, hailer.toml edited) counts.
-            // The old one is shut down first, so its last copy-back lands before the new
-            // kernel's copy-in.
+            // Its kernel failed, or its trusted settings changed, and nobody is on it: a fresh
+            // session replaces it, so that what was fixed meanwhile (an image pulled, Docker
+            // started, hailer.toml edited or trusted) counts. The old one is shut down first,
+            // so its last copy-back lands before the new kernel's copy-in.
             live.remove(&existing.id);
             drop(live);
-            tracing::info!(session = %existing.id, "replacing a session whose kernel failed");
-            existing
-                .shut_down("replaced by a new session: its kernel had failed")
-                .await;
+            let reason = if trust_changed {
+                "replaced by a new session: the workspace's trusted settings changed"
+            } else {
+                "replaced by a new session: its kernel had failed"
+            };
+            tracing::info!(session = %existing.id, reason, "replacing a session");
+            existing.shut_down(reason).await;
             live = self.live.lock().await;
         }
         fatal_problems(&loaded)?;
         sandbox_notebooks_gate(&loaded, params.run_sandbox_notebooks)?;
+        sweep::sweep_leftovers(&session::state_dir(&loaded));
         let owner = OwnerLock::acquire(&session::state_dir(&loaded))
             .map_err(SessionError::io("cannot create the session's owner lock"))?;
         let id = new_session_id();
@@ -107,7 +116,7 @@ impl Sessions {
             loaded,
             inputs,
             owner,
-            self.data_dir.clone(),
+            (self.data_dir.clone(), self.config_dir.clone()),
             self.redactor.clone(),
         ));
         let setup = crate::agent::Agent::set_up(&session, &self.config_dir, params.new_thread);
@@ -328,7 +337,12 @@ pub(super) fn sandbox_notebooks_gate(loaded: &Loaded, agreed: bool) -> Result<()
     Ok(())
 }
 
-pub(crate) fn load_inputs(params: &StartSessionParams) -> Result<LoadInputs, SessionError> {
+/// What the configuration loader gets for a client's request; `config_dir` is the user's Hailer
+/// configuration folder, where workspace trust is recorded.
+pub(crate) fn load_inputs(
+    params: &StartSessionParams,
+    config_dir: &std::path::Path,
+) -> Result<LoadInputs, SessionError> {
     let cwd = PathBuf::from(&params.cwd);
     if !cwd.is_absolute() {
         return Err(SessionError::Invalid(
@@ -356,6 +370,7 @@ pub(crate) fn load_inputs(params: &StartSessionParams) -> Result<LoadInputs, Ses
             log_level: None,
         },
         env: ClientEnv::from_pairs(params.env.clone()),
+        config_dir: Some(config_dir.to_path_buf()),
     })
 }
 

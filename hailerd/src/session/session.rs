@@ -60,6 +60,8 @@ pub struct Session {
     pub(super) owner_id: String,
     /// Hailer's data folder (managed environments).
     pub(super) hailer_data_dir: PathBuf,
+    /// Hailer's configuration folder (trust records, the key file).
+    pub(super) config_dir: PathBuf,
     /// The settings the kernel was (or is being) started with.
     pub(super) kernel_settings: std::sync::Mutex<Option<super::kernel_settings::KernelSettings>>,
     pub started_at: i64,
@@ -88,10 +90,15 @@ impl Session {
         loaded: Loaded,
         inputs: StartSessionParams,
         owner: OwnerLock,
-        hailer_data_dir: PathBuf,
+        folders: (PathBuf, PathBuf),
         redactor: crate::redact::Redactor,
     ) -> Self {
-        let notebooks = NotebookState::load(&state_dir(&loaded));
+        let (hailer_data_dir, config_dir) = folders;
+        let (notebooks, notebooks_warning) =
+            NotebookState::load_checked(&state_dir(&loaded), &loaded.config.hailer.notebooks_dir);
+        if let Some(warning) = &notebooks_warning {
+            tracing::warn!(%warning, "ignored the stored active notebook");
+        }
         let (kernel_state, _) = watch::channel(KernelSlot::plain(KernelStatus::Starting));
         Self {
             id,
@@ -100,6 +107,7 @@ impl Session {
             inputs: std::sync::Mutex::new(inputs),
             owner_id: owner.id.clone(),
             hailer_data_dir,
+            config_dir,
             kernel_settings: std::sync::Mutex::new(None),
             started_at: crate::clock::unix_now(),
             events: SessionBus::new(SESSION_CAPACITY, SESSION_BACKLOG),
@@ -111,7 +119,7 @@ impl Session {
             idle_since: std::sync::Mutex::new(Some(Instant::now())),
             stopping: CancellationToken::new(),
             agent: std::sync::OnceLock::new(),
-            notices: std::sync::Mutex::new(Vec::new()),
+            notices: std::sync::Mutex::new(notebooks_warning.into_iter().collect()),
             turn_replay: std::sync::Mutex::new(Replay::default()),
             redactor,
             _owner: owner,
@@ -420,6 +428,10 @@ impl Session {
         for provider in config.model_providers.values() {
             withheld.push(provider.env_key.clone());
             withheld.extend(provider.env_http_headers.values().cloned());
+        }
+        // A provider refused until `hailer trust` still names variables that are secrets.
+        for setting in &loaded.trust.settings {
+            withheld.extend(setting.variables.iter().cloned());
         }
         KernelSpec {
             runtime: config.kernel.runtime,

@@ -360,3 +360,120 @@ async fn idle_and_slow_connections_do_not_lock_others_out_and_are_closed() {
         );
     }
 }
+
+/// `{"<field>": "<value>"}` padded with spaces to exactly `size` bytes (still valid JSON).
+fn padded(field: &str, value: &str, size: usize) -> Vec<u8> {
+    let mut body = format!(r#"{{"{field}": "{value}"}}"#).into_bytes();
+    body.resize(size.max(body.len()), b' ');
+    body
+}
+
+#[tokio::test]
+async fn each_route_takes_a_body_sized_to_its_need() {
+    let daemon = Served::start().await;
+    const KIB: usize = 1024;
+    // 404: the body was taken and the session looked for; 413: the body was refused first.
+    let cases = [
+        (
+            "/v1/sessions/s_none/notebooks/open",
+            padded("notebook", "x", 8 * KIB),
+            404,
+        ),
+        (
+            "/v1/sessions/s_none/notebooks/open",
+            padded("notebook", "x", 20 * KIB),
+            413,
+        ),
+        (
+            "/v1/sessions/s_none/notebooks/close",
+            padded("notebook", "x", 20 * KIB),
+            413,
+        ),
+        (
+            "/v1/sessions/s_none/exec",
+            padded("code", "1", 1536 * KIB),
+            404,
+        ),
+        (
+            "/v1/sessions/s_none/exec",
+            padded("code", "1", 2048 * KIB + 1),
+            413,
+        ),
+        (
+            "/v1/sessions/s_none/turns",
+            padded("text", "hi", 768 * KIB),
+            404,
+        ),
+        (
+            "/v1/sessions/s_none/turns",
+            padded("text", "hi", 1024 * KIB + 1),
+            413,
+        ),
+        (
+            "/v1/sessions/s_none/conversation",
+            padded("client", "c", 200 * KIB),
+            404,
+        ),
+        (
+            "/v1/sessions/s_none/conversation",
+            padded("client", "c", 256 * KIB + 1),
+            413,
+        ),
+        ("/v1/sessions", padded("cwd", "/", 256 * KIB + 1), 413),
+        (
+            "/v1/kernel/stop",
+            padded("workspace", "/", 256 * KIB + 1),
+            413,
+        ),
+    ];
+    for (path, body, expected) in cases {
+        let size = body.len();
+        let (status, reply) = daemon.post_json(path, &body).await;
+        assert_eq!(status, expected, "{path} with {size} bytes: {reply}");
+        if expected == 413 {
+            assert!(reply.contains("payload_too_large"), "{path}: {reply}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn past_the_cap_the_oldest_idle_connections_make_room() {
+    let daemon = Served::start().await;
+    let host = daemon.host();
+    let address = ("127.0.0.1", daemon.port);
+    let mut held = Vec::new();
+    for _ in 0..600 {
+        held.push(TcpStream::connect(address).await.unwrap());
+    }
+    // The oldest are closed long before the header read timeout would close them.
+    let started = Instant::now();
+    for stream in held.iter_mut().take(50) {
+        assert!(
+            closed_within(stream, Duration::from_secs(3)).await,
+            "an old idle connection stayed open"
+        );
+    }
+    assert!(started.elapsed() < hailerd::HEADER_READ_TIMEOUT);
+    // The newest one is still served.
+    let newest = held.last_mut().unwrap();
+    newest
+        .write_all(
+            format!(
+                "GET /v1/daemon HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {TOKEN}\r\n\
+                 Connection: close\r\n\r\n"
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    let mut reply = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), newest.read_to_end(&mut reply))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        reply.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&reply)
+    );
+}

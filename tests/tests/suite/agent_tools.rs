@@ -26,6 +26,7 @@ async fn turn_with_calls(
             "hailer.toml",
             &toml.replacen("\n[checks]\n", &format!("\n[checks]\n{checks_toml}"), 1),
         );
+        workspace.trust();
     }
     let output =
         tokio::task::block_in_place(|| workspace.hailer(&["run", "--json", "Work on it."]));

@@ -31,6 +31,7 @@ fn workspace_for(model: &ScriptedModel) -> TestWorkspace {
             model.base_url()
         ),
     );
+    workspace.trust();
     workspace
 }
 

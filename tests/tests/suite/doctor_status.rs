@@ -113,8 +113,12 @@ fn doctor_json_has_the_same_rows() {
         .iter()
         .map(|row| row["check"].as_str().unwrap())
         .collect();
-    assert_eq!(checks, ["config", "notebook", "credentials", "kernel"]);
-    assert_eq!(report["rows"][2]["verdict"], "FAIL");
+    assert_eq!(
+        checks,
+        ["config", "trust", "notebook", "credentials", "kernel"]
+    );
+    assert_eq!(report["rows"][1]["verdict"], "OK");
+    assert_eq!(report["rows"][3]["verdict"], "FAIL");
 }
 
 #[test]

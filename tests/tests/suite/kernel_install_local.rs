@@ -94,6 +94,7 @@ fn install_local_builds_offline_then_reuses_and_sessions_use_it() {
             &format!("[kernel]\npython = \"{python_arg}\"\n"),
         ),
     );
+    workspace.trust();
     let ran = workspace.hailer(&["exec", "-c", "import sys, hailer_kernel; print(sys.prefix)"]);
     assert!(ran.status.success(), "{ran:?}");
     let prefix = String::from_utf8_lossy(&ran.stdout).trim().to_owned();

@@ -25,6 +25,7 @@ pub async fn all(inputs: &LoadInputs) -> Vec<Row> {
         }
         return rows;
     };
+    rows.push(super::trust_row::row(&loaded));
     rows.push(notebook_row(&in_area(Area::Notebook), &loaded));
     rows.push(credentials_row(&loaded));
     rows.push(kernel_row(&in_area(Area::Kernel), &loaded));
@@ -99,6 +100,9 @@ fn notebook_row(problems: &[&Problem], loaded: &Loaded) -> Row {
 pub(super) fn credentials_row(loaded: &Loaded) -> Row {
     let id = &loaded.config.model.provider;
     let Some(provider) = loaded.config.active_provider() else {
+        if let Some((message, hint)) = loaded.trust.provider_refusal(id) {
+            return Row::new("credentials", Verdict::Fail, message).hint(hint);
+        }
         return Row::new(
             "credentials",
             Verdict::Fail,

@@ -3,6 +3,7 @@
 
 mod checks;
 mod docker_rows;
+mod trust_row;
 
 use std::process::ExitCode;
 
