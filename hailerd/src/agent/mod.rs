@@ -309,7 +309,7 @@ fn prepare(
         usize::try_from(loaded.config.hailer.max_tool_output_chars).unwrap_or(usize::MAX);
     let tools = kernel_tools(Arc::downgrade(session), max_tool_output_chars)
         .and_then(|mut tools| {
-            tools_workspace::register(&mut tools, &loaded.config)?;
+            tools_workspace::register(&mut tools, &loaded.config, &session.audit)?;
             Ok(tools)
         })
         .map_err(|duplicate| Unavailable {

@@ -102,7 +102,7 @@ impl Sessions {
                 warnings: preflight.warnings,
             }));
         }
-        sandbox_notebooks_gate(&loaded, params.run_sandbox_notebooks)?;
+        let agreed = sandbox_notebooks_gate(&loaded, params.run_sandbox_notebooks)?;
         let owner = OwnerLock::acquire(&session::state_dir(&loaded))
             .map_err(SessionError::io("cannot create the session's owner lock"))?;
         let id = new_session_id();
@@ -118,6 +118,17 @@ impl Sessions {
         let _ = session.agent.set(Arc::new(setup.agent));
         if let (Some(notice), Ok(mut notices)) = (setup.notice, session.notices.lock()) {
             notices.push(notice);
+        }
+        if agreed {
+            let mut entry = session
+                .audit
+                .entry(hailer_protocol::AuditKind::Trust, Some(&params.client));
+            entry.outcome = Some(hailer_protocol::AuditOutcome::Ok);
+            entry.detail = Some(
+                "agreed to run, on this machine under unsafe-local, notebooks a docker kernel wrote"
+                    .to_owned(),
+            );
+            session.audit.write(entry);
         }
         let spec = session.kernel_spec(&owner_id, &self.data_dir, &params.env);
         tracing::info!(
@@ -199,12 +210,15 @@ impl Sessions {
 async fn start_kernel(session: Arc<Session>, spec: crate::kernel::KernelSpec) {
     let events = Arc::clone(&session);
     let progress = move |line: &str| events.notice(NoticeLevel::Info, line);
+    let starting = std::time::Instant::now();
     let started = tokio::select! {
         started = Kernel::start(&spec, &progress) => started,
         () = session.stopping.cancelled() => return,
     };
+    record_kernel_start(&session, &spec, starting, started.as_ref().err());
     match started {
         Ok(kernel) => {
+            session.redact_secret(kernel.token());
             let kernel = Arc::new(kernel);
             if session.stopping.is_cancelled() {
                 kernel.stop().await;
@@ -235,6 +249,39 @@ async fn start_kernel(session: Arc<Session>, spec: crate::kernel::KernelSpec) {
             });
         }
     }
+}
+
+/// The audit record of a kernel start: its runtime and isolation settings, and whether it
+/// started.
+fn record_kernel_start(
+    session: &Session,
+    spec: &crate::kernel::KernelSpec,
+    starting: std::time::Instant,
+    error: Option<&crate::kernel::KernelError>,
+) {
+    let mut entry = session
+        .audit
+        .entry(hailer_protocol::AuditKind::KernelStart, Some("daemon"));
+    let mut detail = session.kernel_line();
+    if let Some(docker) = &spec.docker {
+        detail.push_str(&format!(
+            "; memory {}, cpus {}, network {}",
+            docker.memory,
+            docker.cpus,
+            if docker.network { "on" } else { "off" }
+        ));
+    }
+    if let Some(error) = error {
+        detail.push_str(&format!("; did not start: {error}"));
+    }
+    entry.outcome = Some(if error.is_some() {
+        hailer_protocol::AuditOutcome::Error
+    } else {
+        hailer_protocol::AuditOutcome::Ok
+    });
+    entry.duration_ms = Some(u64::try_from(starting.elapsed().as_millis()).unwrap_or(u64::MAX));
+    entry.detail = Some(detail);
+    session.audit.write(entry);
 }
 
 /// How often a running kernel is checked for having ended.
@@ -269,6 +316,17 @@ async fn watch_kernel(
             }
             _ => "Start a new session to get a new kernel (leave, then run hailer again).",
         };
+        let mut entry = session
+            .audit
+            .entry(hailer_protocol::AuditKind::KernelStop, Some("daemon"));
+        entry.outcome = Some(match exit.cause {
+            hailer_protocol::KernelExitCause::OutOfMemory => hailer_protocol::AuditOutcome::OutOfMemory,
+            _ => hailer_protocol::AuditOutcome::Error,
+        });
+        entry.duration_ms =
+            Some(u64::try_from(kernel.started_at.elapsed().as_millis()).unwrap_or(u64::MAX));
+        entry.detail = Some(format!("ended on its own: {}", exit.message));
+        session.audit.write(entry);
         session.set_kernel_state(KernelSlot {
             status: KernelStatus::Failed,
             error: Some(exit.message.clone()),
@@ -281,13 +339,14 @@ async fn watch_kernel(
 
 /// After a docker kernel wrote notebooks here, an unsafe-local start runs them on this machine as
 /// the user: it needs the user's agreement, which is kept by removing the marker.
-fn sandbox_notebooks_gate(loaded: &Loaded, agreed: bool) -> Result<(), SessionError> {
+/// Whether the user agreed just now.
+fn sandbox_notebooks_gate(loaded: &Loaded, agreed: bool) -> Result<bool, SessionError> {
     if loaded.config.kernel.runtime != hailer_config::Runtime::UnsafeLocal {
-        return Ok(());
+        return Ok(false);
     }
     let marker = session::state_dir(loaded).join(hailer_docker::copies::MARKER_FILE);
     if !marker.exists() {
-        return Ok(());
+        return Ok(false);
     }
     if !agreed {
         return Err(SessionError::ConsentRequired {
@@ -307,7 +366,7 @@ fn sandbox_notebooks_gate(loaded: &Loaded, agreed: bool) -> Result<(), SessionEr
         marker.display()
     )))?;
     tracing::info!(workspace = %loaded.workspace.root.display(), "the user agreed to run notebooks a docker kernel wrote");
-    Ok(())
+    Ok(true)
 }
 
 pub(crate) fn load_inputs(params: &StartSessionParams) -> Result<LoadInputs, SessionError> {

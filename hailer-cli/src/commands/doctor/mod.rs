@@ -3,6 +3,7 @@
 
 mod checks;
 mod docker_rows;
+pub mod probe;
 
 use std::process::ExitCode;
 

@@ -1,0 +1,349 @@
+"""Containment probes, run from inside the kernel: what code here can do and reach.
+
+``hailer doctor --probe`` runs :func:`run` in the workspace's kernel and prints one line per
+probe. Each probe tries the thing it guards against (or reads the limit the kernel enforces) and
+says what it observed; ``passed`` is True when the protection holds. Nothing here prints or
+returns a secret's value: names and paths only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import re
+import signal
+import socket
+import struct
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TypedDict
+
+# The same suffixes the daemon's log masking treats as secret-looking variable names.
+SECRET_NAME_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
+SECRET_VALUE = re.compile(r"\bsk-[A-Za-z0-9_-]{6,}|(?i:\bbearer\s+\S{8,})")
+DOCKER_SOCKETS = ("/var/run/docker.sock", "/run/docker.sock")
+# A public address and port that answers on any connected network.
+PUBLIC_TARGETS = (("1.1.1.1", 443), ("8.8.8.8", 53))
+PUBLIC_NAME = "example.com"
+# The usual Docker bridge gateway, tried when the kernel has no default route.
+DOCKER_GATEWAY = "172.17.0.1"
+# Any port: a refused connection proves the host answered as well as an accepted one.
+GATEWAY_PORT = 9
+# Fork at most this many children beyond the limit before calling it unenforced.
+PIDS_MARGIN = 16
+# The largest memory limit the probe allocates past (beyond it, only the setting is read).
+MEMORY_TEST_CEILING = 8 * 1024**3
+
+
+class Probe(TypedDict):
+    probe: str
+    passed: bool
+    observed: str
+
+
+def _result(probe: str, passed: bool, observed: str) -> Probe:
+    return {"probe": probe, "passed": passed, "observed": observed}
+
+
+def uid() -> Probe:
+    current = os.getuid()
+    return _result(
+        "uid not 0", current != 0, f"uid {current}" + (" (root)" if current == 0 else "")
+    )
+
+
+def capabilities(status: str | None = None) -> Probe:
+    """No effective capabilities, and none left in the bounding set to gain."""
+    text = status if status is not None else Path("/proc/self/status").read_text()
+    found = dict(re.findall(r"^(Cap\w+):\s*([0-9a-f]+)$", text, re.MULTILINE))
+    effective = int(found.get("CapEff", "0"), 16)
+    bounding = int(found.get("CapBnd", "0"), 16)
+    return _result(
+        "no capabilities",
+        effective == 0 and bounding == 0,
+        f"effective {effective:#x}, bounding set {bounding:#x}",
+    )
+
+
+def _writable(folder: Path) -> str | None:
+    """What writing a file in ``folder`` did: None when it was refused."""
+    try:
+        handle, name = tempfile.mkstemp(dir=folder, prefix=".hailer-probe-")
+    except OSError:
+        return None
+    os.close(handle)
+    with contextlib.suppress(OSError):
+        os.unlink(name)
+    return f"wrote a file in {folder}"
+
+
+def read_only_root() -> Probe:
+    flags = os.statvfs("/").f_flag
+    if flags & os.ST_RDONLY:
+        return _result("read-only root", True, "/ is mounted read-only")
+    wrote = _writable(Path("/"))
+    return _result(
+        "read-only root",
+        False,
+        "/ is mounted read-write" + (f" and this user {wrote}" if wrote else ""),
+    )
+
+
+def data_read_only(data_dir: Path) -> Probe:
+    if not data_dir.is_dir():
+        return _result("data not writable", False, f"{data_dir} is not a folder here")
+    wrote = _writable(data_dir)
+    if wrote:
+        return _result("data not writable", False, wrote)
+    return _result("data not writable", True, f"writing in {data_dir} was refused")
+
+
+def _tcp(host: str, port: int, timeout: float) -> str | None:
+    """What a TCP connection to ``host:port`` met: None when nothing answered."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        try:
+            sock.connect((host, port))
+        except ConnectionRefusedError:
+            return f"{host}:{port} refused the connection (packets get through)"
+        except OSError:
+            return None
+        return f"connected to {host}:{port}"
+
+
+def default_gateway(route_table: str | None = None) -> str | None:
+    """The IPv4 default route's gateway, from ``/proc/net/route``."""
+    try:
+        text = route_table if route_table is not None else Path("/proc/net/route").read_text()
+    except OSError:
+        return None
+    for line in text.splitlines()[1:]:
+        fields = line.split()
+        if len(fields) > 2 and fields[1] == "00000000":
+            return socket.inet_ntoa(struct.pack("<L", int(fields[2], 16)))
+    return None
+
+
+def host_gateway(timeout: float) -> Probe:
+    gateway = default_gateway()
+    target = gateway or DOCKER_GATEWAY
+    met = _tcp(target, GATEWAY_PORT, timeout)
+    route = f"default route via {gateway}" if gateway else "no default route"
+    if met:
+        return _result("no TCP to the host gateway", False, f"{route}; {met}")
+    return _result("no TCP to the host gateway", True, f"{route}; nothing answered at {target}")
+
+
+def public_address(timeout: float, targets: Iterable[tuple[str, int]] | None = None) -> Probe:
+    tried = []
+    for host, port in PUBLIC_TARGETS if targets is None else targets:
+        met = _tcp(host, port, timeout)
+        if met:
+            return _result("no TCP to a public address", False, met)
+        tried.append(f"{host}:{port}")
+    return _result("no TCP to a public address", True, f"nothing answered at {', '.join(tried)}")
+
+
+def dns(name: str = PUBLIC_NAME) -> Probe:
+    try:
+        found = socket.getaddrinfo(name, 443, proto=socket.IPPROTO_TCP)
+    except OSError as error:
+        return _result("no DNS", True, f"{name} did not resolve ({error.strerror or error})")
+    addresses = sorted({str(entry[4][0]) for entry in found})
+    return _result("no DNS", False, f"{name} resolved to {', '.join(addresses[:3])}")
+
+
+def _cgroup_dir() -> Path:
+    """This process's cgroup (v2) folder."""
+    try:
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            if line.startswith("0::"):
+                return Path("/sys/fs/cgroup") / line[3:].lstrip("/")
+    except OSError:
+        pass
+    return Path("/sys/fs/cgroup")
+
+
+def _cgroup_limit(name: str) -> int | None:
+    """The cgroup's limit ``name`` (``pids.max``, ``memory.max``); None when unlimited or absent."""
+    for folder in (_cgroup_dir(), Path("/sys/fs/cgroup")):
+        try:
+            text = (folder / name).read_text().strip()
+        except OSError:
+            continue
+        return None if text == "max" else int(text)
+    return None
+
+
+def _fork_children(count: int) -> tuple[list[int], int | None]:
+    """Forks up to ``count`` children that wait to be killed; the pids and the refusal's errno."""
+    children: list[int] = []
+    for _ in range(count):
+        try:
+            pid = os.fork()
+        except OSError as error:
+            return children, error.errno
+        if pid == 0:  # pragma: no cover - the child only waits
+            try:
+                signal.pause()
+            finally:
+                os._exit(0)
+        children.append(pid)
+    return children, None
+
+
+def _reap(children: Iterable[int]) -> None:
+    children = list(children)
+    for pid in children:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    for pid in children:
+        with contextlib.suppress(OSError):
+            os.waitpid(pid, 0)
+
+
+def pids_limit(limit: Callable[[str], int | None] = _cgroup_limit) -> Probe:
+    maximum = limit("pids.max")
+    if maximum is None:
+        return _result("pids limit holds", False, "no process limit is set (pids.max is max)")
+    children, refused = _fork_children(maximum + PIDS_MARGIN)
+    _reap(children)
+    if refused is None:
+        return _result(
+            "pids limit holds",
+            False,
+            f"forked {len(children)} processes under a limit of {maximum}",
+        )
+    return _result(
+        "pids limit holds",
+        True,
+        f"fork refused ({errno.errorcode.get(refused, refused)}) after {len(children)} children; limit {maximum}",
+    )
+
+
+def _allocate_until_killed(size: int) -> None:  # pragma: no cover - runs in a child
+    """Marks itself the first to go, then touches ``size`` bytes, 16 MiB at a time."""
+    with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as adj:
+        adj.write("1000")
+    blocks = []
+    step = 16 * 1024 * 1024
+    for _ in range(0, size, step):
+        blocks.append(bytearray(b"\x01") * step)
+    os._exit(0)
+
+
+def memory_limit(limit: Callable[[str], int | None] = _cgroup_limit) -> Probe:
+    maximum = limit("memory.max")
+    if maximum is None:
+        return _result("memory limit holds", False, "no memory limit is set (memory.max is max)")
+    mib = maximum // (1024 * 1024)
+    if maximum > MEMORY_TEST_CEILING:
+        return _result(
+            "memory limit holds", True, f"memory.max is {mib} MiB (too large to allocate past here)"
+        )
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child allocates
+        try:
+            _allocate_until_killed(maximum + 64 * 1024 * 1024)
+        finally:
+            os._exit(1)
+    started = time.monotonic()
+    _, status = os.waitpid(pid, 0)
+    took = time.monotonic() - started
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
+        return _result(
+            "memory limit holds",
+            True,
+            f"a child allocating past {mib} MiB was killed after {took:.1f} s",
+        )
+    return _result(
+        "memory limit holds", False, f"a child allocated more than {mib} MiB and was not stopped"
+    )
+
+
+def environment_secrets(environ: dict[str, str] | None = None) -> Probe:
+    environ = dict(os.environ) if environ is None else environ
+    names = sorted(
+        name
+        for name, value in environ.items()
+        if name.upper().endswith(SECRET_NAME_SUFFIXES) or SECRET_VALUE.search(value)
+    )
+    if names:
+        return _result("no secret in the environment", False, f"found {', '.join(names)}")
+    return _result(
+        "no secret in the environment", True, f"{len(environ)} variables, none secret-looking"
+    )
+
+
+def tokens_on_disk(paths: Iterable[str]) -> Probe:
+    """None of ``paths`` (and nothing under ``/run/secrets``) is readable with content."""
+    candidates = [Path(path) for path in paths]
+    secrets = Path("/run/secrets")
+    if secrets.is_dir():
+        with contextlib.suppress(OSError):
+            candidates.extend(path for path in secrets.iterdir() if path.is_file())
+    readable = []
+    for path in candidates:
+        try:
+            with open(path, "rb") as handle:
+                if handle.read(1):
+                    readable.append(str(path))
+        except OSError:
+            continue
+    if readable:
+        return _result("no token on disk", False, f"readable: {', '.join(readable)}")
+    return _result(
+        "no token on disk", True, f"checked {len(candidates)} places; none readable with content"
+    )
+
+
+def docker_socket(sockets: Iterable[str] = DOCKER_SOCKETS) -> Probe:
+    present = [path for path in sockets if os.path.exists(path)]
+    if os.environ.get("DOCKER_HOST"):
+        present.append("DOCKER_HOST is set")
+    if present:
+        return _result("Docker socket absent", False, f"found {', '.join(present)}")
+    return _result("Docker socket absent", True, f"none of {', '.join(sockets)}")
+
+
+def run(
+    data_dir: str | None = None,
+    token_paths: Iterable[str] = (),
+    timeout: float = 2.0,
+) -> list[Probe]:
+    """Every probe, in order. ``data_dir`` defaults to the workspace's data folder as the
+    starter notebook finds it (``/work/data`` in a docker kernel)."""
+    if data_dir is None:
+        from hailer_kernel.workspace import data_folder, find_workspace
+
+        data = data_folder(find_workspace())
+    else:
+        data = Path(data_dir)
+    checks: list[Callable[[], Probe]] = [
+        uid,
+        capabilities,
+        read_only_root,
+        lambda: data_read_only(data),
+        lambda: host_gateway(timeout),
+        lambda: public_address(timeout),
+        dns,
+        pids_limit,
+        memory_limit,
+        environment_secrets,
+        lambda: tokens_on_disk(token_paths),
+        docker_socket,
+    ]
+    return [check() for check in checks]
+
+
+def report(
+    data_dir: str | None = None,
+    token_paths: Iterable[str] = (),
+    timeout: float = 2.0,
+) -> str:
+    """:func:`run` as one line of JSON, which ``hailer doctor --probe`` reads."""
+    return json.dumps(run(data_dir=data_dir, token_paths=token_paths, timeout=timeout))
