@@ -35,8 +35,10 @@ DOCKER_GATEWAY = "172.17.0.1"
 GATEWAY_PORT = 9
 # Fork at most this many children beyond the limit before calling it unenforced.
 PIDS_MARGIN = 16
-# The largest memory limit the probe allocates past (beyond it, only the setting is read).
-MEMORY_TEST_CEILING = 8 * 1024**3
+# A process limit above this does not contain a fork bomb, and is not tried.
+PIDS_TEST_CEILING = 4096
+# The largest memory limit the probe allocates past; a larger one is not tried.
+MEMORY_TEST_CEILING = 16 * 1024**3
 
 
 class Probe(TypedDict):
@@ -157,25 +159,53 @@ def dns(name: str = PUBLIC_NAME) -> Probe:
     return _result("no DNS", False, f"{name} resolved to {', '.join(addresses[:3])}")
 
 
-def _cgroup_dir() -> Path:
-    """This process's cgroup (v2) folder."""
+# Where each limit lives: the cgroup v2 file, and the v1 controller and file.
+_CGROUP_FILES = {
+    "pids.max": ("pids", "pids.max"),
+    "memory.max": ("memory", "memory.limit_in_bytes"),
+}
+# cgroup v1 writes "no limit" as a huge number rather than "max".
+_UNLIMITED = 1 << 60
+
+
+def _cgroup_paths() -> dict[str, str]:
+    """This process's cgroup per controller (``""`` for the v2 hierarchy)."""
+    paths: dict[str, str] = {}
     try:
-        for line in Path("/proc/self/cgroup").read_text().splitlines():
-            if line.startswith("0::"):
-                return Path("/sys/fs/cgroup") / line[3:].lstrip("/")
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:
-        pass
-    return Path("/sys/fs/cgroup")
+        return paths
+    for line in lines:
+        number, controllers, path = [*line.split(":", 2), "", ""][:3]
+        if number == "0" and not controllers:
+            paths[""] = path
+        for controller in controllers.split(","):
+            if controller:
+                paths[controller] = path
+    return paths
 
 
 def _cgroup_limit(name: str) -> int | None:
-    """The cgroup's limit ``name`` (``pids.max``, ``memory.max``); None when unlimited or absent."""
-    for folder in (_cgroup_dir(), Path("/sys/fs/cgroup")):
+    """The limit ``name`` (``pids.max`` or ``memory.max``) of this process's cgroup, v2 or v1;
+    None when there is none."""
+    root = Path("/sys/fs/cgroup")
+    paths = _cgroup_paths()
+    controller, v1_file = _CGROUP_FILES[name]
+    candidates = []
+    if "" in paths:
+        candidates += [root / paths[""].lstrip("/") / name, root / name]
+    candidates += [
+        root / controller / paths.get(controller, "").lstrip("/") / v1_file,
+        root / controller / v1_file,
+    ]
+    for candidate in candidates:
         try:
-            text = (folder / name).read_text().strip()
+            text = candidate.read_text().strip()
         except OSError:
             continue
-        return None if text == "max" else int(text)
+        if text == "max" or int(text) >= _UNLIMITED:
+            return None
+        return int(text)
     return None
 
 
@@ -210,6 +240,12 @@ def pids_limit(limit: Callable[[str], int | None] = _cgroup_limit) -> Probe:
     maximum = limit("pids.max")
     if maximum is None:
         return _result("pids limit holds", False, "no process limit is set (pids.max is max)")
+    if maximum > PIDS_TEST_CEILING:
+        return _result(
+            "pids limit holds",
+            False,
+            f"the process limit is {maximum}, above the {PIDS_TEST_CEILING} that stops a fork bomb",
+        )
     children, refused = _fork_children(maximum + PIDS_MARGIN)
     _reap(children)
     if refused is None:
@@ -243,7 +279,9 @@ def memory_limit(limit: Callable[[str], int | None] = _cgroup_limit) -> Probe:
     mib = maximum // (1024 * 1024)
     if maximum > MEMORY_TEST_CEILING:
         return _result(
-            "memory limit holds", True, f"memory.max is {mib} MiB (too large to allocate past here)"
+            "memory limit holds",
+            False,
+            f"the limit is {mib} MiB, more than the {MEMORY_TEST_CEILING >> 20} MiB the probe allocates past",
         )
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child allocates

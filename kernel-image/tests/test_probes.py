@@ -178,6 +178,21 @@ def test_a_limit_that_refuses_forks_passes() -> None:
     assert result["observed"].startswith("fork refused (EAGAIN) after ")
 
 
+def test_a_limit_too_high_to_stop_a_fork_bomb_fails_without_forking() -> None:
+    result = probes.pids_limit(lambda _name: 100_000)
+    assert result["passed"] is False
+    assert (
+        result["observed"] == "the process limit is 100000, above the 4096 that stops a fork bomb"
+    )
+
+
+def test_the_limits_of_this_process_are_read_from_its_cgroup() -> None:
+    # Whatever this machine sets, the reading is a number or "none", never an error.
+    for name in ("pids.max", "memory.max"):
+        limit = probes._cgroup_limit(name)
+        assert limit is None or limit > 0
+
+
 def test_no_memory_limit_fails_and_an_unenforced_one_fails() -> None:
     assert probes.memory_limit(lambda _name: None)["passed"] is False
     unenforced = probes.memory_limit(lambda _name: 32 * 1024 * 1024)
