@@ -128,11 +128,9 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             return match action {
                 Some(cli::AuditAction::Verify) => commands::audit::verify(overrides),
-                None => commands::audit::show(
-                    overrides,
-                    &commands::audit::Filter { since, turn },
-                    json,
-                ),
+                None => {
+                    commands::audit::show(overrides, &commands::audit::Filter { since, turn }, json)
+                }
             };
         }
         Command::Init { force, kernel } => {

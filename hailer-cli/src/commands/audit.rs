@@ -33,12 +33,14 @@ fn state_dir(overrides: Overrides) -> anyhow::Result<PathBuf> {
 pub fn show(overrides: Overrides, filter: &Filter, json: bool) -> anyhow::Result<ExitCode> {
     let since = match &filter.since {
         Some(text) => Some(
-            hailer_audit::parse_since(text, hailer_audit::unix_millis_now()).with_context(|| {
-                format!(
-                    "--since {text:?} is neither a duration (90s, 30m, 2h, 7d, 1w) nor a date \
+            hailer_audit::parse_since(text, hailer_audit::unix_millis_now()).with_context(
+                || {
+                    format!(
+                        "--since {text:?} is neither a duration (90s, 30m, 2h, 7d, 1w) nor a date \
                      (2026-12-01, 2026-12-01T10:30, in UTC)"
-                )
-            })?,
+                    )
+                },
+            )?,
         ),
         None => None,
     };
@@ -61,11 +63,14 @@ pub fn show(overrides: Overrides, filter: &Filter, json: bool) -> anyhow::Result
     if json {
         println!("{}", serde_json::to_string_pretty(&entries)?);
     } else if entries.is_empty() {
-        println!("No audit records{}.", if filter.since.is_some() || filter.turn.is_some() {
-            " match"
-        } else {
-            " yet"
-        });
+        println!(
+            "No audit records{}.",
+            if filter.since.is_some() || filter.turn.is_some() {
+                " match"
+            } else {
+                " yet"
+            }
+        );
     } else {
         let style = Style::detect(false);
         for entry in &entries {
@@ -97,7 +102,11 @@ pub fn verify(overrides: Overrides) -> anyhow::Result<ExitCode> {
 /// One record: a heading, then its code or URL, folded after a few lines.
 pub fn render(entry: &AuditEntry, style: Style) -> String {
     let mut heading = vec![
-        entry.time.replace('T', " ").trim_end_matches('Z').to_owned(),
+        entry
+            .time
+            .replace('T', " ")
+            .trim_end_matches('Z')
+            .to_owned(),
         style.bold(&kind_label(entry)),
         entry.client.clone(),
     ];
@@ -132,7 +141,10 @@ pub fn render(entry: &AuditEntry, style: Style) -> String {
         if lines.len() > SHOWN_LINES {
             out.push_str(&format!(
                 "    {}\n",
-                style.dim(&format!("… {} more lines (--json shows all)", lines.len() - SHOWN_LINES))
+                style.dim(&format!(
+                    "… {} more lines (--json shows all)",
+                    lines.len() - SHOWN_LINES
+                ))
             ));
         }
     }
@@ -185,7 +197,10 @@ mod tests {
 
     #[test]
     fn a_record_reads_as_a_heading_and_its_code_folded_after_six_lines() {
-        let code = (1..=8).map(|n| format!("x{n} = {n}")).collect::<Vec<_>>().join("\n");
+        let code = (1..=8)
+            .map(|n| format!("x{n} = {n}"))
+            .collect::<Vec<_>>()
+            .join("\n");
         let shown = render(&entry(&code), Style::plain());
         let lines: Vec<&str> = shown.lines().collect();
         assert_eq!(

@@ -142,7 +142,11 @@ mod tests {
         // What a bind mount of the file still sees once its name is gone.
         let mounted = std::fs::File::open(file.path()).unwrap();
         drop(file);
-        assert_eq!(mounted.metadata().unwrap().len(), 0, "the token outlives its file name");
+        assert_eq!(
+            mounted.metadata().unwrap().len(),
+            0,
+            "the token outlives its file name"
+        );
         assert!(!dir.exists());
         assert_eq!(std::fs::read_dir(&state).unwrap().count(), 0);
     }

@@ -100,9 +100,7 @@ fn record_cells(
         } else {
             "created"
         };
-        let mut entry = session
-            .audit
-            .entry(hailer_protocol::AuditKind::Cell, None);
+        let mut entry = session.audit.entry(hailer_protocol::AuditKind::Cell, None);
         entry.notebook = Some(name.clone());
         entry.code = Some(cell.code.clone());
         entry.outcome = Some(hailer_protocol::AuditOutcome::Ok);

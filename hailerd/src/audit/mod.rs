@@ -13,8 +13,6 @@ use std::sync::Arc;
 
 use hailer_protocol::{AuditEntry, AuditKind, AuditOutcome};
 
-pub use exec::ExecRecord;
-
 /// The turn whose tools are running, for their records.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct TurnTag {
@@ -114,7 +112,14 @@ impl Audit {
     }
 
     /// Records a fetch of `url` by the running turn.
-    pub fn fetched(&self, url: &str, outcome: AuditOutcome, started: std::time::Instant, bytes: usize, detail: Option<String>) {
+    pub fn fetched(
+        &self,
+        url: &str,
+        outcome: AuditOutcome,
+        started: std::time::Instant,
+        bytes: usize,
+        detail: Option<String>,
+    ) {
         let mut entry = self.entry(AuditKind::Fetch, None);
         entry.url = Some(url.to_owned());
         entry.outcome = Some(outcome);
@@ -132,7 +137,10 @@ impl Audit {
         let mut entry = self.entry(AuditKind::CopyBack, Some("daemon"));
         let mut detail = format!("copied back: {}", report.copied.join(", "));
         if !report.backups.is_empty() {
-            detail.push_str(&format!("; {} backup(s) of notebooks edited on both sides", report.backups.len()));
+            detail.push_str(&format!(
+                "; {} backup(s) of notebooks edited on both sides",
+                report.backups.len()
+            ));
         }
         entry.outcome = Some(AuditOutcome::Ok);
         entry.detail = Some(detail);

@@ -320,7 +320,9 @@ async fn watch_kernel(
             .audit
             .entry(hailer_protocol::AuditKind::KernelStop, Some("daemon"));
         entry.outcome = Some(match exit.cause {
-            hailer_protocol::KernelExitCause::OutOfMemory => hailer_protocol::AuditOutcome::OutOfMemory,
+            hailer_protocol::KernelExitCause::OutOfMemory => {
+                hailer_protocol::AuditOutcome::OutOfMemory
+            }
             _ => hailer_protocol::AuditOutcome::Error,
         });
         entry.duration_ms =

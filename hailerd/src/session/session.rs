@@ -437,11 +437,12 @@ impl Session {
         self.stopping.cancel();
         if let Some(kernel) = self.kernel.write().await.take() {
             kernel.stop().await;
-            let mut entry = self.audit.entry(hailer_protocol::AuditKind::KernelStop, Some("daemon"));
+            let mut entry = self
+                .audit
+                .entry(hailer_protocol::AuditKind::KernelStop, Some("daemon"));
             entry.outcome = Some(hailer_protocol::AuditOutcome::Ok);
-            entry.duration_ms = Some(
-                u64::try_from(kernel.started_at.elapsed().as_millis()).unwrap_or(u64::MAX),
-            );
+            entry.duration_ms =
+                Some(u64::try_from(kernel.started_at.elapsed().as_millis()).unwrap_or(u64::MAX));
             entry.detail = Some(format!("stopped: {reason}"));
             self.audit.write(entry);
         }

@@ -70,7 +70,10 @@ pub async fn run(home: &HailerHome, flags: &SessionFlags, json: bool) -> anyhow:
         };
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", table(&session.runtime, &session.kernel_line, &results));
+        print!(
+            "{}",
+            table(&session.runtime, &session.kernel_line, &results)
+        );
     }
     Ok(if ok {
         ExitCode::SUCCESS
@@ -170,7 +173,11 @@ mod tests {
         response.stderr.clear();
         response.stdout = "hello\n".to_owned();
         assert!(parse(&response).is_err());
-        response.stdout = r#"[{"probe":"uid not 0","passed":true,"observed":"uid 1000"}]"#.to_owned();
-        assert_eq!(parse(&response).unwrap(), vec![result("uid not 0", true, "uid 1000")]);
+        response.stdout =
+            r#"[{"probe":"uid not 0","passed":true,"observed":"uid 1000"}]"#.to_owned();
+        assert_eq!(
+            parse(&response).unwrap(),
+            vec![result("uid not 0", true, "uid 1000")]
+        );
     }
 }
