@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use hailer_protocol::AuditEntry;
 
 use crate::chain::{GENESIS, line_hash};
-use crate::trail::{FILE_NAME, read_trail, trail_files};
+use crate::trail::{FILE_NAME, trail_files};
 use crate::{Error, Result};
 
 /// The current file is rotated once it would grow past this many bytes.
@@ -34,12 +34,12 @@ impl AuditFile {
     /// Opens (or creates) the trail in `state_dir`, continuing its chain.
     pub fn open(state_dir: &Path, rotate_bytes: u64) -> Result<Self> {
         std::fs::create_dir_all(state_dir).map_err(Error::io("create", state_dir))?;
-        let (seq, prev) = match read_trail(state_dir)?.last() {
+        let (seq, prev) = match last_line(state_dir)? {
             Some(line) => {
-                let seq = serde_json::from_str::<AuditEntry>(&line.text)
+                let seq = serde_json::from_str::<AuditEntry>(&line)
                     .map(|entry| entry.seq)
                     .unwrap_or_default();
-                (seq, line_hash(&line.text))
+                (seq, line_hash(&line))
             }
             None => (0, GENESIS.to_owned()),
         };
@@ -107,6 +107,17 @@ impl AuditFile {
         self.size = 0;
         Ok(())
     }
+}
+
+/// The trail's last line: from the newest file that has one (only that file is read).
+fn last_line(state_dir: &Path) -> Result<Option<String>> {
+    for file in trail_files(state_dir)?.iter().rev() {
+        let bytes = std::fs::read(file).map_err(Error::io("read", file))?;
+        if let Some(line) = String::from_utf8_lossy(&bytes).lines().last() {
+            return Ok(Some(line.to_owned()));
+        }
+    }
+    Ok(None)
 }
 
 fn open_append(path: &Path) -> Result<File> {

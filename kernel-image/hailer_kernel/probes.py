@@ -348,13 +348,27 @@ def docker_socket(sockets: Iterable[str] = DOCKER_SOCKETS) -> Probe:
     return _result("Docker socket absent", True, f"none of {', '.join(sockets)}")
 
 
+def shared_limit(probe: str, name: str) -> Probe:
+    """A kernel that is not contained shares the limits of the session it runs in: they are
+    read, not tried (trying them would press on everything else running there)."""
+    limit = _cgroup_limit(name)
+    found = "none" if limit is None else str(limit)
+    return _result(
+        probe,
+        False,
+        f"not tried: this kernel has no limit of its own ({name} of its session: {found})",
+    )
+
+
 def run(
     data_dir: str | None = None,
     token_paths: Iterable[str] = (),
     timeout: float = 2.0,
+    contained: bool = True,
 ) -> list[Probe]:
     """Every probe, in order. ``data_dir`` defaults to the workspace's data folder as the
-    starter notebook finds it (``/work/data`` in a docker kernel)."""
+    starter notebook finds it (``/work/data`` in a docker kernel). With ``contained`` false (an
+    unsafe-local kernel) the process and memory limits are read and reported, never tried."""
     if data_dir is None:
         from hailer_kernel.workspace import data_folder, find_workspace
 
@@ -369,8 +383,8 @@ def run(
         lambda: host_gateway(timeout),
         lambda: public_address(timeout),
         dns,
-        pids_limit,
-        memory_limit,
+        pids_limit if contained else lambda: shared_limit("pids limit holds", "pids.max"),
+        memory_limit if contained else lambda: shared_limit("memory limit holds", "memory.max"),
         environment_secrets,
         lambda: tokens_on_disk(token_paths),
         docker_socket,
@@ -382,6 +396,9 @@ def report(
     data_dir: str | None = None,
     token_paths: Iterable[str] = (),
     timeout: float = 2.0,
+    contained: bool = True,
 ) -> str:
     """:func:`run` as one line of JSON, which ``hailer doctor --probe`` reads."""
-    return json.dumps(run(data_dir=data_dir, token_paths=token_paths, timeout=timeout))
+    return json.dumps(
+        run(data_dir=data_dir, token_paths=token_paths, timeout=timeout, contained=contained)
+    )

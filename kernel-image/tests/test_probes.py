@@ -260,3 +260,12 @@ def test_the_report_holds_every_probe_in_order(
         "no token on disk",
         "Docker socket absent",
     ]
+
+
+def test_an_uncontained_kernel_reads_its_limits_and_never_tries_them(tmp_path: Path) -> None:
+    results = probes.run(data_dir=str(tmp_path), timeout=0.3, contained=False)
+    limits = {entry["probe"]: entry for entry in results if "limit" in entry["probe"]}
+    assert set(limits) == {"pids limit holds", "memory limit holds"}
+    for entry in limits.values():
+        assert entry["passed"] is False
+        assert entry["observed"].startswith("not tried: this kernel has no limit of its own ")

@@ -34,10 +34,14 @@ struct Report<'a> {
 }
 
 /// The code the kernel runs: the probes, told where the daemon's token file is (to prove the
-/// kernel cannot read it).
-fn probe_code(token_paths: &[String]) -> String {
+/// kernel cannot read it) and whether the kernel is contained (an unsafe-local kernel's limits
+/// are those of the user's session: read, never tried).
+fn probe_code(token_paths: &[String], contained: bool) -> String {
     let paths = serde_json::to_string(token_paths).unwrap_or_else(|_| "[]".to_owned());
-    format!("from hailer_kernel import probes\nprint(probes.report(token_paths={paths}))\n")
+    let contained = if contained { "True" } else { "False" };
+    format!(
+        "from hailer_kernel import probes\nprint(probes.report(token_paths={paths}, contained={contained}))\n"
+    )
 }
 
 pub async fn run(home: &HailerHome, flags: &SessionFlags, json: bool) -> anyhow::Result<ExitCode> {
@@ -45,7 +49,10 @@ pub async fn run(home: &HailerHome, flags: &SessionFlags, json: bool) -> anyhow:
     let started = session_client::start(&connected.endpoint, flags).await?;
     let session = &started.session;
     let params = ExecParams {
-        code: probe_code(&[connected.runtime_path.display().to_string()]),
+        code: probe_code(
+            &[connected.runtime_path.display().to_string()],
+            session.runtime != "unsafe-local",
+        ),
         notebook: None,
         timeout_secs: Some(PROBE_TIMEOUT_SECS),
         client: Some("doctor".to_owned()),
