@@ -28,7 +28,7 @@ pub struct Audit {
 }
 
 struct Inner {
-    sender: std::sync::mpsc::Sender<writer::Message>,
+    writer: Arc<writer::Writer>,
     session: String,
     state_dir: PathBuf,
     turn: std::sync::Mutex<Option<TurnTag>>,
@@ -48,12 +48,12 @@ impl Audit {
     /// The trail of the workspace whose state folder is `state_dir`, for `session`; its secrets
     /// masked by `redactor` before each line is written.
     pub fn open(state_dir: &Path, session: &str, redactor: crate::redact::Redactor) -> Self {
-        let Some(sender) = writer::spawn(state_dir.to_path_buf(), redactor) else {
+        let Some(writer) = writer::shared(state_dir, redactor) else {
             return Self::default();
         };
         Self {
             inner: Some(Arc::new(Inner {
-                sender,
+                writer,
                 session: session.to_owned(),
                 state_dir: state_dir.to_path_buf(),
                 turn: std::sync::Mutex::new(None),
@@ -107,7 +107,10 @@ impl Audit {
     /// Appends `entry` (in the background).
     pub fn write(&self, entry: AuditEntry) {
         if let Some(inner) = &self.inner {
-            let _ = inner.sender.send(writer::Message::Write(Box::new(entry)));
+            let _ = inner
+                .writer
+                .sender
+                .send(writer::Message::Write(Box::new(entry)));
         }
     }
 
@@ -153,7 +156,12 @@ impl Audit {
             return Vec::new();
         };
         let (done, flushed) = tokio::sync::oneshot::channel();
-        if inner.sender.send(writer::Message::Flush(done)).is_ok() {
+        if inner
+            .writer
+            .sender
+            .send(writer::Message::Flush(done))
+            .is_ok()
+        {
             let _ = flushed.await;
         }
         let state_dir = inner.state_dir.clone();

@@ -11,8 +11,36 @@ pub(super) enum Message {
     Flush(tokio::sync::oneshot::Sender<()>),
 }
 
-/// Starts the writer of the trail in `state_dir`; it ends when every sender is gone.
-pub(super) fn spawn(
+/// The writer of one workspace's trail; its thread ends when the last handle is dropped.
+pub(super) struct Writer {
+    pub(super) sender: std::sync::mpsc::Sender<Message>,
+}
+
+/// The live writers by state folder: a session that replaces another on the same workspace
+/// shares its writer, so the records of both stay in order on one chain.
+static WRITERS: std::sync::LazyLock<
+    std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Weak<Writer>>>,
+> = std::sync::LazyLock::new(Default::default);
+
+/// The writer of the trail in `state_dir`: the live one, or a new one.
+pub(super) fn shared(
+    state_dir: &std::path::Path,
+    redactor: crate::redact::Redactor,
+) -> Option<std::sync::Arc<Writer>> {
+    let mut writers = WRITERS.lock().ok()?;
+    writers.retain(|_, writer| writer.strong_count() > 0);
+    if let Some(writer) = writers.get(state_dir).and_then(std::sync::Weak::upgrade) {
+        return Some(writer);
+    }
+    let writer = std::sync::Arc::new(Writer {
+        sender: spawn(state_dir.to_path_buf(), redactor)?,
+    });
+    writers.insert(state_dir.to_path_buf(), std::sync::Arc::downgrade(&writer));
+    Some(writer)
+}
+
+/// Starts the writer thread of the trail in `state_dir`; it ends when every sender is gone.
+fn spawn(
     state_dir: PathBuf,
     redactor: crate::redact::Redactor,
 ) -> Option<std::sync::mpsc::Sender<Message>> {

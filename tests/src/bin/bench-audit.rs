@@ -100,10 +100,17 @@ fn main() {
         }
         let trail = std::fs::read_to_string(with.workspace.path().join(".hailer/audit.jsonl"))
             .unwrap_or_default();
-        let records = trail.lines().filter(|line| line.contains("\"code\":\"pass\"")).count();
+        let records = trail
+            .lines()
+            .filter(|line| line.contains("\"code\":\"pass\""))
+            .count();
         assert!(records >= RUNS, "only {records} runs were recorded");
         assert!(
-            !without.workspace.path().join(".hailer/audit.jsonl").exists(),
+            !without
+                .workspace
+                .path()
+                .join(".hailer/audit.jsonl")
+                .exists(),
             "audit = false still wrote a trail"
         );
         (median(with_samples), median(without_samples))
