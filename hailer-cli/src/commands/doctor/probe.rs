@@ -139,6 +139,8 @@ pub fn table(runtime: &str, kernel: &str, results: &[ProbeResult]) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     fn result(probe: &str, passed: bool, observed: &str) -> ProbeResult {
