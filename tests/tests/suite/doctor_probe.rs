@@ -102,7 +102,7 @@ async fn unsafe_local_reports_the_protections_it_lacks() {
     assert_eq!(probed.status.code(), Some(1), "{probed:?}");
     assert!(
         text.contains("unsafe-local runs notebook code as you, on this machine"),
-        "{text}"
+        "{probed:?}"
     );
     let results = verdicts(&text);
     assert_eq!(
