@@ -16,6 +16,8 @@ import re
 import signal
 import socket
 import struct
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
@@ -261,15 +263,20 @@ def pids_limit(limit: Callable[[str], int | None] = _cgroup_limit) -> Probe:
     )
 
 
-def _allocate_until_killed(size: int) -> None:  # pragma: no cover - runs in a child
-    """Marks itself the first to go, then touches ``size`` bytes, 16 MiB at a time."""
-    with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as adj:
+# Run in a fresh interpreter (not a fork of the kernel, which holds the notebook's memory):
+# marks itself the first to go, then touches the given number of bytes, 16 MiB at a time.
+_ALLOCATE = """
+import sys
+try:
+    with open("/proc/self/oom_score_adj", "w") as adj:
         adj.write("1000")
-    blocks = []
-    step = 16 * 1024 * 1024
-    for _ in range(0, size, step):
-        blocks.append(bytearray(b"\x01") * step)
-    os._exit(0)
+except OSError:
+    pass
+blocks = []
+step = 16 * 1024 * 1024
+for _ in range(0, int(sys.argv[1]), step):
+    blocks.append(bytearray(b"\\x01") * step)
+"""
 
 
 def memory_limit(limit: Callable[[str], int | None] = _cgroup_limit) -> Probe:
@@ -283,16 +290,15 @@ def memory_limit(limit: Callable[[str], int | None] = _cgroup_limit) -> Probe:
             False,
             f"the limit is {mib} MiB, more than the {MEMORY_TEST_CEILING >> 20} MiB the probe allocates past",
         )
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child allocates
-        try:
-            _allocate_until_killed(maximum + 64 * 1024 * 1024)
-        finally:
-            os._exit(1)
     started = time.monotonic()
-    _, status = os.waitpid(pid, 0)
+    child = subprocess.run(
+        [sys.executable, "-c", _ALLOCATE, str(maximum + 64 * 1024 * 1024)],
+        capture_output=True,
+        check=False,
+        timeout=300,
+    )
     took = time.monotonic() - started
-    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
+    if child.returncode == -signal.SIGKILL:
         return _result(
             "memory limit holds",
             True,
