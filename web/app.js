@@ -290,17 +290,20 @@
         setRunning(false);
         if (answer && answer.text) renderMarkdown(answer);
         loadShortcuts(current);
+        loadAudit(current);
         break;
       }
       case "turnFailed":
         closeAnswer(event.turn_id);
         conversation.add({ kind: "error", text: event.hint ? `${event.message} ${event.hint}` : event.message });
         setRunning(false);
+        loadAudit(current);
         break;
       case "turnCancelled":
         closeAnswer(event.turn_id);
         conversation.add({ kind: "notice", text: "The answer was cancelled." });
         setRunning(false);
+        loadAudit(current);
         break;
       case "conversationStarted":
         startedAfresh(event);
@@ -530,11 +533,31 @@
     $("composer-error").textContent = "";
     showInfo(info);
     loadShortcuts(current);
+    $("audit-list").replaceChildren();
+    $("audit").hidden = false;
+    loadAudit(current);
     setRunning(false);
     $("session").hidden = false;
     $("app").classList.add("in-session");
     connect(current);
     $("message").focus();
+  }
+
+  // ---- the audit panel: what ran on the data in this session, newest first ----
+
+  async function loadAudit(session) {
+    if (!session) return;
+    let list;
+    try {
+      list = await api("GET", `/v1/sessions/${encodeURIComponent(session.id)}/audit`);
+    } catch (error) {
+      if (error instanceof AuthError) return refused();
+      return;
+    }
+    if (session !== current) return;
+    const entries = (list.entries || []).slice().reverse();
+    $("audit-list").replaceChildren(...entries.map(window.hailerAudit.item));
+    $("audit-empty").hidden = entries.length > 0;
   }
 
   // ---- /skill and /prompt: the workspace's skills and prompt templates ----
@@ -706,6 +729,7 @@
     closeSocket();
     current = null;
     $("session").hidden = true;
+    $("audit").hidden = true;
     $("app").classList.remove("in-session");
     loadSessions();
     $("refresh").focus();

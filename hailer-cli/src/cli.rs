@@ -76,9 +76,28 @@ pub enum Command {
         json: bool,
     },
     /// Check the configuration, notebook, key, kernel, Docker, image and data folder; exits 1
-    /// on any failure. Starts no kernel and calls no model.
+    /// on any failure. Starts no kernel and calls no model (but see --probe).
     Doctor {
         /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Start (or use) the workspace's kernel and test its isolation from inside: one line
+        /// per probe, exit 1 on any FAIL.
+        #[arg(long)]
+        probe: bool,
+    },
+    /// The workspace's audit trail: every run of code, cell written, page fetched, notebook
+    /// copied back, kernel start and stop (newest last).
+    Audit {
+        #[command(subcommand)]
+        action: Option<AuditAction>,
+        /// Only records since a duration ago (30m, 2h, 7d) or a date (2026-12-01T10:30, UTC).
+        #[arg(long, value_name = "DURATION|DATE")]
+        since: Option<String>,
+        /// Only the records of this turn.
+        #[arg(long, value_name = "ID")]
+        turn: Option<String>,
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -279,4 +298,11 @@ pub struct BuildArgs {
     /// Build nothing: write the context (--context) and print the docker build command.
     #[arg(long, requires = "context")]
     pub dry_run: bool,
+}
+
+/// `hailer audit` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum AuditAction {
+    /// Check the hash chain: exits 1 naming the line that was changed or follows a removal.
+    Verify,
 }

@@ -103,14 +103,35 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             return commands::status::run(&home, overrides, json).await;
         }
-        Command::Doctor { json } => {
+        Command::Doctor { json, probe } => {
+            let home = HailerHome::from_env()?;
+            if probe {
+                return commands::doctor::probe::run(&home, &session_flags, json).await;
+            }
             let overrides = hailer_config::Overrides {
                 workspace: cli.workspace,
                 config: cli.config,
                 ..Default::default()
             };
-            let home = HailerHome::from_env()?;
             return commands::doctor::run(&home, &session_flags, overrides, json).await;
+        }
+        Command::Audit {
+            action,
+            since,
+            turn,
+            json,
+        } => {
+            let overrides = hailer_config::Overrides {
+                workspace: cli.workspace,
+                config: cli.config,
+                ..Default::default()
+            };
+            return match action {
+                Some(cli::AuditAction::Verify) => commands::audit::verify(overrides),
+                None => {
+                    commands::audit::show(overrides, &commands::audit::Filter { since, turn }, json)
+                }
+            };
         }
         Command::Init { force, kernel } => {
             if let Some(code) = refuse_bad_kernel(kernel.as_deref()) {

@@ -11,6 +11,7 @@ pub const HAILER_KEYS: &[&str] = &[
     "max_tool_output_chars",
     "max_context_bytes",
     "log_level",
+    "audit",
 ];
 /// `[model]` keys.
 pub const MODEL_KEYS: &[&str] = &[

@@ -19,7 +19,7 @@ pub const REQUIREMENTS: &str = include_str!("../../kernel-image/requirements.txt
 pub const LOCAL_REQUIREMENTS: &str = include_str!("../../kernel-image/requirements-local.txt");
 
 /// The files of the `hailer-kernel` Python package, relative to its folder.
-pub const PACKAGE_FILES: [(&str, &str); 8] = [
+pub const PACKAGE_FILES: [(&str, &str); 9] = [
     (
         "pyproject.toml",
         include_str!("../../kernel-image/pyproject.toml"),
@@ -44,6 +44,10 @@ pub const PACKAGE_FILES: [(&str, &str); 8] = [
     (
         "hailer_kernel/periods.py",
         include_str!("../../kernel-image/hailer_kernel/periods.py"),
+    ),
+    (
+        "hailer_kernel/probes.py",
+        include_str!("../../kernel-image/hailer_kernel/probes.py"),
     ),
     (
         "hailer_kernel/workspace.py",

@@ -4,6 +4,7 @@
 //! `hailer` client and the tests agree on one definition. JSON field names are camelCase and
 //! timestamps are `*_at` seconds since the Unix epoch.
 
+mod audit;
 mod conversation;
 mod credentials;
 mod daemon;
@@ -15,6 +16,7 @@ mod render;
 mod sessions;
 mod turns;
 
+pub use audit::{AuditEntry, AuditKind, AuditList, AuditOutcome};
 pub use conversation::{ConversationReason, ConversationStarted, NewConversationParams};
 pub use credentials::{CredentialTarget, CredentialsResponse, LoginParams, LogoutParams};
 pub use daemon::{DaemonInfo, RuntimeFile, ShutdownResponse};

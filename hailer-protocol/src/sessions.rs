@@ -177,6 +177,9 @@ pub struct ExecParams {
     #[serde(default)]
     #[schema(minimum = 1, maximum = 86400)]
     pub timeout_secs: Option<u64>,
+    /// Who asks (`terminal`, `doctor`, ...), for the audit trail; `api` when absent.
+    #[serde(default)]
+    pub client: Option<String>,
 }
 
 /// The value of the code's last expression.

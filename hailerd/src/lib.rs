@@ -7,6 +7,7 @@
 
 mod agent;
 mod api;
+mod audit;
 mod checks;
 mod clock;
 mod connections;

@@ -12,7 +12,7 @@ mod markdown;
 mod panel;
 mod screen;
 mod slash;
-mod style;
+pub(crate) mod style;
 mod terminal;
 mod turn_view;
 

@@ -409,6 +409,7 @@ async fn run_code(context: &Context<'_>, code: &str) {
         code: code.to_owned(),
         notebook: None,
         timeout_secs: None,
+        client: Some("terminal".to_owned()),
     };
     let reply = link
         .endpoint

@@ -50,6 +50,7 @@ pub async fn run(
         code,
         notebook,
         timeout_secs,
+        client: Some("terminal".to_owned()),
     };
     let path = format!("/v1/sessions/{}/exec", started.session.id);
     let wait = Duration::from_secs(timeout_secs.unwrap_or(300)) + MARGIN;

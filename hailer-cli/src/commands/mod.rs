@@ -1,5 +1,6 @@
 //! One module per `hailer` subcommand.
 
+pub mod audit;
 pub mod config;
 pub mod daemon;
 pub mod demo;

@@ -69,6 +69,8 @@ pub struct HailerSettings {
     /// The context files sent to the model are capped at this many bytes.
     pub max_context_bytes: u64,
     pub log_level: LogLevel,
+    /// Keep the audit trail in `.hailer/audit.jsonl` (on unless set to false).
+    pub audit: bool,
 }
 
 /// `[model]`: which model answers, and how.

@@ -104,6 +104,9 @@ pub(crate) fn read(
         .map_or(defaults::MAX_CONTEXT_BYTES, |at| at.value);
     let log_level = section.choice::<LogLevel>("log_level", "a log level", report);
     let log_level_from_file = log_level.is_some();
+    let audit = section
+        .boolean("audit", true, report)
+        .is_none_or(|at| at.value);
 
     section.warn_unknown_keys(HAILER_KEYS, report);
     HailerRead {
@@ -117,6 +120,7 @@ pub(crate) fn read(
             max_tool_output_chars,
             max_context_bytes,
             log_level: log_level.map_or(LogLevel::Warning, |at| at.value),
+            audit,
         },
         log_level_from_file,
     }

@@ -92,6 +92,10 @@ fn no_file_means_every_default() {
     assert!(!config.kernel.network);
     assert_eq!(config.daemon.session_linger_secs, 300);
     assert!(config.checks.lint && config.checks.typecheck && config.checks.format);
+    assert!(
+        config.hailer.audit,
+        "the audit trail is on unless turned off"
+    );
     assert_eq!(loaded.sources.model, Provenance::Default);
 }
 

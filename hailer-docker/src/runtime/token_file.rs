@@ -1,6 +1,8 @@
 //! The kernel's token, handed over as one read-only file: `.hailer/kernel-token-<random>/token`
-//! in a folder only this user can open. Deleted (with its folder) when dropped, which a start
-//! does once marimo has answered, on every path.
+//! in a folder only this user can open. Emptied, then deleted (with its folder) when dropped,
+//! which a start does once marimo has answered, on every path. Emptying comes first because the
+//! container's bind mount keeps the file itself: deleting its name alone would leave the token
+//! readable inside the kernel at `/run/secrets/hailer-token`.
 
 use std::fs::{DirBuilder, OpenOptions};
 use std::io::Write as _;
@@ -94,6 +96,14 @@ impl TokenFile {
 
 impl Drop for TokenFile {
     fn drop(&mut self) {
+        if let Err(error) = OpenOptions::new()
+            .write(true)
+            .open(&self.file)
+            .and_then(|file| file.set_len(0))
+            && error.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!(file = %self.file.display(), %error, "could not empty the kernel's token file");
+        }
         if let Err(error) = std::fs::remove_dir_all(&self.dir)
             && error.kind() != std::io::ErrorKind::NotFound
         {
@@ -129,7 +139,14 @@ mod tests {
         }
         let dir = file.dir().to_path_buf();
         assert!(dir.starts_with(&state));
+        // What a bind mount of the file still sees once its name is gone.
+        let mounted = std::fs::File::open(file.path()).unwrap();
         drop(file);
+        assert_eq!(
+            mounted.metadata().unwrap().len(),
+            0,
+            "the token outlives its file name"
+        );
         assert!(!dir.exists());
         assert_eq!(std::fs::read_dir(&state).unwrap().count(), 0);
     }

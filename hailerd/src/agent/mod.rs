@@ -287,7 +287,7 @@ impl Agent {
         let settings = turn_settings(config);
         let tools = kernel_tools(Arc::downgrade(session), settings.max_tool_output_chars)
             .and_then(|mut tools| {
-                tools_workspace::register(&mut tools, config)?;
+                tools_workspace::register(&mut tools, config, &session.audit)?;
                 Ok(tools)
             })
             .map_err(|duplicate| {

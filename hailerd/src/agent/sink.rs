@@ -58,6 +58,7 @@ impl SessionSink {
         };
         (self.on_end)();
         if let Some(session) = self.session.upgrade() {
+            session.audit.set_turn(None);
             session.publish_turn_event(last);
             // Late clients no longer need the turn's events. Cleared here, while this turn still
             // holds the conversation store, so a next turn's events are never dropped with them.
@@ -75,6 +76,7 @@ impl EventSink for SessionSink {
             && let Ok(mut id) = self.turn_id.lock()
         {
             id.clone_from(turn_id);
+            session.audit.set_turn(Some((turn_id, &self.client)));
         }
         let turn_id = self.turn_id();
         let published = match event {

@@ -103,7 +103,7 @@ appended. Stops after 300 s."
         } else {
             None
         };
-        let run = kernel.exec(&notebook, &code, EXECUTE_TIMEOUT);
+        let run = session.run_code(&kernel, &notebook, &code, EXECUTE_TIMEOUT, None);
         let outcome = tokio::select! {
             outcome = run => outcome,
             () = ctx.cancel.cancelled() => {

@@ -80,8 +80,34 @@ pub(super) async fn check_changes(
     if changed.is_empty() {
         return None;
     }
+    record_cells(session, kernel, notebook, before, &after, &changed);
     let scope = checks::count_cells(changed.len(), "changed");
     Some(checks::check(&after, &changed, &scope, &checkers(session, kernel)).await)
+}
+
+/// One audit record per cell that code mode created or edited, with the cell's code.
+fn record_cells(
+    session: &Session,
+    kernel: &Kernel,
+    notebook: &Path,
+    before: &[CellSnapshot],
+    after: &[CellSnapshot],
+    changed: &BTreeSet<String>,
+) {
+    let name = kernel.relative_name(notebook);
+    for cell in after.iter().filter(|cell| changed.contains(&cell.id)) {
+        let verb = if before.iter().any(|old| old.id == cell.id) {
+            "edited"
+        } else {
+            "created"
+        };
+        let mut entry = session.audit.entry(hailer_protocol::AuditKind::Cell, None);
+        entry.notebook = Some(name.clone());
+        entry.code = Some(cell.code.clone());
+        entry.outcome = Some(hailer_protocol::AuditOutcome::Ok);
+        entry.detail = Some(format!("{verb} cell {}", cell.id));
+        session.audit.write(entry);
+    }
 }
 
 /// Lists the active notebook's cells.

@@ -9,11 +9,16 @@ use hailer_agent::tool::tool_error;
 use hailer_agent::{Tool, ToolContext, ToolRegistry};
 use hailer_config::{AllowedDomains, Config};
 use hailer_model::ToolSpec;
+use hailer_protocol::AuditOutcome;
 use hailer_tools::Failure;
 use serde_json::{Value, json};
 
 /// Adds the workspace tools, in the order the model is offered them.
-pub fn register(tools: &mut ToolRegistry, config: &Config) -> Result<(), DuplicateTool> {
+pub fn register(
+    tools: &mut ToolRegistry,
+    config: &Config,
+    audit: &crate::audit::Audit,
+) -> Result<(), DuplicateTool> {
     let skills_dir = config.hailer.skills_dir.clone();
     tools.register(ListPeriods {
         data_dir: config.hailer.data_dir.clone(),
@@ -25,6 +30,7 @@ pub fn register(tools: &mut ToolRegistry, config: &Config) -> Result<(), Duplica
     tools.register(FetchPage {
         allowed: config.web.allowed_domains.clone(),
         max_page_bytes: config.web.max_page_bytes,
+        audit: audit.clone(),
     })
 }
 
@@ -170,6 +176,8 @@ folder and links pointing outside it are refused; files over 1 MB or not UTF-8 c
 pub struct FetchPage {
     pub allowed: AllowedDomains,
     pub max_page_bytes: u64,
+    /// Every fetch is recorded in the workspace's audit trail.
+    pub audit: crate::audit::Audit,
 }
 
 impl Tool for FetchPage {
@@ -202,9 +210,25 @@ a URL.",
             Ok(url) => url,
             Err(reply) => return reply,
         };
+        let started = std::time::Instant::now();
         tokio::select! {
-            result = hailer_tools::web::fetch_page(&url, &self.allowed, self.max_page_bytes) => reply(result),
-            () = ctx.cancel.cancelled() => tool_error("the fetch was cancelled by the user", "Do not retry it."),
+            result = hailer_tools::web::fetch_page(&url, &self.allowed, self.max_page_bytes) => {
+                match &result {
+                    Ok(page) => self.audit.fetched(&url, AuditOutcome::Ok, started, page.len(), None),
+                    Err(failure) => self.audit.fetched(
+                        &url,
+                        AuditOutcome::Error,
+                        started,
+                        0,
+                        Some(failure.message.clone()),
+                    ),
+                }
+                reply(result)
+            }
+            () = ctx.cancel.cancelled() => {
+                self.audit.fetched(&url, AuditOutcome::Cancelled, started, 0, None);
+                tool_error("the fetch was cancelled by the user", "Do not retry it.")
+            }
         }
     }
 }

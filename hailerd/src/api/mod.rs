@@ -1,5 +1,6 @@
 //! hailerd's HTTP and WebSocket API: the router, its guards, and the chat page's files.
 
+mod audit_routes;
 mod conversation_routes;
 mod credential_routes;
 mod daemon_routes;
@@ -99,6 +100,7 @@ pub fn router(daemon: Daemon) -> Router {
         )
         .route("/sessions/{id}/skills", get(workspace_routes::skills))
         .route("/sessions/{id}/prompts", get(workspace_routes::prompts))
+        .route("/sessions/{id}/audit", get(audit_routes::list))
         .fallback(|| async { ApiError::NotFound("no such API route".to_owned()) })
         .layer(limit(CLIENT_BODY))
         .layer(from_fn_with_state(daemon.clone(), guard::require_token));

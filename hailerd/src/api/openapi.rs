@@ -38,6 +38,7 @@ use utoipa::{Modify, OpenApi};
         super::workspace_routes::skills,
         super::workspace_routes::prompts,
         super::render::render,
+        super::audit_routes::list,
         document,
     ),
     components(schemas(
@@ -92,6 +93,10 @@ use utoipa::{Modify, OpenApi};
         hailer_protocol::PromptList,
         hailer_protocol::RenderParams,
         hailer_protocol::RenderResponse,
+        hailer_protocol::AuditList,
+        hailer_protocol::AuditEntry,
+        hailer_protocol::AuditKind,
+        hailer_protocol::AuditOutcome,
     )),
     modifiers(&BearerAuth)
 )]

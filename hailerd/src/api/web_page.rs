@@ -18,7 +18,7 @@ pub struct Asset {
 }
 
 /// Every file the page is made of.
-pub const ASSETS: [Asset; 3] = [
+pub const ASSETS: [Asset; 4] = [
     Asset {
         path: "/",
         content_type: "text/html; charset=utf-8",
@@ -28,6 +28,11 @@ pub const ASSETS: [Asset; 3] = [
         path: "/app.js",
         content_type: "text/javascript; charset=utf-8",
         body: include_str!("../../../web/app.js"),
+    },
+    Asset {
+        path: "/audit.js",
+        content_type: "text/javascript; charset=utf-8",
+        body: include_str!("../../../web/audit.js"),
     },
     Asset {
         path: "/app.css",

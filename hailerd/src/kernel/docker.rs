@@ -27,6 +27,7 @@ pub struct DockerServer {
     /// The memory limit as the user wrote it.
     pub memory: String,
     periodic: tokio::task::JoinHandle<()>,
+    audit: crate::audit::Audit,
 }
 
 impl std::fmt::Debug for DockerServer {
@@ -75,6 +76,7 @@ impl DockerServer {
             limits,
         )
         .await;
+        self.audit.copied_back(&report);
         describe(&report)
     }
 
@@ -176,6 +178,7 @@ pub async fn start(
         Arc::clone(&copies),
         spec.notebooks_dir.clone(),
         state_dir.clone(),
+        spec.audit.clone(),
     ));
     Ok(DockerServer {
         kernel,
@@ -185,6 +188,7 @@ pub async fn start(
         state_dir,
         memory: docker.memory.to_string(),
         periodic,
+        audit: spec.audit.clone(),
     })
 }
 
@@ -197,6 +201,7 @@ async fn copy_back_periodically(
     copies: Arc<Mutex<CopyState>>,
     notebooks_dir: PathBuf,
     state_dir: PathBuf,
+    audit: crate::audit::Audit,
 ) {
     let mut every = tokio::time::interval(COPY_BACK_EVERY);
     every.tick().await;
@@ -211,6 +216,7 @@ async fn copy_back_periodically(
             CopyLimits::background(),
         )
         .await;
+        audit.copied_back(&report);
         if let Some(line) = describe(&report) {
             tracing::info!(line, "background copy back");
         }

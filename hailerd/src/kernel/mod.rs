@@ -46,6 +46,8 @@ pub struct KernelSpec {
     pub base_env: BTreeMap<String, String>,
     /// Variable names to withhold besides the secret-looking ones (provider keys, header vars).
     pub withheld_names: Vec<String>,
+    /// The session's audit trail (a docker kernel records its notebook copies there).
+    pub audit: crate::audit::Audit,
 }
 
 /// What the docker runtime needs besides the common settings.
@@ -115,6 +117,8 @@ pub struct Kernel {
     /// The docker kernel's memory limit, for messages; empty for unsafe-local.
     memory: String,
     server: tokio::sync::Mutex<Option<Server>>,
+    /// When it became ready.
+    pub started_at: std::time::Instant,
 }
 
 /// How long reading the cells may take.
@@ -154,6 +158,7 @@ impl Kernel {
                     local_python: None,
                     memory: server.memory.clone(),
                     server: tokio::sync::Mutex::new(Some(Server::Docker(server))),
+                    started_at: std::time::Instant::now(),
                 })
             }
             Runtime::UnsafeLocal => {
@@ -167,6 +172,7 @@ impl Kernel {
                     local_python: Some(server.python.clone()),
                     memory: String::new(),
                     server: tokio::sync::Mutex::new(Some(Server::Local(server))),
+                    started_at: std::time::Instant::now(),
                 })
             }
         }
@@ -247,6 +253,11 @@ impl Kernel {
             Some(session) => Ok(Some(self.client.kernel_status_of(&session).await?)),
             None => Ok(None),
         }
+    }
+
+    /// The token marimo wants: for masking, and for links people open.
+    pub fn token(&self) -> &SecretString {
+        &self.token
     }
 
     /// The unsafe-local kernel's Python interpreter; `None` for a docker kernel.
@@ -371,7 +382,8 @@ impl Kernel {
         docker::kernel_path_in(&self.notebooks_dir, &self.kernel_notebooks_dir, notebook)
     }
 
-    fn relative_name(&self, notebook: &Path) -> String {
+    /// `notebook`'s name in the notebooks folder (`analysis.py`, `sub/one.py`).
+    pub fn relative_name(&self, notebook: &Path) -> String {
         notebook
             .strip_prefix(&self.notebooks_dir)
             .unwrap_or(notebook)

@@ -85,9 +85,15 @@ impl Session {
         if current == next {
             return Ok(());
         }
-        if next.runtime == Runtime::UnsafeLocal
-            && let Err(refused) = sandbox_notebooks_gate(loaded, agreed)
-        {
+        let gate = if next.runtime == Runtime::UnsafeLocal {
+            sandbox_notebooks_gate(loaded, agreed)
+        } else {
+            Ok(false)
+        };
+        if let Ok(true) = gate {
+            self.audit_consent("hailer.toml");
+        }
+        if let Err(refused) = gate {
             self.notice(
                 NoticeLevel::Warning,
                 format!(
@@ -147,5 +153,20 @@ impl Session {
             // A turn runs: the next one applies them.
             None => Ok(()),
         }
+    }
+}
+
+impl Session {
+    /// Records in the audit trail that the user agreed to run notebooks a docker kernel wrote.
+    pub(super) fn audit_consent(&self, client: &str) {
+        let mut entry = self
+            .audit
+            .entry(hailer_protocol::AuditKind::Trust, Some(client));
+        entry.outcome = Some(hailer_protocol::AuditOutcome::Ok);
+        entry.detail = Some(
+            "agreed to run, on this machine under unsafe-local, notebooks a docker kernel wrote"
+                .to_owned(),
+        );
+        self.audit.write(entry);
     }
 }

@@ -102,7 +102,7 @@ impl Sessions {
             live = self.live.lock().await;
         }
         fatal_problems(&loaded)?;
-        sandbox_notebooks_gate(&loaded, params.run_sandbox_notebooks)?;
+        let agreed = sandbox_notebooks_gate(&loaded, params.run_sandbox_notebooks)?;
         sweep::sweep_leftovers(&session::state_dir(&loaded));
         let owner = OwnerLock::acquire(&session::state_dir(&loaded))
             .map_err(SessionError::io("cannot create the session's owner lock"))?;
@@ -123,6 +123,9 @@ impl Sessions {
         let _ = session.agent.set(Arc::new(setup.agent));
         if let (Some(notice), Ok(mut notices)) = (setup.notice, session.notices.lock()) {
             notices.push(notice);
+        }
+        if agreed {
+            session.audit_consent(&params.client);
         }
         let spec = session.kernel_spec(&session.loaded());
         tracing::info!(
@@ -203,12 +206,15 @@ impl Sessions {
 async fn start_kernel(session: Arc<Session>, spec: crate::kernel::KernelSpec) {
     let events = Arc::clone(&session);
     let progress = move |line: &str| events.notice(NoticeLevel::Info, line);
+    let starting = std::time::Instant::now();
     let started = tokio::select! {
         started = Kernel::start(&spec, &progress) => started,
         () = session.stopping.cancelled() => return,
     };
+    record_kernel_start(&session, &spec, starting, started.as_ref().err());
     match started {
         Ok(kernel) => {
+            session.redact_secret(kernel.token());
             let kernel = Arc::new(kernel);
             if session.stopping.is_cancelled() {
                 kernel.stop().await;
@@ -239,6 +245,39 @@ async fn start_kernel(session: Arc<Session>, spec: crate::kernel::KernelSpec) {
             });
         }
     }
+}
+
+/// The audit record of a kernel start: its runtime and isolation settings, and whether it
+/// started.
+fn record_kernel_start(
+    session: &Session,
+    spec: &crate::kernel::KernelSpec,
+    starting: std::time::Instant,
+    error: Option<&crate::kernel::KernelError>,
+) {
+    let mut entry = session
+        .audit
+        .entry(hailer_protocol::AuditKind::KernelStart, Some("daemon"));
+    let mut detail = session.kernel_line();
+    if let Some(docker) = &spec.docker {
+        detail.push_str(&format!(
+            "; memory {}, cpus {}, network {}",
+            docker.memory,
+            docker.cpus,
+            if docker.network { "on" } else { "off" }
+        ));
+    }
+    if let Some(error) = error {
+        detail.push_str(&format!("; did not start: {error}"));
+    }
+    entry.outcome = Some(if error.is_some() {
+        hailer_protocol::AuditOutcome::Error
+    } else {
+        hailer_protocol::AuditOutcome::Ok
+    });
+    entry.duration_ms = Some(u64::try_from(starting.elapsed().as_millis()).unwrap_or(u64::MAX));
+    entry.detail = Some(detail);
+    session.audit.write(entry);
 }
 
 /// How often a running kernel is checked for having ended.
@@ -278,6 +317,19 @@ async fn watch_kernel(
             }
             _ => "Start a new session to get a new kernel (leave, then run hailer again).",
         };
+        let mut entry = session
+            .audit
+            .entry(hailer_protocol::AuditKind::KernelStop, Some("daemon"));
+        entry.outcome = Some(match exit.cause {
+            hailer_protocol::KernelExitCause::OutOfMemory => {
+                hailer_protocol::AuditOutcome::OutOfMemory
+            }
+            _ => hailer_protocol::AuditOutcome::Error,
+        });
+        entry.duration_ms =
+            Some(u64::try_from(kernel.started_at.elapsed().as_millis()).unwrap_or(u64::MAX));
+        entry.detail = Some(format!("ended on its own: {}", exit.message));
+        session.audit.write(entry);
         session.set_kernel_state(KernelSlot {
             status: KernelStatus::Failed,
             error: Some(exit.message.clone()),
@@ -308,13 +360,14 @@ pub(super) fn fatal_problems(loaded: &Loaded) -> Result<(), SessionError> {
 
 /// After a docker kernel wrote notebooks here, an unsafe-local start runs them on this machine as
 /// the user: it needs the user's agreement, which is kept by removing the marker.
-pub(super) fn sandbox_notebooks_gate(loaded: &Loaded, agreed: bool) -> Result<(), SessionError> {
+/// Whether the user agreed just now.
+pub(super) fn sandbox_notebooks_gate(loaded: &Loaded, agreed: bool) -> Result<bool, SessionError> {
     if loaded.config.kernel.runtime != hailer_config::Runtime::UnsafeLocal {
-        return Ok(());
+        return Ok(false);
     }
     let marker = session::state_dir(loaded).join(hailer_docker::copies::MARKER_FILE);
     if !marker.exists() {
-        return Ok(());
+        return Ok(false);
     }
     if !agreed {
         return Err(SessionError::ConsentRequired {
@@ -334,7 +387,7 @@ pub(super) fn sandbox_notebooks_gate(loaded: &Loaded, agreed: bool) -> Result<()
         marker.display()
     )))?;
     tracing::info!(workspace = %loaded.workspace.root.display(), "the user agreed to run notebooks a docker kernel wrote");
-    Ok(())
+    Ok(true)
 }
 
 /// What the configuration loader gets for a client's request; `config_dir` is the user's Hailer

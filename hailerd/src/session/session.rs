@@ -81,6 +81,8 @@ pub struct Session {
     /// The conversation so far and the running turn's events, for clients that attach.
     turn_replay: std::sync::Mutex<Replay>,
     redactor: crate::redact::Redactor,
+    /// The workspace's audit trail, for this session's records.
+    pub audit: crate::audit::Audit,
     _owner: OwnerLock,
 }
 
@@ -100,6 +102,11 @@ impl Session {
             tracing::warn!(%warning, "ignored the stored active notebook");
         }
         let (kernel_state, _) = watch::channel(KernelSlot::plain(KernelStatus::Starting));
+        let audit = if loaded.config.hailer.audit {
+            crate::audit::Audit::open(&state_dir(&loaded), &id, redactor.clone())
+        } else {
+            crate::audit::Audit::default()
+        };
         Self {
             id,
             root: loaded.workspace.root.clone(),
@@ -122,6 +129,7 @@ impl Session {
             notices: std::sync::Mutex::new(notebooks_warning.into_iter().collect()),
             turn_replay: std::sync::Mutex::new(Replay::default()),
             redactor,
+            audit,
             _owner: owner,
         }
     }
@@ -370,7 +378,10 @@ impl Session {
             .timeout_secs
             .map_or(DEFAULT_EXEC_TIMEOUT, Duration::from_secs);
         self.set_running(true);
-        let result = kernel.exec(&notebook, &params.code, timeout).await;
+        let client = params.client.as_deref().unwrap_or("api");
+        let result = self
+            .run_code(&kernel, &notebook, &params.code, timeout, Some(client))
+            .await;
         self.set_running(false);
         if let Err(error) = &result {
             self.report_kernel_error(error);
@@ -383,6 +394,24 @@ impl Session {
             );
         }
         Ok(response)
+    }
+
+    /// Runs `code` in `notebook` and records the run in the audit trail (as cancelled when this
+    /// future is dropped first). `client` as for [`crate::audit::Audit::entry`].
+    pub async fn run_code(
+        &self,
+        kernel: &Kernel,
+        notebook: &Path,
+        code: &str,
+        timeout: Duration,
+        client: Option<&str>,
+    ) -> Result<ExecResponse, crate::kernel::KernelError> {
+        let record = self
+            .audit
+            .start_exec(client, &kernel.relative_name(notebook), code);
+        let result = kernel.exec(notebook, code, timeout).await;
+        record.finish(&result);
+        result
     }
 
     /// Tells every client about a run the memory limit ended (other failures are the caller's
@@ -456,6 +485,7 @@ impl Session {
             }),
             base_env: std::env::vars().collect(),
             withheld_names: withheld,
+            audit: self.audit.clone(),
         }
     }
 
@@ -464,6 +494,14 @@ impl Session {
         self.stopping.cancel();
         if let Some(kernel) = self.kernel.write().await.take() {
             kernel.stop().await;
+            let mut entry = self
+                .audit
+                .entry(hailer_protocol::AuditKind::KernelStop, Some("daemon"));
+            entry.outcome = Some(hailer_protocol::AuditOutcome::Ok);
+            entry.duration_ms =
+                Some(u64::try_from(kernel.started_at.elapsed().as_millis()).unwrap_or(u64::MAX));
+            entry.detail = Some(format!("stopped: {reason}"));
+            self.audit.write(entry);
         }
         self.kernel_state
             .send_replace(KernelSlot::plain(KernelStatus::Stopped));

@@ -1,6 +1,7 @@
 mod agent_tools;
 mod agent_turns;
 mod agent_workspace_tools;
+mod audit_trail;
 mod chat_terminal;
 mod cli_init;
 mod conversation_switch;
@@ -12,6 +13,7 @@ mod data_folder;
 mod demo;
 mod docker_leftovers;
 mod docker_limits;
+mod doctor_probe;
 mod doctor_status;
 mod foreground;
 mod gateway_litellm;

@@ -422,7 +422,7 @@ async fn without_a_valid_token_the_page_shows_only_how_to_sign_in() {
 async fn the_page_needs_no_token_but_the_host_and_origin_rules_hold() {
     let daemon = TestDaemon::start(&[]).unwrap();
     let client = hailer_tests::daemon::http_client();
-    for path in ["/", "/app.js", "/app.css"] {
+    for path in ["/", "/app.js", "/audit.js", "/app.css"] {
         let ok = client.get(daemon.url(path)).send().await.unwrap();
         assert_eq!(ok.status(), 200, "{path}");
         let foreign = client

@@ -4,6 +4,7 @@
 mod checks;
 mod docker_rows;
 mod trust_row;
+pub mod probe;
 
 use std::process::ExitCode;
 

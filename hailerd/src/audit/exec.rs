@@ -1,0 +1,78 @@
+//! The record of one run of code: written when the run ends, or as cancelled when it is dropped
+//! before (a turn cancelled, a client gone).
+
+use std::time::Instant;
+
+use hailer_protocol::{AuditEntry, AuditKind, AuditOutcome, ExecResponse};
+
+use super::{Audit, millis};
+use crate::kernel::KernelError;
+
+/// A run of code under way; see [`Audit::start_exec`].
+#[derive(Debug)]
+pub struct ExecRecord {
+    audit: Audit,
+    entry: Option<AuditEntry>,
+    started: Instant,
+}
+
+impl Audit {
+    /// Starts the record of running `code` in `notebook` (its name in the notebooks folder).
+    /// `client` as for [`Audit::entry`].
+    pub fn start_exec(&self, client: Option<&str>, notebook: &str, code: &str) -> ExecRecord {
+        let entry = self.inner.is_some().then(|| {
+            let mut entry = self.entry(AuditKind::Exec, client);
+            entry.notebook = Some(notebook.to_owned());
+            entry.code = Some(code.to_owned());
+            entry
+        });
+        ExecRecord {
+            audit: self.clone(),
+            entry,
+            started: Instant::now(),
+        }
+    }
+}
+
+impl ExecRecord {
+    /// The run ended with `result`.
+    pub fn finish(mut self, result: &Result<ExecResponse, KernelError>) {
+        let Some(mut entry) = self.entry.take() else {
+            return;
+        };
+        let (outcome, bytes, detail) = match result {
+            Ok(response) => (
+                if response.success {
+                    AuditOutcome::Ok
+                } else {
+                    AuditOutcome::Error
+                },
+                response.stdout.len()
+                    + response.stderr.len()
+                    + response.value.as_ref().map_or(0, |value| value.text.len()),
+                response
+                    .fresh_kernel
+                    .then(|| "the kernel was restarted before the run".to_owned()),
+            ),
+            Err(error @ KernelError::OutOfMemory { .. }) => {
+                (AuditOutcome::OutOfMemory, 0, Some(error.to_string()))
+            }
+            Err(error) => (AuditOutcome::Error, 0, Some(error.to_string())),
+        };
+        entry.outcome = Some(outcome);
+        entry.output_bytes = Some(bytes as u64);
+        entry.detail = detail;
+        entry.duration_ms = Some(millis(self.started.elapsed()));
+        self.audit.write(entry);
+    }
+}
+
+impl Drop for ExecRecord {
+    fn drop(&mut self) {
+        if let Some(mut entry) = self.entry.take() {
+            entry.outcome = Some(AuditOutcome::Cancelled);
+            entry.duration_ms = Some(millis(self.started.elapsed()));
+            self.audit.write(entry);
+        }
+    }
+}

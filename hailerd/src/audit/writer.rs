@@ -1,0 +1,104 @@
+//! The trail's writer thread: digests, masking and the append, in the order records were sent.
+
+use std::path::PathBuf;
+
+use hailer_audit::AuditFile;
+use hailer_protocol::AuditEntry;
+
+pub(super) enum Message {
+    Write(Box<AuditEntry>),
+    /// Answered once everything sent before it is written.
+    Flush(tokio::sync::oneshot::Sender<()>),
+}
+
+/// The writer of one workspace's trail; its thread ends when the last handle is dropped.
+pub(super) struct Writer {
+    pub(super) sender: std::sync::mpsc::Sender<Message>,
+}
+
+/// The live writers by state folder: a session that replaces another on the same workspace
+/// shares its writer, so the records of both stay in order on one chain.
+static WRITERS: std::sync::LazyLock<
+    std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Weak<Writer>>>,
+> = std::sync::LazyLock::new(Default::default);
+
+/// The writer of the trail in `state_dir`: the live one, or a new one.
+pub(super) fn shared(
+    state_dir: &std::path::Path,
+    redactor: crate::redact::Redactor,
+) -> Option<std::sync::Arc<Writer>> {
+    let mut writers = WRITERS.lock().ok()?;
+    writers.retain(|_, writer| writer.strong_count() > 0);
+    if let Some(writer) = writers.get(state_dir).and_then(std::sync::Weak::upgrade) {
+        return Some(writer);
+    }
+    let writer = std::sync::Arc::new(Writer {
+        sender: spawn(state_dir.to_path_buf(), redactor)?,
+    });
+    writers.insert(state_dir.to_path_buf(), std::sync::Arc::downgrade(&writer));
+    Some(writer)
+}
+
+/// Starts the writer thread of the trail in `state_dir`; it ends when every sender is gone.
+fn spawn(
+    state_dir: PathBuf,
+    redactor: crate::redact::Redactor,
+) -> Option<std::sync::mpsc::Sender<Message>> {
+    let (sender, receiver) = std::sync::mpsc::channel::<Message>();
+    let started = std::thread::Builder::new()
+        .name("audit-writer".to_owned())
+        .spawn(move || {
+            let mut file: Option<AuditFile> = None;
+            let mut failed = false;
+            for message in receiver {
+                match message {
+                    Message::Write(entry) => {
+                        if file.is_none() && !failed {
+                            match AuditFile::open(&state_dir, hailer_audit::ROTATE_BYTES) {
+                                Ok(opened) => file = Some(opened),
+                                Err(error) => {
+                                    failed = true;
+                                    tracing::error!(%error, "the audit trail cannot be opened");
+                                }
+                            }
+                        }
+                        if let Some(file) = file.as_mut()
+                            && let Err(error) = file.append(masked(*entry, &redactor))
+                        {
+                            tracing::error!(%error, "an audit record was not written");
+                        }
+                    }
+                    Message::Flush(done) => {
+                        let _ = done.send(());
+                    }
+                }
+            }
+        });
+    match started {
+        Ok(_) => Some(sender),
+        Err(error) => {
+            tracing::error!(%error, "the audit trail's writer did not start");
+            None
+        }
+    }
+}
+
+/// The digest of the code or URL as it ran, then every text with secrets masked.
+fn masked(mut entry: AuditEntry, redactor: &crate::redact::Redactor) -> AuditEntry {
+    if entry.sha256.is_none() {
+        entry.sha256 = entry
+            .code
+            .as_deref()
+            .or(entry.url.as_deref())
+            .map(hailer_audit::sha256_hex);
+    }
+    for text in [&mut entry.code, &mut entry.url, &mut entry.detail]
+        .into_iter()
+        .flatten()
+    {
+        if let std::borrow::Cow::Owned(masked) = redactor.redact(text) {
+            *text = masked;
+        }
+    }
+    entry
+}
