@@ -2,10 +2,11 @@
 //! in a folder only this user can open. Deleted (with its folder) when dropped, which a start
 //! does once marimo has answered, on every path.
 
-use std::fs::{DirBuilder, OpenOptions};
+use std::fs::DirBuilder;
 use std::io::Write as _;
-use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
+
+use hailer_platform::private_fs;
 
 use secrecy::{ExposeSecret as _, SecretString};
 
@@ -21,29 +22,24 @@ pub struct TokenFile {
 impl TokenFile {
     /// Writes `token` for a container running as `reader` (uid, gid).
     pub fn create(state_dir: &Path, token: &SecretString, reader: (u32, u32)) -> Result<Self> {
-        DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(state_dir)
-            .map_err(Error::file(
-                "cannot create the workspace's state folder",
-                state_dir,
-            ))?;
+        private_fs::create_dir_all_private(state_dir).map_err(Error::file(
+            "cannot create the workspace's state folder",
+            state_dir,
+        ))?;
         let mut bytes = [0u8; 8];
         rand::fill(&mut bytes);
         let dir = state_dir.join(format!("kernel-token-{}", hex::encode(bytes)));
         DirBuilder::new()
-            .mode(0o700)
             .create(&dir)
+            .and_then(|()| private_fs::restrict_dir(&dir))
             .map_err(Error::file("cannot create the kernel's token folder", &dir))?;
         let made = Self {
             file: dir.join("token"),
             dir,
         };
-        let mut file = OpenOptions::new()
+        let mut file = private_fs::private_open_options()
             .write(true)
             .create_new(true)
-            .mode(0o600)
             .open(&made.file)
             .map_err(Error::file(
                 "cannot create the kernel's token file",
@@ -62,7 +58,9 @@ impl TokenFile {
     /// The container reads the file as `reader`: ours already on a Linux host; as root we hand
     /// the file to that user; elsewhere (a virtual machine between us and the engine) the
     /// file becomes readable by all, inside a folder nobody else can open.
+    #[cfg(unix)]
     fn let_reader_in(&self, (uid, gid): (u32, u32)) -> Result<()> {
+        use std::os::unix::fs::PermissionsExt as _;
         let own_uid = nix::unistd::getuid().as_raw();
         if cfg!(target_os = "linux") && uid == own_uid {
             return Ok(());
@@ -78,6 +76,13 @@ impl TokenFile {
         std::fs::set_permissions(&self.file, std::fs::Permissions::from_mode(0o644)).map_err(
             Error::file("cannot set the token file's permissions", &self.file),
         )
+    }
+
+    /// Docker Desktop reads a Windows file as the user who shares it: the owner-only file is
+    /// readable in the container already.
+    #[cfg(windows)]
+    fn let_reader_in(&self, _reader: (u32, u32)) -> Result<()> {
+        Ok(())
     }
 
     /// The file to mount.
@@ -106,16 +111,16 @@ impl Drop for TokenFile {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-    use std::os::unix::fs::MetadataExt as _;
-
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn the_token_file_is_private_and_gone_after_drop() {
         let workspace = tempfile::tempdir().unwrap();
         let state = workspace.path().join(".hailer");
         let token = SecretString::from("s3cret-token");
         let file = TokenFile::create(&state, &token, (1000, 1000)).unwrap();
+        use std::os::unix::fs::MetadataExt as _;
         let dir_meta = std::fs::metadata(file.dir()).unwrap();
         assert_eq!(dir_meta.mode() & 0o777, 0o700);
         let meta = std::fs::metadata(file.path()).unwrap();
