@@ -5,7 +5,6 @@
 #![allow(unsafe_code)]
 
 use std::io;
-use std::os::windows::io::{AsRawHandle as _, RawHandle};
 use std::ptr;
 
 use windows_sys::Win32::Foundation::{CloseHandle, HANDLE};
@@ -55,19 +54,17 @@ impl Job {
         Ok(job)
     }
 
-    /// Puts the process behind `process` (a handle with the rights to set quotas and
-    /// terminate, as `std` and tokio children have) into the job.
-    pub fn assign(&self, process: RawHandle) -> io::Result<()> {
-        // SAFETY: both handles are open for the duration of the call.
-        if unsafe { AssignProcessToJobObject(self.handle, process) } == 0 {
+    /// Puts a child process, and the processes it starts from then on, into the job.
+    pub fn assign_child(&self, child: &tokio::process::Child) -> io::Result<()> {
+        let handle = child
+            .raw_handle()
+            .ok_or_else(|| io::Error::other("the process has already ended"))?;
+        // SAFETY: a child that has not been waited for keeps its process handle open, and the
+        // borrow of `child` keeps it from being waited for during the call.
+        if unsafe { AssignProcessToJobObject(self.handle, handle) } == 0 {
             return Err(io::Error::last_os_error());
         }
         Ok(())
-    }
-
-    /// Puts a child process into the job.
-    pub fn assign_child(&self, child: &std::process::Child) -> io::Result<()> {
-        self.assign(child.as_raw_handle())
     }
 
     /// Ends every process in the job now, with exit code 1.
@@ -92,17 +89,22 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
-    #[test]
-    fn terminating_the_job_ends_its_process_tree() {
-        // cmd starts a second cmd that waits; ending the job must end both.
-        let mut child = std::process::Command::new("cmd")
-            .args(["/c", "cmd /c ping -n 30 127.0.0.1 >NUL"])
+    #[tokio::test]
+    async fn terminating_the_job_ends_its_process_tree() {
+        // cmd starts a second cmd that waits for input that never comes; ending the job must
+        // end both, and the first reports the job's exit code.
+        let mut child = tokio::process::Command::new("cmd")
+            .args(["/c", "cmd /c more"])
+            .stdin(std::process::Stdio::piped())
             .spawn()
             .unwrap();
         let job = Job::new().unwrap();
         job.assign_child(&child).unwrap();
         job.terminate().unwrap();
-        let status = child.wait().unwrap();
+        let status = tokio::time::timeout(std::time::Duration::from_secs(20), child.wait())
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(status.code(), Some(1));
     }
 }

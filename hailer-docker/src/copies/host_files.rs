@@ -248,6 +248,7 @@ mod tests {
 
     use super::*;
 
+    #[cfg(unix)]
     const NOTEBOOK: &str = "import marimo\napp = marimo.App()\n";
 
     #[test]

@@ -507,6 +507,8 @@ mod tests {
         );
     }
 
+    // It reads Unix modes.
+    #[cfg(unix)]
     #[test]
     fn exported_host_settings_are_private_and_need_no_links() {
         use std::os::unix::fs::PermissionsExt as _;

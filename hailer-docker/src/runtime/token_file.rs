@@ -91,7 +91,7 @@ impl TokenFile {
     }
 
     /// The folder holding it.
-    #[cfg(test)]
+    #[cfg(all(test, unix))]
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -107,13 +107,13 @@ impl Drop for TokenFile {
     }
 }
 
-#[cfg(test)]
+// The test reads Unix modes and owners.
+#[cfg(all(test, unix))]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
 
-    #[cfg(unix)]
     #[test]
     fn the_token_file_is_private_and_gone_after_drop() {
         let workspace = tempfile::tempdir().unwrap();

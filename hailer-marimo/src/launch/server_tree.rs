@@ -42,12 +42,10 @@ impl ServerTree {
             .and_then(|id| i32::try_from(id).ok())
             .unwrap_or(0);
         #[cfg(windows)]
-        let job = child.raw_handle().and_then(|handle| {
-            let made = hailer_platform::job_object::Job::new()
-                .and_then(|job| job.assign(handle).map(|()| job));
-            made.map_err(|error| tracing::warn!(%error, "cannot put marimo in a job object"))
-                .ok()
-        });
+        let job = hailer_platform::job_object::Job::new()
+            .and_then(|job| job.assign_child(child).map(|()| job))
+            .map_err(|error| tracing::warn!(%error, "cannot put marimo in a job object"))
+            .ok();
         Self {
             pid,
             #[cfg(windows)]
