@@ -1,4 +1,4 @@
-"""The median wall time of `PROGRAM --version`, started as a user's shell would start it.
+"""The median wall time of `PROGRAM --version`, started from Python as a shell would start it.
 
     python scripts/bench-version.py PROGRAM [--runs N] [--limit-ms MS]
 
