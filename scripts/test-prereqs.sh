@@ -9,6 +9,9 @@
 #   those of requirements.txt for the test base image's CPython 3.13 on this architecture;
 # - makes .cache/test-venv/ from that wheelhouse, offline, with kernel-image/ installed in it
 #   (reinstalled when its files change);
+# - adds the rustup targets the cross checks build for (Windows, macOS), makes
+#   .cache/build-venv/ with scripts/requirements-build.txt (maturin, ziglang, cargo-zigbuild),
+#   and builds .cache/wine/bcryptprimitives.dll (scripts/wine/), which Wine 8 lacks;
 # - with --base-image, also makes the Docker image hailer-base:trixie (Debian 13, Python 3.13;
 #   scripts/make-base-image.sh) and starts an image registry on loopback
 #   (scripts/start-test-registry.sh).
@@ -42,7 +45,11 @@ IMAGE_WHEELHOUSE="$CACHE/wheelhouse-image"
 IMAGE_PYTHON_VERSION=3.13
 BASE_IMAGE=hailer-base:trixie
 REQUIREMENTS=("$KERNEL_IMAGE/requirements.txt" "$KERNEL_IMAGE/requirements-local.txt" "$KERNEL_IMAGE/requirements-dev.txt")
-APT_PACKAGES=(python3-venv debootstrap chromium chromium-driver fonts-liberation tmux curl ca-certificates docker-registry)
+APT_PACKAGES=(python3-venv debootstrap chromium chromium-driver fonts-liberation tmux curl ca-certificates docker-registry gcc-mingw-w64-x86-64 wine64)
+RUST_TARGETS=(x86_64-pc-windows-gnu aarch64-apple-darwin)
+BUILD_VENV="$CACHE/build-venv"
+BUILD_REQUIREMENTS="$ROOT/scripts/requirements-build.txt"
+WINE_DLL="$CACHE/wine/bcryptprimitives.dll"
 
 say() { printf '==> %s\n' "$*" >&2; }
 die() {
@@ -228,6 +235,33 @@ fi
 
 gateway="$("$ROOT/scripts/install-test-gateway.sh" "$CACHE" "$PYTHON" 9>&-)"
 
+# The cross checks: rustup's targets, the build tools, and the DLL Wine 8 lacks.
+installed_targets="$(rustup target list --installed 2>/dev/null || true)"
+for target in "${RUST_TARGETS[@]}"; do
+    grep -qx "$target" <<<"$installed_targets" || {
+        say "rustup target add $target"
+        rustup target add "$target" >&2
+    }
+done
+build_hash="$( (cat "$BUILD_REQUIREMENTS"; printf '%s\n' "$platform_tag") | sha256sum | cut -d' ' -f1)"
+if [ "$(cat "$BUILD_VENV/.requirements.sha256" 2>/dev/null)" != "$build_hash" ]; then
+    say "build venv: installing $(basename "$BUILD_REQUIREMENTS")"
+    rm -rf "$BUILD_VENV"
+    "$PYTHON" -m venv "$BUILD_VENV"
+    "$BUILD_VENV/bin/python" -m pip install -q --only-binary=:all: -r "$BUILD_REQUIREMENTS" >&2
+    printf '%s\n' "$build_hash" >"$BUILD_VENV/.requirements.sha256"
+else
+    say "build venv: up to date"
+fi
+wine_source="$ROOT/scripts/wine/bcryptprimitives.c"
+wine_hash="$(sha256sum "$wine_source" | cut -d' ' -f1)"
+if [ "$(cat "$WINE_DLL.sha256" 2>/dev/null)" != "$wine_hash" ]; then
+    say "building $(basename "$WINE_DLL") for Wine"
+    mkdir -p "$(dirname "$WINE_DLL")"
+    x86_64-w64-mingw32-gcc -shared -O2 -o "$WINE_DLL" "$wine_source" -ladvapi32 >&2
+    printf '%s\n' "$wine_hash" >"$WINE_DLL.sha256"
+fi
+
 chromium_path="$(command -v chromium || true)"
 chromedriver_path="$(command -v chromedriver || true)"
 [ -n "$chromium_path" ] || die "chromium is not on PATH although its package is installed"
@@ -248,6 +282,8 @@ exports=(
     "HAILER_TEST_CHROMEDRIVER=$chromedriver_path"
     "HAILER_TEST_TMUX=$tmux_path"
     "HAILER_TEST_LITELLM=$gateway"
+    "HAILER_TEST_BUILD_VENV=$BUILD_VENV"
+    "HAILER_TEST_WINE_DLL=$WINE_DLL"
 )
 if [ "$with_base_image" -eq 1 ]; then
     exports+=("HAILER_TEST_BASE_IMAGE=$BASE_IMAGE" "HAILER_TEST_REGISTRY=$registry")

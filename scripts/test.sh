@@ -29,6 +29,7 @@ step "Formatting and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 "$HAILER_TEST_VENV/bin/actionlint" .github/workflows/*.yml
+"$HAILER_TEST_BUILD_VENV/bin/dist" generate --check
 
 step "The kernel image's packages on every platform it is published for"
 bash scripts/check-kernel-wheels.sh
@@ -38,6 +39,12 @@ cargo build --workspace --bins --locked
 
 step "Rust tests"
 cargo nextest run --workspace --locked --no-fail-fast
+
+step "The Python wheel: built, installed into a fresh venv, run, and hailer --version timed"
+bash scripts/check-wheel.sh
+
+step "Windows and macOS: clippy for both"
+bash scripts/check-other-platforms.sh
 
 step "Python tests of the in-kernel package"
 "$HAILER_TEST_PYTHON" -m pytest -q kernel-image/tests

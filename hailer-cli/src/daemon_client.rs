@@ -1,7 +1,6 @@
 //! Finding the running hailerd, or starting one.
 
 use std::fs::OpenOptions;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -68,7 +67,8 @@ pub async fn start(home: &HailerHome) -> anyhow::Result<Connected> {
         .open(&console_log)
         .with_context(|| format!("cannot open {}", console_log.display()))?;
     let binary = daemon_binary();
-    let mut child = Command::new(&binary)
+    let mut command = Command::new(&binary);
+    command
         // Only what hailerd needs: no key or other secret of this shell reaches its environment.
         .env_clear()
         .envs(hailer_config::daemon_env::daemon_environment(
@@ -76,9 +76,9 @@ pub async fn start(home: &HailerHome) -> anyhow::Result<Connected> {
         ))
         .stdin(Stdio::null())
         .stdout(log.try_clone()?)
-        .stderr(log)
-        // Its own process group: Ctrl+C in this terminal does not reach the daemon.
-        .process_group(0)
+        .stderr(log);
+    // Detached from this terminal: Ctrl+C here, or closing it, does not reach the daemon.
+    let mut child = hailer_platform::detach::detach(&mut command)
         .spawn()
         .with_context(|| format!("cannot start {}", binary.display()))?;
 
@@ -118,9 +118,13 @@ fn daemon_binary() -> PathBuf {
     }
     std::env::current_exe()
         .ok()
-        .and_then(|exe| exe.parent().map(|dir| dir.join("hailerd")))
+        .and_then(|exe| exe.parent().map(|dir| dir.join(daemon_file_name())))
         .filter(|candidate| candidate.is_file())
-        .unwrap_or_else(|| PathBuf::from("hailerd"))
+        .unwrap_or_else(|| PathBuf::from(daemon_file_name()))
+}
+
+fn daemon_file_name() -> String {
+    hailer_platform::program::executable_name(hailer_platform::Os::CURRENT, "hailerd")
 }
 
 fn read_runtime_file(path: &Path) -> Option<RuntimeFile> {

@@ -1,17 +1,18 @@
 //! Does a Docker engine answer, which version is it, is an image there? Plain `GET`s over the
-//! engine's Unix socket, nothing more.
+//! engine's Unix socket or named pipe, nothing more. The engine is found the way the daemon
+//! finds it (`hailer_platform::docker_endpoint`).
 //!
 //! The client does not link a Docker library; this only tells `init` and `doctor` whether the
 //! default runtime can work here right now.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use bytes::Bytes;
+use hailer_platform::docker_endpoint::{self, Transport};
 use http_body_util::{BodyExt, Empty};
 use hyper::Request;
 use hyper_util::rt::TokioIo;
-use tokio::net::UnixStream;
 
 const PING_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -23,22 +24,46 @@ pub enum DockerProbe {
     NotAnswering(String),
     /// The engine is not local (DOCKER_HOST names TCP or SSH): not probed.
     Remote(String),
-    NoSocket(PathBuf),
+    NoSocket(EngineSocket),
 }
 
-/// The engine's socket named by `DOCKER_HOST`, or the default one; `Err` with the value when
-/// `DOCKER_HOST` names a remote engine.
-pub fn socket() -> Result<PathBuf, String> {
-    match std::env::var("DOCKER_HOST") {
-        Ok(host) if !host.is_empty() => match host.strip_prefix("unix://") {
-            Some(path) => Ok(PathBuf::from(path)),
-            None => Err(host),
-        },
-        _ => Ok(PathBuf::from("/var/run/docker.sock")),
+/// A local engine's address: a Unix socket or a Windows named pipe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EngineSocket {
+    Unix(PathBuf),
+    Pipe(String),
+}
+
+impl EngineSocket {
+    /// Whether the socket or pipe is there (an engine that is not running has none).
+    pub fn exists(&self) -> bool {
+        match self {
+            Self::Unix(path) => path.exists(),
+            Self::Pipe(name) => std::path::Path::new(name).exists(),
+        }
+    }
+
+    /// The path or pipe name, for messages.
+    pub fn display(&self) -> String {
+        match self {
+            Self::Unix(path) => path.display().to_string(),
+            Self::Pipe(name) => name.clone(),
+        }
     }
 }
 
-/// Pings the engine named by `DOCKER_HOST`, or the default socket.
+/// The local engine's socket: `DOCKER_HOST`, the docker context, or the system's usual place;
+/// `Err` with the address when that is a remote engine (or a context that cannot be read).
+pub fn socket() -> Result<EngineSocket, String> {
+    let endpoint = docker_endpoint::resolve_from_process().map_err(|error| error.to_string())?;
+    match endpoint.transport() {
+        Transport::Unix(path) => Ok(EngineSocket::Unix(path)),
+        Transport::NamedPipe(name) => Ok(EngineSocket::Pipe(name)),
+        Transport::Tcp(_) | Transport::Unsupported => Err(endpoint.host),
+    }
+}
+
+/// Pings the local engine (see [`socket`]).
 pub async fn probe() -> DockerProbe {
     let socket = match socket() {
         Ok(socket) => socket,
@@ -72,7 +97,7 @@ struct EngineVersion {
 }
 
 /// The engine's version and operating system, when it answers.
-pub async fn engine_version(socket: &Path) -> Option<(String, String)> {
+pub async fn engine_version(socket: &EngineSocket) -> Option<(String, String)> {
     match get(socket, "/version").await {
         Ok((200, body)) => serde_json::from_slice::<EngineVersion>(&body)
             .ok()
@@ -112,14 +137,17 @@ fn short_digest(digest: &str) -> String {
 
 /// The contract label of `image`: `Ok(None)` when the engine does not have it, `Some("")` when
 /// it has no such label.
-pub async fn image_contract(socket: &Path, image: &str) -> anyhow::Result<Option<String>> {
+pub async fn image_contract(socket: &EngineSocket, image: &str) -> anyhow::Result<Option<String>> {
     Ok(image_labels(socket, image)
         .await?
         .map(|labels| labels.contract))
 }
 
 /// The labels of `image` that Hailer sets: `Ok(None)` when the engine does not have it.
-pub async fn image_labels(socket: &Path, image: &str) -> anyhow::Result<Option<ImageLabels>> {
+pub async fn image_labels(
+    socket: &EngineSocket,
+    image: &str,
+) -> anyhow::Result<Option<ImageLabels>> {
     #[derive(serde::Deserialize)]
     #[serde(rename_all = "PascalCase")]
     struct Image {
@@ -236,14 +264,32 @@ pub async fn kernel_readiness(image: &str) -> KernelReadiness {
 }
 
 /// `GET path` on the engine: its status and body.
-pub async fn get(socket: &Path, path: &str) -> anyhow::Result<(u16, Bytes)> {
+pub async fn get(socket: &EngineSocket, path: &str) -> anyhow::Result<(u16, Bytes)> {
     tokio::time::timeout(PING_TIMEOUT, exchange(socket, path))
         .await
         .map_err(|_| anyhow::anyhow!("no answer within {} s", PING_TIMEOUT.as_secs()))?
 }
 
-async fn exchange(socket: &Path, path: &str) -> anyhow::Result<(u16, Bytes)> {
-    let stream = UnixStream::connect(socket).await?;
+async fn exchange(socket: &EngineSocket, path: &str) -> anyhow::Result<(u16, Bytes)> {
+    match socket {
+        #[cfg(unix)]
+        EngineSocket::Unix(file) => {
+            exchange_over(tokio::net::UnixStream::connect(file).await?, path).await
+        }
+        #[cfg(windows)]
+        EngineSocket::Pipe(name) => {
+            let pipe = tokio::net::windows::named_pipe::ClientOptions::new().open(name)?;
+            exchange_over(pipe, path).await
+        }
+        #[allow(unreachable_patterns)]
+        other => anyhow::bail!("{} cannot be reached on this system", other.display()),
+    }
+}
+
+async fn exchange_over<S>(stream: S, path: &str) -> anyhow::Result<(u16, Bytes)>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
     let (mut sender, connection) =
         hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
     let driver = tokio::spawn(connection);

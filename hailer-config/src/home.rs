@@ -2,12 +2,14 @@
 //!
 //! `HAILER_HOME` overrides every location at once, so tests and portable setups are hermetic:
 //! `$HAILER_HOME/{config,state,data,run}`. Without it the platform's conventions apply (XDG on
-//! Linux and macOS): configuration, state (logs), data (the managed Python environments) and
-//! the runtime directory (the daemon's lock and runtime file).
+//! Linux, `~/Library/Application Support/Hailer` on macOS, `%APPDATA%` and `%LOCALAPPDATA%` on
+//! Windows: `hailer_platform::folders`): configuration, state (logs), data (the managed Python
+//! environments) and the runtime directory (the daemon's lock and runtime file).
 
 use std::path::{Path, PathBuf};
 
-use etcetera::AppStrategy;
+use hailer_platform::Os;
+use hailer_platform::folders::{self, Layout};
 
 /// The environment variable that relocates every Hailer path.
 pub const HAILER_HOME_VAR: &str = "HAILER_HOME";
@@ -33,12 +35,7 @@ pub enum HomeError {
 impl HailerHome {
     /// Every path under one root, as `HAILER_HOME` asks.
     pub fn under(root: &Path) -> Self {
-        Self {
-            config_dir: root.join("config"),
-            state_dir: root.join("state"),
-            data_dir: root.join("data"),
-            runtime_dir: root.join("run"),
-        }
+        Self::from(Layout::under(root))
     }
 
     /// `HAILER_HOME` when the given value is set and not empty, else the platform's directories.
@@ -46,24 +43,8 @@ impl HailerHome {
         if let Some(root) = hailer_home.filter(|value| !value.is_empty()) {
             return Ok(Self::under(Path::new(root)));
         }
-        let strategy = etcetera::choose_app_strategy(etcetera::AppStrategyArgs {
-            top_level_domain: "org".to_owned(),
-            author: "Hailer".to_owned(),
-            app_name: "hailer".to_owned(),
-        })
-        .map_err(|_| HomeError::NoHome)?;
-        let state_dir = strategy
-            .state_dir()
-            .unwrap_or_else(|| strategy.data_dir().join("state"));
-        let runtime_dir = strategy
-            .runtime_dir()
-            .unwrap_or_else(|| state_dir.join("run"));
-        Ok(Self {
-            config_dir: strategy.config_dir(),
-            data_dir: strategy.data_dir(),
-            state_dir,
-            runtime_dir,
-        })
+        let bases = folders::system_bases().ok_or(HomeError::NoHome)?;
+        Ok(Self::from(folders::layout(Os::CURRENT, None, &bases)))
     }
 
     /// From this process's own environment.
@@ -84,6 +65,17 @@ impl HailerHome {
     /// The daemon's log folder.
     pub fn log_dir(&self) -> PathBuf {
         self.state_dir.join("logs")
+    }
+}
+
+impl From<Layout> for HailerHome {
+    fn from(layout: Layout) -> Self {
+        Self {
+            config_dir: layout.config,
+            state_dir: layout.state,
+            data_dir: layout.data,
+            runtime_dir: layout.runtime,
+        }
     }
 }
 

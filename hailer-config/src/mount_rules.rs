@@ -5,17 +5,48 @@
 //! drive root, the home folder, the workspace, `.hailer/`, the configuration file or the
 //! context, skills and prompts folders; it may not be, contain or sit inside `.hailer/` or a
 //! folder that holds credentials (`~/.config`, `~/.ssh`, `~/.aws`, `~/.azure`, `~/.gnupg`,
-//! `~/.docker`, `~/.kube`). Symlinks are followed before comparing.
+//! `~/.docker`, `~/.kube`; on macOS also the credential folders of `~/Library`; on Windows
+//! `%APPDATA%` and `%LOCALAPPDATA%`, whose temporary folder is fine). A network share (`\\server\share`)
+//! cannot be mounted at all. Symlinks are followed before comparing.
+//!
+//! [`check_data_dir_mount`] resolves the folders on this machine; [`judge`] decides, as a pure
+//! function of the system and the resolved folders, so every system's rules are tested anywhere.
 
 use std::fmt;
-use std::path::{Component, Path, PathBuf, Prefix};
+use std::path::{Path, PathBuf};
+
+use hailer_platform::Os;
+use hailer_platform::path_model::PathModel;
 
 use crate::paths;
 
-/// Folders under the home folder that hold credentials.
+/// Folders under the home folder that hold credentials, on every system (`/` separated).
 pub const CREDENTIAL_DIRS: [&str; 7] = [
     ".config", ".ssh", ".aws", ".azure", ".gnupg", ".docker", ".kube",
 ];
+/// macOS's folders under `~/Library` that hold keys, tokens and app secrets.
+pub const MACOS_CREDENTIAL_DIRS: [&str; 5] = [
+    "Library/Keychains",
+    "Library/Application Support",
+    "Library/Containers",
+    "Library/Group Containers",
+    "Library/Cookies",
+];
+/// Windows's application data folders (`%APPDATA%`, `%LOCALAPPDATA%`) under the profile.
+pub const WINDOWS_CREDENTIAL_DIRS: [&str; 2] = ["AppData/Roaming", "AppData/Local"];
+/// The one folder inside the credential folders where data may be: Windows's temporary folder.
+pub const WINDOWS_TEMP_DIR: &str = "AppData/Local/Temp";
+
+/// The credential folders of `os`, relative to the home folder.
+pub fn credential_dirs(os: Os) -> Vec<&'static str> {
+    let mut dirs = CREDENTIAL_DIRS.to_vec();
+    match os {
+        Os::Linux => {}
+        Os::MacOs => dirs.extend(MACOS_CREDENTIAL_DIRS),
+        Os::Windows => dirs.extend(WINDOWS_CREDENTIAL_DIRS),
+    }
+    dirs
+}
 
 /// Hailer's own folder in the workspace.
 pub const STATE_DIR: &str = ".hailer";
@@ -120,14 +151,37 @@ impl fmt::Display for Exposed {
             Exposed::HailerState => write!(f, "Hailer's .hailer folder"),
             Exposed::ConfigFile => write!(f, "the configuration file"),
             Exposed::HailerFolder => write!(f, "Hailer's context, skills or prompts folder"),
+            Exposed::Credentials("AppData/Roaming") => {
+                write!(f, "%APPDATA%, which holds credentials")
+            }
+            Exposed::Credentials("AppData/Local") => {
+                write!(f, "%LOCALAPPDATA%, which holds credentials")
+            }
             Exposed::Credentials(name) => write!(f, "~/{name}, which holds credentials"),
         }
     }
 }
 
-/// Checks a data folder against the mount rules. `hailer_dirs` are the context, skills and
-/// prompts folders. Paths may be relative to the current folder; symlinks in the parts that
-/// exist are followed.
+/// The folders the rules compare, each resolved (symlinks followed) on the machine.
+#[derive(Debug, Clone, Default)]
+pub struct MountFolders {
+    /// The data folder as configured, and resolved.
+    pub data_as_given: PathBuf,
+    pub data: PathBuf,
+    pub workspace: PathBuf,
+    pub home: Option<PathBuf>,
+    pub config_path: Option<PathBuf>,
+    /// The context, skills and prompts folders.
+    pub hailer_dirs: Vec<PathBuf>,
+    /// The credential folders of [`credential_dirs`], each with its resolved path.
+    pub credentials: Vec<(&'static str, PathBuf)>,
+    /// Folders inside the credential folders where data may be (Windows's temporary folder).
+    pub allowed: Vec<PathBuf>,
+}
+
+/// Checks a data folder against the mount rules of this system. `hailer_dirs` are the context,
+/// skills and prompts folders. Paths may be relative to the current folder; symlinks in the
+/// parts that exist are followed.
 pub fn check_data_dir_mount(
     data_dir: &Path,
     workspace: &Path,
@@ -135,67 +189,108 @@ pub fn check_data_dir_mount(
     config_path: Option<&Path>,
     hailer_dirs: &[&Path],
 ) -> Result<(), MountRefusal> {
-    let data = paths::resolve_existing(data_dir);
+    let os = Os::CURRENT;
+    let under_home = |home: &Path, relative: &str| {
+        paths::resolve_existing(
+            &relative
+                .split('/')
+                .fold(home.to_path_buf(), |p, n| p.join(n)),
+        )
+    };
+    let folders = MountFolders {
+        data_as_given: data_dir.to_path_buf(),
+        data: paths::resolve_existing(data_dir),
+        workspace: paths::resolve_existing(workspace),
+        home: home.map(paths::resolve_existing),
+        config_path: config_path.map(paths::resolve_existing),
+        hailer_dirs: hailer_dirs
+            .iter()
+            .map(|d| paths::resolve_existing(d))
+            .collect(),
+        credentials: home
+            .map(|home| {
+                credential_dirs(os)
+                    .into_iter()
+                    .map(|name| (name, under_home(home, name)))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        allowed: home
+            .filter(|_| os == Os::Windows)
+            .map(|home| vec![under_home(home, WINDOWS_TEMP_DIR)])
+            .unwrap_or_default(),
+    };
+    judge(os, &folders)
+}
+
+/// The mount rules of `os` over folders resolved there.
+pub fn judge(os: Os, folders: &MountFolders) -> Result<(), MountRefusal> {
+    let model = |path: &Path| PathModel::parse(os, &path.to_string_lossy());
+    let data = model(&folders.data);
     let refuse = |reason| {
         Err(MountRefusal {
-            data_dir: data.clone(),
+            data_dir: folders.data.clone(),
             reason,
         })
     };
-    if is_network_share(data_dir) || is_network_share(&data) {
+    if model(&folders.data_as_given).is_share() || data.is_share() {
         return refuse(MountReason::NetworkShare);
     }
-    if data.parent().is_none() {
+    if data.is_root() {
         return refuse(MountReason::DriveRoot);
     }
 
-    let workspace = paths::resolve_existing(workspace);
-    let home = home.map(paths::resolve_existing);
-    let mut never_is_or_contains: Vec<(Exposed, PathBuf)> = Vec::new();
-    if let Some(home) = &home {
-        never_is_or_contains.push((Exposed::Home, home.clone()));
+    let mut never_is_or_contains: Vec<(Exposed, &PathBuf)> = Vec::new();
+    if let Some(home) = &folders.home {
+        never_is_or_contains.push((Exposed::Home, home));
     }
-    never_is_or_contains.push((Exposed::Workspace, workspace.clone()));
-    if let Some(config) = config_path {
-        never_is_or_contains.push((Exposed::ConfigFile, paths::resolve_existing(config)));
+    never_is_or_contains.push((Exposed::Workspace, &folders.workspace));
+    if let Some(config) = &folders.config_path {
+        never_is_or_contains.push((Exposed::ConfigFile, config));
     }
-    for dir in hailer_dirs {
-        never_is_or_contains.push((Exposed::HailerFolder, paths::resolve_existing(dir)));
+    for dir in &folders.hailer_dirs {
+        never_is_or_contains.push((Exposed::HailerFolder, dir));
     }
     for (what, path) in never_is_or_contains {
-        if let Some(relation @ (Relation::Is | Relation::Contains)) = relation(&data, &path) {
+        if let Some(relation @ (Relation::Is | Relation::Contains)) = relation(&data, &model(path))
+        {
             return refuse(MountReason::Exposes {
                 what,
-                path,
+                path: path.clone(),
                 relation,
             });
         }
     }
 
-    let mut never_touches: Vec<(Exposed, PathBuf)> =
-        vec![(Exposed::HailerState, workspace.join(STATE_DIR))];
-    if let Some(home) = &home {
-        for name in CREDENTIAL_DIRS {
-            never_touches.push((
-                Exposed::Credentials(name),
-                paths::resolve_existing(&home.join(name)),
-            ));
-        }
+    let state = folders.workspace.join(STATE_DIR);
+    let mut never_touches: Vec<(Exposed, &PathBuf)> = vec![(Exposed::HailerState, &state)];
+    for (name, path) in &folders.credentials {
+        never_touches.push((Exposed::Credentials(name), path));
     }
+    let allowed = |data: &PathModel| {
+        folders
+            .allowed
+            .iter()
+            .any(|dir| data.starts_with(&model(dir)))
+    };
     for (what, path) in never_touches {
-        if let Some(relation) = relation(&data, &path) {
-            return refuse(MountReason::Exposes {
-                what,
-                path,
-                relation,
-            });
+        match relation(&data, &model(path)) {
+            Some(Relation::Inside) if allowed(&data) => {}
+            Some(relation) => {
+                return refuse(MountReason::Exposes {
+                    what,
+                    path: path.clone(),
+                    relation,
+                });
+            }
+            None => {}
         }
     }
     Ok(())
 }
 
-fn relation(data: &Path, other: &Path) -> Option<Relation> {
-    if data == other {
+fn relation(data: &PathModel, other: &PathModel) -> Option<Relation> {
+    if data.same_as(other) {
         Some(Relation::Is)
     } else if other.starts_with(data) {
         Some(Relation::Contains)
@@ -206,10 +301,6 @@ fn relation(data: &Path, other: &Path) -> Option<Relation> {
     }
 }
 
-fn is_network_share(path: &Path) -> bool {
-    matches!(
-        path.components().next(),
-        Some(Component::Prefix(prefix))
-            if matches!(prefix.kind(), Prefix::UNC(..) | Prefix::VerbatimUNC(..))
-    )
-}
+#[cfg(test)]
+#[path = "mount_rules_tests.rs"]
+mod tests;

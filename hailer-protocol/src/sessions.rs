@@ -285,7 +285,7 @@ pub struct SessionEnvelope {
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum SessionEvent {
     /// Sent first: the session as it is now.
-    Attached { session: SessionInfo },
+    Attached { session: Box<SessionInfo> },
     /// Sent next to a client that attaches afresh (not resuming after a sequence number): the
     /// conversation's finished turns, oldest first. A running turn's events follow it.
     History { turns: Vec<crate::PastTurn> },

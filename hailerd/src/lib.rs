@@ -2,8 +2,9 @@
 //!
 //! It listens on 127.0.0.1 only, wants its per-run token on every API call, and owns everything
 //! long-lived: sessions, agent turns, kernels, notebook copies and owner locks. [`serve`] is the
-//! entry point for embedding and tests; [`run`] is what the binary does around it (the singleton
-//! lock, the runtime file, logging and signals).
+//! entry point for embedding and tests; [`run`] is what the program does around it (the singleton
+//! lock, the runtime file, logging and signals), and [`main`] is the `hailer` package's
+//! `hailerd` binary.
 
 mod agent;
 mod api;
@@ -26,7 +27,7 @@ mod state;
 mod token;
 
 pub use api::openapi::document_json as openapi_json;
-pub use run::{RunArgs, run};
+pub use run::{RunArgs, main, run};
 pub use serve::{HEADER_READ_TIMEOUT, serve};
 pub use state::DaemonConfig;
 pub use token::AccessToken;

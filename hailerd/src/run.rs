@@ -35,11 +35,41 @@ pub struct RunArgs {
     pub heartbeat_secs: u64,
 }
 
+/// The `hailerd` program: its arguments, a two-worker runtime, [`run`].
+pub fn main() -> ExitCode {
+    use clap::Parser as _;
+    let args = RunArgs::parse();
+    if let Err(error) = crate::hardening::ensure_minimal_environment() {
+        eprintln!("hailerd: {error:#}");
+        return ExitCode::FAILURE;
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("hailerd: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(args)) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("hailerd: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// Runs the daemon until it is asked to stop. A second daemon exits at once with success.
 pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let home = HailerHome::from_env()?;
     runtime_file::ensure_private_dir(&home.runtime_dir)
         .with_context(|| format!("cannot create {}", home.runtime_dir.display()))?;
+    // The token goes into this folder: refuse to start when others could read it.
+    runtime_file::check_private(&home.runtime_dir)?;
 
     let lock = match singleton::try_acquire(&home.daemon_lock())? {
         Acquired::Lock(lock) => lock,
@@ -111,21 +141,12 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Listens for SIGTERM and SIGINT from now on; the future resolves on the first of them.
+/// Listens for a stop request (SIGTERM or SIGINT; Ctrl+C, Ctrl+Break or the console closing on
+/// Windows) from now on; the future resolves on the first of them.
 fn stop_signal() -> impl Future<Output = ()> + Send + 'static {
-    use tokio::signal::unix::{SignalKind, signal};
-    let listeners = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-    );
+    let requested = hailer_platform::stop_signal::stop_requested();
     async move {
-        let (Ok(mut term), Ok(mut int)) = listeners else {
-            tracing::error!("cannot listen for signals; stop hailerd through the API");
-            return std::future::pending().await;
-        };
-        tokio::select! {
-            _ = term.recv() => tracing::info!("SIGTERM"),
-            _ = int.recv() => tracing::info!("SIGINT"),
-        }
+        let what = requested.await;
+        tracing::info!("{what}");
     }
 }

@@ -1,23 +1,16 @@
 //! The runtime file tells clients where the daemon listens and which token it wants.
 //!
-//! It lives in a 0700 directory and is itself 0600; it is written atomically (a temporary file in
-//! the same directory, synced, then renamed into place) so a client never reads half a file.
+//! It lives in a folder only its owner can open, and is itself the owner's alone (0700 and 0600
+//! on Unix, an owner-only access list on Windows: `hailer_platform::private_fs`); it is written
+//! atomically (a temporary file in the same directory, synced, then renamed into place) so a
+//! client never reads half a file.
 
 use std::fs;
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::Path;
 
+pub use hailer_platform::private_fs::{check_private, ensure_private_dir};
 use hailer_protocol::RuntimeFile;
-
-/// Creates `dir` (and its parents) and makes sure only the owner can open it.
-pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
-}
 
 /// Writes `contents` to `path` atomically, readable by the owner only.
 pub fn write(path: &Path, contents: &RuntimeFile) -> io::Result<()> {
@@ -25,10 +18,7 @@ pub fn write(path: &Path, contents: &RuntimeFile) -> io::Result<()> {
         .parent()
         .ok_or_else(|| io::Error::other("the runtime file has no parent folder"))?;
     ensure_private_dir(dir)?;
-    let mut temp = tempfile::Builder::new()
-        .prefix(".hailerd-")
-        .permissions(fs::Permissions::from_mode(0o600))
-        .tempfile_in(dir)?;
+    let mut temp = hailer_platform::private_fs::private_temp_file(dir, ".hailerd-")?;
     serde_json::to_writer(&mut temp, contents)?;
     temp.write_all(b"\n")?;
     temp.as_file().sync_all()?;
@@ -78,9 +68,14 @@ mod tests {
         let dir = root.path().join("run");
         let path = dir.join("hailerd.json");
         write(&path, &sample(7)).unwrap();
-        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode(&path), 0o600);
-        assert_eq!(mode(&dir), 0o700);
+        check_private(&dir).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&path), 0o600);
+            assert_eq!(mode(&dir), 0o700);
+        }
         assert_eq!(read(&path).unwrap(), Some(sample(7)));
         let leftovers: Vec<_> = fs::read_dir(&dir).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "no temporary files left behind");

@@ -22,8 +22,8 @@ use std::time::Duration;
 
 use hailer_config::Loaded;
 use hailer_config::home::HailerHome;
+use hailer_platform::stop_signal::Interrupts;
 use hailer_protocol::SessionEvent;
-use tokio::signal::unix::{SignalKind, signal};
 
 pub use panel::provider as provider_line;
 
@@ -127,7 +127,7 @@ const RESUME_TRIES: u32 = 18;
 
 impl Chat {
     async fn run(&mut self, home: &HailerHome) -> anyhow::Result<u8> {
-        let mut interrupts = signal(SignalKind::interrupt())?;
+        let mut interrupts = Interrupts::listen()?;
         let connect = link::connect(home.clone(), self.options.flags.clone());
         tokio::pin!(connect);
         let mut connecting = true;

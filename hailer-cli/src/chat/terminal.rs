@@ -3,36 +3,73 @@
 
 use std::io::IsTerminal;
 
-use nix::sys::termios::{SetArg, Termios, tcgetattr, tcsetattr};
-
-/// Standard input and output are a terminal whose `TERM` understands cursor control.
+/// Standard input and output are a terminal whose `TERM` understands cursor control. Windows
+/// consoles set no `TERM` and understand it (rustyline drives them through the console API).
 pub fn is_capable() -> bool {
-    let term = std::env::var("TERM").unwrap_or_default();
+    let term = std::env::var("TERM").ok();
     std::io::stdin().is_terminal()
         && std::io::stdout().is_terminal()
-        && !matches!(term.as_str(), "" | "dumb" | "unknown")
+        && term_is_capable(term.as_deref(), cfg!(windows))
+}
+
+/// Whether `TERM` (unset: `None`) allows the line editor.
+fn term_is_capable(term: Option<&str>, windows: bool) -> bool {
+    match term {
+        None | Some("") => windows,
+        Some(term) => !matches!(term, "dumb" | "unknown"),
+    }
 }
 
 /// Restores the terminal's mode when dropped, in case the chat ends while the line editor has
-/// it in raw mode.
+/// it in raw mode. (A Windows console's mode belongs to the console and rustyline restores it.)
 pub struct ModeGuard {
-    saved: Option<Termios>,
+    #[cfg(unix)]
+    saved: Option<nix::sys::termios::Termios>,
 }
 
 impl ModeGuard {
     pub fn save() -> Self {
+        #[cfg(unix)]
         let saved = std::io::stdin()
             .is_terminal()
-            .then(|| tcgetattr(std::io::stdin()).ok())
+            .then(|| nix::sys::termios::tcgetattr(std::io::stdin()).ok())
             .flatten();
-        Self { saved }
+        Self {
+            #[cfg(unix)]
+            saved,
+        }
     }
 }
 
 impl Drop for ModeGuard {
     fn drop(&mut self) {
+        #[cfg(unix)]
         if let Some(saved) = &self.saved {
+            use nix::sys::termios::{SetArg, tcsetattr};
             let _ = tcsetattr(std::io::stdin(), SetArg::TCSANOW, saved);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn term_values_on_each_system() {
+        for (term, windows, expected) in [
+            (None, false, false),
+            (None, true, true),
+            (Some(""), true, true),
+            (Some("dumb"), true, false),
+            (Some("xterm-256color"), false, true),
+            (Some("unknown"), false, false),
+        ] {
+            assert_eq!(
+                term_is_capable(term, windows),
+                expected,
+                "{term:?} {windows}"
+            );
         }
     }
 }

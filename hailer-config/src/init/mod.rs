@@ -209,11 +209,7 @@ impl Scaffold {
         } else if path.symlink_metadata().is_ok() {
             return Err(Error::NotAFolder { path });
         } else {
-            let mut builder = fs::DirBuilder::new();
-            #[cfg(unix)]
-            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-            builder
-                .create(&path)
+            hailer_platform::private_fs::create_dir_all_private(&path)
                 .map_err(Error::io("create the folder", &path))?;
             self.record(relative, true, InitAction::Created);
         }

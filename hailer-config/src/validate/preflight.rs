@@ -98,6 +98,16 @@ pub(crate) fn check(config: &Config, layout: &Layout<'_>) -> Report {
                         .in_area(Area::Data)
                         .at(Some("hailer"), Some("data_dir")),
                 );
+            } else if hailer_platform::drives::is_mapped_network_drive(&hailer.data_dir) {
+                report.push(
+                    Problem::warning(
+                        origin(&hailer.data_dir),
+                        "the data folder is on a mapped network drive, which Docker Desktop usually cannot mount",
+                        "Copy the data to a folder on a local disk and set [hailer].data_dir to it.",
+                    )
+                    .in_area(Area::Data)
+                    .at(Some("hailer"), Some("data_dir")),
+                );
             }
         }
         Runtime::UnsafeLocal => {

@@ -2,9 +2,7 @@
 //! atomically, inside the folder only, never through a link, never deleting anything.
 
 use std::collections::VecDeque;
-use std::fs::OpenOptions;
 use std::io::Write as _;
-use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -117,30 +115,46 @@ pub fn write_notebook(root: &Path, name: &str, text: &str) -> std::io::Result<()
         return Err(refuse("its folder is outside the notebooks folder"));
     }
     let target = dir.join(file_name);
-    let mode = match std::fs::symlink_metadata(&target) {
-        Ok(meta) if meta.is_file() => meta.permissions().mode() & 0o7777,
+    let permissions = match std::fs::symlink_metadata(&target) {
+        Ok(meta) if meta.is_file() => Some(meta.permissions()),
         Ok(_) => return Err(refuse("the file there is a link or not a regular file")),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0o644,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => new_file_permissions(),
         Err(e) => return Err(e),
     };
     let mut random = [0u8; 6];
     rand::fill(&mut random);
     let temporary = dir.join(format!(".hailer-sync-{}.tmp", hex::encode(random)));
     let written = (|| {
-        let mut file = OpenOptions::new()
+        let mut file = hailer_platform::private_fs::private_open_options()
             .write(true)
             .create_new(true)
-            .mode(0o600)
             .open(&temporary)?;
         file.write_all(text.as_bytes())?;
         file.sync_all()?;
-        std::fs::set_permissions(&temporary, std::fs::Permissions::from_mode(mode))?;
+        drop(file);
+        if let Some(permissions) = permissions {
+            std::fs::set_permissions(&temporary, permissions)?;
+        }
         std::fs::rename(&temporary, &target)
     })();
     if written.is_err() {
         let _ = std::fs::remove_file(&temporary);
     }
     written
+}
+
+/// A new notebook's permissions: 0644 on Unix (the temporary file was 0600); on Windows the
+/// new file already has the folder's access list and is writable.
+fn new_file_permissions() -> Option<std::fs::Permissions> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        Some(std::fs::Permissions::from_mode(0o644))
+    }
+    #[cfg(windows)]
+    {
+        None
+    }
 }
 
 fn refuse(why: &str) -> std::io::Error {
@@ -163,10 +177,9 @@ pub fn back_up(state_dir: &Path, name: &str, text: &str) -> std::io::Result<Path
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        match OpenOptions::new()
+        match hailer_platform::private_fs::private_open_options()
             .write(true)
             .create_new(true)
-            .mode(0o600)
             .open(&path)
         {
             Ok(mut file) => {
@@ -235,6 +248,7 @@ mod tests {
 
     use super::*;
 
+    #[cfg(unix)]
     const NOTEBOOK: &str = "import marimo\napp = marimo.App()\n";
 
     #[test]
@@ -244,6 +258,8 @@ mod tests {
         assert_eq!(utc_stamp(SystemTime::UNIX_EPOCH), "19700101-000000");
     }
 
+    // These two make symlinks and set Unix modes.
+    #[cfg(unix)]
     #[test]
     fn finding_skips_hidden_linked_and_foreign_files() {
         let root = tempfile::tempdir().unwrap();
@@ -266,8 +282,10 @@ mod tests {
         assert!(refused.contains(&("conftest.py".to_owned(), Refusal::ToolFile)));
     }
 
+    #[cfg(unix)]
     #[test]
     fn writes_are_atomic_keep_the_mode_and_never_follow_links() {
+        use std::os::unix::fs::PermissionsExt as _;
         let root = tempfile::tempdir().unwrap();
         let outside = tempfile::tempdir().unwrap();
         let r = root.path();

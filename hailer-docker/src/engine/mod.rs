@@ -3,12 +3,11 @@
 
 pub mod endpoint;
 
-use std::path::Path;
 use std::time::Duration;
 
 use bollard::Docker;
 
-pub use endpoint::{Endpoint, EndpointSource};
+pub use endpoint::{Endpoint, EndpointSource, Transport};
 
 use crate::error::{Error, Result, engine_said};
 
@@ -120,52 +119,45 @@ pub fn fit_cpus(requested: f64, available: Option<u32>) -> (f64, Option<String>)
 fn client_for(endpoint: &Endpoint) -> Result<Docker> {
     let host = endpoint.host.as_str();
     let version = bollard::API_DEFAULT_VERSION;
-    if host.starts_with("unix://") {
-        let path = endpoint::socket_path(host);
-        if !Path::new(path).exists() {
-            return Err(if docker_cli_on_path() {
-                Error::NotRunning {
-                    endpoint: host.to_owned(),
-                    said: format!("there is no socket at {path}"),
-                    context_hint: context_hint(endpoint),
-                }
-            } else {
-                Error::NotInstalled {
-                    endpoint: host.to_owned(),
-                }
-            });
-        }
-        return Docker::connect_with_unix(host, REQUEST_TIMEOUT_SECS, version).map_err(|e| {
+    let not_running = |e: bollard::errors::Error| Error::NotRunning {
+        endpoint: host.to_owned(),
+        said: engine_said(&e),
+        context_hint: context_hint(endpoint),
+    };
+    let unsupported = || Error::BadEndpoint {
+        endpoint: host.to_owned(),
+        reason: "only unix:// sockets, npipe:// pipes (on Windows) and plain tcp:// or http:// \
+                 addresses are supported"
+            .to_owned(),
+    };
+    match endpoint.transport() {
+        Transport::Unix(path) if !path.exists() => Err(if docker_cli_on_path() {
             Error::NotRunning {
                 endpoint: host.to_owned(),
-                said: engine_said(&e),
+                said: format!("there is no socket at {}", path.display()),
                 context_hint: context_hint(endpoint),
             }
-        });
-    }
-    if host.starts_with("tcp://") || host.starts_with("http://") {
-        return Docker::connect_with_http(host, REQUEST_TIMEOUT_SECS, version).map_err(|e| {
-            Error::BadEndpoint {
+        } else {
+            Error::NotInstalled {
+                endpoint: host.to_owned(),
+            }
+        }),
+        #[cfg(unix)]
+        Transport::Unix(_) => {
+            Docker::connect_with_unix(host, REQUEST_TIMEOUT_SECS, version).map_err(not_running)
+        }
+        #[cfg(windows)]
+        Transport::NamedPipe(_) => {
+            Docker::connect_with_named_pipe(host, REQUEST_TIMEOUT_SECS, version)
+                .map_err(not_running)
+        }
+        Transport::Tcp(_) => Docker::connect_with_http(host, REQUEST_TIMEOUT_SECS, version)
+            .map_err(|e| Error::BadEndpoint {
                 endpoint: host.to_owned(),
                 reason: engine_said(&e),
-            }
-        });
+            }),
+        _ => Err(unsupported()),
     }
-    #[cfg(windows)]
-    if host.starts_with("npipe://") {
-        return Docker::connect_with_named_pipe(host, REQUEST_TIMEOUT_SECS, version).map_err(|e| {
-            Error::NotRunning {
-                endpoint: host.to_owned(),
-                said: engine_said(&e),
-                context_hint: context_hint(endpoint),
-            }
-        });
-    }
-    Err(Error::BadEndpoint {
-        endpoint: host.to_owned(),
-        reason: "only unix:// sockets and plain tcp:// or http:// addresses are supported"
-            .to_owned(),
-    })
 }
 
 /// How to get away from a docker context that points at an engine that is not there.
@@ -185,7 +177,8 @@ fn docker_cli_on_path() -> bool {
     let Some(path) = std::env::var_os("PATH") else {
         return false;
     };
-    std::env::split_paths(&path).any(|dir| dir.join("docker").is_file())
+    let name = hailer_platform::program::executable_name(hailer_platform::Os::CURRENT, "docker");
+    std::env::split_paths(&path).any(|dir| dir.join(&name).is_file())
 }
 
 #[cfg(test)]

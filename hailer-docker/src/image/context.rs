@@ -276,7 +276,13 @@ pub fn export_context(dir: &Path, options: &BuildOptions, contract: &str) -> Res
             let source = std::path::absolute(source)
                 .map_err(Error::file("cannot resolve a pip file", source))?;
             let target = dir.join("pip").join(name);
-            std::os::unix::fs::symlink(&source, &target).map_err(Error::file(
+            #[cfg(unix)]
+            let made = std::os::unix::fs::symlink(&source, &target);
+            // A file link on Windows needs Developer Mode or an elevated shell; without it the
+            // error says so.
+            #[cfg(windows)]
+            let made = std::os::windows::fs::symlink_file(&source, &target);
+            made.map_err(Error::file(
                 "cannot link a pip file into the build context",
                 &target,
             ))?;
@@ -298,11 +304,9 @@ pub fn export_context(dir: &Path, options: &BuildOptions, contract: &str) -> Res
 /// Writes `text` to a new file only its owner can read.
 fn write_private(path: &Path, text: &str) -> Result<()> {
     use std::io::Write as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let mut file = std::fs::OpenOptions::new()
+    let mut file = hailer_platform::private_fs::private_open_options()
         .write(true)
         .create_new(true)
-        .mode(0o600)
         .open(path)
         .map_err(Error::file(
             "cannot write the pip settings of the build",
@@ -503,6 +507,8 @@ mod tests {
         );
     }
 
+    // It reads Unix modes.
+    #[cfg(unix)]
     #[test]
     fn exported_host_settings_are_private_and_need_no_links() {
         use std::os::unix::fs::PermissionsExt as _;

@@ -67,7 +67,8 @@ pub fn nano_cpus(cpus: f64) -> Result<i64> {
 /// The user id and group id the kernel runs as: this user's own on a Linux host (so it can
 /// read data files only the user may read), else the image's user.
 pub fn kernel_user() -> (u32, u32) {
-    if cfg!(target_os = "linux") {
+    #[cfg(target_os = "linux")]
+    {
         let uid = nix::unistd::getuid().as_raw();
         let gid = nix::unistd::getgid().as_raw();
         if uid != 0 {

@@ -4,10 +4,11 @@
 //! container's bind mount keeps the file itself: deleting its name alone would leave the token
 //! readable inside the kernel at `/run/secrets/hailer-token`.
 
-use std::fs::{DirBuilder, OpenOptions};
+use std::fs::DirBuilder;
 use std::io::Write as _;
-use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
+
+use hailer_platform::private_fs;
 
 use secrecy::{ExposeSecret as _, SecretString};
 
@@ -23,29 +24,24 @@ pub struct TokenFile {
 impl TokenFile {
     /// Writes `token` for a container running as `reader` (uid, gid).
     pub fn create(state_dir: &Path, token: &SecretString, reader: (u32, u32)) -> Result<Self> {
-        DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(state_dir)
-            .map_err(Error::file(
-                "cannot create the workspace's state folder",
-                state_dir,
-            ))?;
+        private_fs::create_dir_all_private(state_dir).map_err(Error::file(
+            "cannot create the workspace's state folder",
+            state_dir,
+        ))?;
         let mut bytes = [0u8; 8];
         rand::fill(&mut bytes);
         let dir = state_dir.join(format!("kernel-token-{}", hex::encode(bytes)));
         DirBuilder::new()
-            .mode(0o700)
             .create(&dir)
+            .and_then(|()| private_fs::restrict_dir(&dir))
             .map_err(Error::file("cannot create the kernel's token folder", &dir))?;
         let made = Self {
             file: dir.join("token"),
             dir,
         };
-        let mut file = OpenOptions::new()
+        let mut file = private_fs::private_open_options()
             .write(true)
             .create_new(true)
-            .mode(0o600)
             .open(&made.file)
             .map_err(Error::file(
                 "cannot create the kernel's token file",
@@ -64,7 +60,9 @@ impl TokenFile {
     /// The container reads the file as `reader`: ours already on a Linux host; as root we hand
     /// the file to that user; elsewhere (a virtual machine between us and the engine) the
     /// file becomes readable by all, inside a folder nobody else can open.
+    #[cfg(unix)]
     fn let_reader_in(&self, (uid, gid): (u32, u32)) -> Result<()> {
+        use std::os::unix::fs::PermissionsExt as _;
         let own_uid = nix::unistd::getuid().as_raw();
         if cfg!(target_os = "linux") && uid == own_uid {
             return Ok(());
@@ -82,13 +80,20 @@ impl TokenFile {
         )
     }
 
+    /// Docker Desktop reads a Windows file as the user who shares it: the owner-only file is
+    /// readable in the container already.
+    #[cfg(windows)]
+    fn let_reader_in(&self, _reader: (u32, u32)) -> Result<()> {
+        Ok(())
+    }
+
     /// The file to mount.
     pub fn path(&self) -> &Path {
         &self.file
     }
 
     /// The folder holding it.
-    #[cfg(test)]
+    #[cfg(all(test, unix))]
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -96,7 +101,7 @@ impl TokenFile {
 
 impl Drop for TokenFile {
     fn drop(&mut self) {
-        if let Err(error) = OpenOptions::new()
+        if let Err(error) = std::fs::OpenOptions::new()
             .write(true)
             .open(&self.file)
             .and_then(|file| file.set_len(0))
@@ -112,11 +117,10 @@ impl Drop for TokenFile {
     }
 }
 
-#[cfg(test)]
+// The test reads Unix modes and owners.
+#[cfg(all(test, unix))]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
-
-    use std::os::unix::fs::MetadataExt as _;
 
     use super::*;
 
@@ -126,6 +130,7 @@ mod tests {
         let state = workspace.path().join(".hailer");
         let token = SecretString::from("s3cret-token");
         let file = TokenFile::create(&state, &token, (1000, 1000)).unwrap();
+        use std::os::unix::fs::MetadataExt as _;
         let dir_meta = std::fs::metadata(file.dir()).unwrap();
         assert_eq!(dir_meta.mode() & 0o777, 0o700);
         let meta = std::fs::metadata(file.path()).unwrap();

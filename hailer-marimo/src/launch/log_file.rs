@@ -1,9 +1,10 @@
 //! The server's log file: `.hailer/marimo-<pid>.log`, readable by the user only.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read as _, Seek as _, SeekFrom};
-use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
+
+use hailer_platform::private_fs;
 
 use secrecy::SecretString;
 
@@ -18,17 +19,13 @@ const TAIL_BYTES: u64 = 64 * 1024;
 /// Creates (truncating) the log file for this process under `<workspace>/.hailer/`.
 pub fn create_log(workspace: &Path) -> Result<(PathBuf, File)> {
     let state_dir = workspace.join(".hailer");
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&state_dir)
+    private_fs::create_dir_all_private(&state_dir)
         .map_err(|e| Error::io(format!("could not create {}", state_dir.display()), e))?;
     let path = state_dir.join(format!("marimo-{}.log", std::process::id()));
-    let file = OpenOptions::new()
+    let file = private_fs::private_open_options()
         .write(true)
         .create(true)
         .truncate(true)
-        .mode(0o600)
         .open(&path)
         .map_err(|e| Error::io(format!("could not create {}", path.display()), e))?;
     Ok((path, file))
@@ -71,14 +68,17 @@ mod tests {
 
     use super::*;
     use std::io::Write as _;
-    use std::os::unix::fs::PermissionsExt as _;
 
     #[test]
     fn the_log_is_private_and_its_tail_masks_the_token() {
         let workspace = tempfile::tempdir().unwrap();
         let (path, mut file) = create_log(workspace.path()).unwrap();
-        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
-        assert_eq!(mode & 0o777, 0o600);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
         for i in 0..30 {
             writeln!(file, "line {i}").unwrap();
         }

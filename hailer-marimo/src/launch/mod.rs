@@ -4,14 +4,15 @@
 
 mod log_file;
 mod port;
+#[cfg(unix)]
 pub mod process_tree;
 pub mod readiness;
+mod server_tree;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use nix::sys::signal::Signal;
 use secrecy::{ExposeSecret, SecretString};
 use tokio::io::AsyncWriteExt as _;
 use tokio::process::{Child, Command};
@@ -23,9 +24,8 @@ use crate::access_token::generate_token;
 use crate::client::{ClientOptions, MarimoClient};
 use crate::env_scrub::ScrubbedEnv;
 use crate::error::{Error, Result};
-use crate::python_env::command_lines::describe_status;
-use process_tree::{ProcessId, descendants, end_processes, kill_now, signal_group};
 use readiness::{Probe, probe, probe_client};
+use server_tree::ServerTree;
 
 /// How often readiness is probed.
 const PROBE_INTERVAL: Duration = Duration::from_millis(20);
@@ -74,7 +74,7 @@ impl LaunchOptions {
 #[derive(Debug)]
 pub struct MarimoServer {
     child: Option<Child>,
-    pid: i32,
+    tree: ServerTree,
     port: u16,
     base_url: String,
     token: SecretString,
@@ -139,8 +139,8 @@ fn spawn_server(
         .envs(&options.env.vars)
         .stdin(Stdio::piped())
         .stdout(Stdio::from(log))
-        .stderr(Stdio::from(log_for_stderr))
-        .process_group(0);
+        .stderr(Stdio::from(log_for_stderr));
+    server_tree::prepare(&mut command);
     let mut child = match command.spawn() {
         Ok(child) => child,
         Err(e) => {
@@ -151,10 +151,7 @@ fn spawn_server(
             ));
         }
     };
-    let pid = child
-        .id()
-        .and_then(|id| i32::try_from(id).ok())
-        .unwrap_or(0);
+    let tree = ServerTree::track(&child);
     let token = generate_token();
     let stdin = child.stdin.take();
     let notebooks_dir = if options.notebooks_dir.is_absolute() {
@@ -164,7 +161,7 @@ fn spawn_server(
     };
     let server = MarimoServer {
         child: Some(child),
-        pid,
+        tree,
         port,
         base_url: format!("http://127.0.0.1:{port}"),
         token,
@@ -222,9 +219,9 @@ impl MarimoServer {
         &self.token
     }
 
-    /// The server process's id (also its process group).
+    /// The server process's id (also its process group on Unix).
     pub fn pid(&self) -> i32 {
-        self.pid
+        self.tree.pid()
     }
 
     /// The absolute notebooks folder the server serves.
@@ -251,13 +248,9 @@ impl MarimoServer {
         MarimoClient::with_options(&self.base_url, self.token.clone(), options)
     }
 
-    /// The kernel processes (one per session; each leads its own session).
+    /// The kernel processes (one per session; each leads its own session). Unix only.
     pub fn kernel_pids(&self) -> Vec<i32> {
-        descendants(self.pid)
-            .into_iter()
-            .filter(|(process, stat)| stat.pgrp == process.pid)
-            .map(|(process, _)| process.pid)
-            .collect()
+        self.tree.kernel_pids()
     }
 
     /// How the server process ended; `None` while it runs (or after `stop`).
@@ -286,7 +279,7 @@ impl MarimoServer {
                 && let Ok(Some(status)) = child.try_wait()
             {
                 return Err(Error::ServerExited {
-                    status: describe_status(&status),
+                    status: hailer_platform::exit_status::describe(&status),
                     log_tail: self.log_tail(),
                 });
             }
@@ -322,16 +315,16 @@ impl MarimoServer {
         let Some(mut child) = self.child.take() else {
             return;
         };
-        let processes: Vec<ProcessId> = descendants(self.pid).into_iter().map(|(p, _)| p).collect();
-        signal_group(self.pid, Signal::SIGTERM);
+        let snapshot = self.tree.snapshot();
+        self.tree.ask_to_stop();
         if tokio::time::timeout(STOP_GRACE, child.wait())
             .await
             .is_err()
         {
-            signal_group(self.pid, Signal::SIGKILL);
+            self.tree.force_stop();
             let _ = child.wait().await;
         }
-        end_processes(&processes, Duration::from_secs(2)).await;
+        self.tree.end_rest(&snapshot, Duration::from_secs(2)).await;
         log_file::remove_log(&self.log_path);
     }
 }
@@ -339,10 +332,9 @@ impl MarimoServer {
 impl Drop for MarimoServer {
     fn drop(&mut self) {
         if self.child.take().is_some() {
-            let processes: Vec<ProcessId> =
-                descendants(self.pid).into_iter().map(|(p, _)| p).collect();
-            signal_group(self.pid, Signal::SIGKILL);
-            kill_now(&processes);
+            let snapshot = self.tree.snapshot();
+            self.tree.force_stop();
+            self.tree.kill_now(&snapshot);
             log_file::remove_log(&self.log_path);
         }
     }

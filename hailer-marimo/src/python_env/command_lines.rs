@@ -78,13 +78,3 @@ async fn forward_lines(stream: impl AsyncRead + Unpin, sender: mpsc::UnboundedSe
         }
     }
 }
-
-/// Describes an exit status for a message ("exit code 1", "killed by signal 9").
-pub(crate) fn describe_status(status: &ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt as _;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => format!("exit code {code}"),
-        (None, Some(signal)) => format!("killed by signal {signal}"),
-        (None, None) => "unknown exit status".to_owned(),
-    }
-}

@@ -17,9 +17,6 @@ pub const MIN_VERSION: PythonVersion = PythonVersion {
     patch: 0,
 };
 
-/// Names looked up on `PATH`, best first.
-const CANDIDATE_NAMES: [&str; 4] = ["python3.13", "python3.12", "python3.11", "python3"];
-
 /// How long a version probe may take (a cold interpreter on a slow disk).
 const PROBE_TIMEOUT: Duration = Duration::from_secs(15);
 
@@ -68,9 +65,11 @@ pub struct Python {
     pub executable: PathBuf,
 }
 
-/// Finds a Python >= 3.11: `explicit` if given (and then only it), else the first of
-/// python3.13, python3.12, python3.11, python3 on `search_path` (a `PATH`-style value; the
-/// process's `PATH` when `None`) that runs and is new enough.
+/// Finds a Python >= 3.11: `explicit` if given (and then only it), else the first of the
+/// system's candidates (python3.13, python3.12, python3.11, python3; on Windows the `py`
+/// launcher, then python.exe: `hailer_platform::program::python_candidates`) on `search_path`
+/// (a `PATH`-style value; the process's `PATH` when `None`) that runs and is new enough. The
+/// environment is then made from the real interpreter the candidate leads to.
 pub async fn find_python(explicit: Option<&Path>, search_path: Option<&OsStr>) -> Result<Python> {
     if let Some(path) = explicit {
         let python = probe(path).await.map_err(|reason| Error::PythonUnusable {
@@ -94,7 +93,8 @@ pub async fn find_python(explicit: Option<&Path>, search_path: Option<&OsStr>) -
         None => std::env::var_os("PATH").unwrap_or_default(),
     };
     let mut tried = Vec::new();
-    for name in CANDIDATE_NAMES {
+    let candidates = hailer_platform::program::python_candidates(hailer_platform::Os::CURRENT);
+    for name in candidates {
         for dir in std::env::split_paths(&path_value) {
             let candidate = dir.join(name);
             if !candidate.is_file() {
@@ -108,7 +108,7 @@ pub async fn find_python(explicit: Option<&Path>, search_path: Option<&OsStr>) -
         }
     }
     let tried = if tried.is_empty() {
-        format!("{} on PATH, none found", CANDIDATE_NAMES.join(", "))
+        format!("{} on PATH, none found", candidates.join(", "))
     } else {
         tried.join("; ")
     };
@@ -125,6 +125,7 @@ const PROBE_CODE: &str = "import os, sys\n\
 async fn probe(path: &Path) -> std::result::Result<Python, String> {
     let mut command = Command::new(path);
     command
+        .args(hailer_platform::program::launcher_args(path))
         .args(["-I", "-c", PROBE_CODE])
         .stdin(Stdio::null())
         .kill_on_drop(true);
@@ -211,6 +212,7 @@ mod tests {
         assert!(text.contains("HAILER_PYTHON"), "{text}");
     }
 
+    #[cfg(unix)]
     #[tokio::test]
     async fn a_broken_interpreter_is_skipped_with_its_reason() {
         use std::os::unix::fs::PermissionsExt as _;
@@ -228,6 +230,7 @@ mod tests {
         assert!(err.to_string().contains("shim: no such version"), "{err}");
     }
 
+    #[cfg(unix)]
     #[tokio::test]
     async fn an_old_explicit_interpreter_is_refused() {
         use std::os::unix::fs::PermissionsExt as _;

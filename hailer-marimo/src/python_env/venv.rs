@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tokio::process::Command;
 
-use super::command_lines::{describe_status, run_with_lines};
+use super::command_lines::run_with_lines;
 use super::installer::{Installer, InstallerChoice};
 use super::locate::{Python, find_python};
 use crate::error::{Error, Result};
@@ -175,7 +175,7 @@ async fn create(
     if !finished.status.success() {
         return Err(Error::InstallFailed {
             step: "creating the virtual environment",
-            status: describe_status(&finished.status),
+            status: hailer_platform::exit_status::describe(&finished.status),
             tail: finished.tail,
         });
     }
@@ -227,7 +227,7 @@ async fn create(
     if !finished.status.success() {
         return Err(Error::InstallFailed {
             step: install_step,
-            status: describe_status(&finished.status),
+            status: hailer_platform::exit_status::describe(&finished.status),
             tail: finished.tail,
         });
     }

@@ -70,7 +70,7 @@ async fn follow(
         seq: 0,
         at: crate::clock::unix_now(),
         event: SessionEvent::Attached {
-            session: session.info().await,
+            session: Box::new(session.info().await),
         },
     };
     if send(&mut socket, &first).await.is_err() {

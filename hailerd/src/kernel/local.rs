@@ -90,7 +90,10 @@ async fn venv_python(
     progress: &(dyn Fn(&str) + Send + Sync),
 ) -> Result<PathBuf, KernelError> {
     if let Some(prepared) = &spec.prepared_venv {
-        return Ok(prepared.join("bin").join("python"));
+        return Ok(hailer_platform::program::venv_python(
+            hailer_platform::Os::CURRENT,
+            prepared,
+        ));
     }
     let venv = managed_venv(
         spec.python.as_deref(),

@@ -7,6 +7,10 @@
 mod docker;
 pub mod image_jobs;
 mod local;
+#[cfg(unix)]
+pub mod local_leftovers;
+#[cfg(windows)]
+#[path = "local_leftovers_windows.rs"]
 pub mod local_leftovers;
 pub mod workspace_stop;
 

@@ -21,12 +21,10 @@ const LOG_CHANNEL: usize = 512;
 
 /// How an unsafe-local marimo server ended.
 pub fn local_exit(status: std::process::ExitStatus) -> KernelExit {
-    use std::os::unix::process::ExitStatusExt as _;
-    if let Some(signal) = status.signal() {
-        let name = nix::sys::signal::Signal::try_from(signal)
-            .map(|signal| signal.as_str().to_owned())
-            .unwrap_or_else(|_| format!("signal {signal}"));
-        let also = if signal == nix::sys::signal::Signal::SIGKILL as i32 {
+    use hailer_platform::exit_status::{Ending, SIGKILL, ending, signal_name};
+    if let Ending::Signal(signal) = ending(&status) {
+        let name = signal_name(signal);
+        let also = if signal == SIGKILL {
             " (the system's out-of-memory killer sends this signal too)"
         } else {
             ""
@@ -246,6 +244,7 @@ mod tests {
         assert_eq!(lines[0].len(), MAX_LINE_BYTES + 10);
     }
 
+    #[cfg(unix)]
     #[test]
     fn exits_say_why_and_carry_the_code() {
         use std::os::unix::process::ExitStatusExt as _;

@@ -266,13 +266,7 @@ impl Session {
 
     /// A live subscription, the conversation's finished turns and the running turn's events so
     /// far; together they hold every event exactly once.
-    pub fn subscribe_with_replay(
-        &self,
-    ) -> (
-        tokio::sync::broadcast::Receiver<Shared<SessionEnvelope>>,
-        Arc<Vec<PastTurn>>,
-        Vec<Shared<SessionEnvelope>>,
-    ) {
+    pub fn subscribe_with_replay(&self) -> Subscription {
         match self.turn_replay.lock() {
             Ok(replay) => (
                 self.events.subscribe(),
@@ -511,6 +505,13 @@ impl Session {
         tracing::info!(session = %self.id, reason, "session stopped");
     }
 }
+
+/// A live subscription, the conversation's finished turns, the running turn's events so far.
+pub type Subscription = (
+    tokio::sync::broadcast::Receiver<Shared<SessionEnvelope>>,
+    Arc<Vec<PastTurn>>,
+    Vec<Shared<SessionEnvelope>>,
+);
 
 /// What clients that attach are sent before the live events.
 #[derive(Debug, Default)]

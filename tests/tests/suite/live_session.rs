@@ -46,11 +46,16 @@ async fn a_new_endpoint_wire_api_and_key_variable_apply_to_the_next_turn() {
         .unwrap();
     let workspace = TestWorkspace::scripted_with(&first.base_url(), "chat", true);
     let first_run = run(&workspace, "The first question");
-    assert!(first_run.contains("From the first endpoint."), "{first_run}");
+    assert!(
+        first_run.contains("From the first endpoint."),
+        "{first_run}"
+    );
     // It ends with the notebook the answer's work is in.
     let notebook = workspace.canonical().join("notebooks").join("analysis.py");
     assert!(
-        first_run.trim_end().ends_with(&format!("Notebook: {}", notebook.display())),
+        first_run
+            .trim_end()
+            .ends_with(&format!("Notebook: {}", notebook.display())),
         "{first_run}"
     );
     let daemon = workspace.runtime().pid;

@@ -64,7 +64,7 @@ pub async fn engine_and_image(loaded: &Loaded) -> Vec<Row> {
     vec![docker, image_row(&socket, &image, &contract).await]
 }
 
-async fn image_row(socket: &std::path::Path, image: &str, contract: &str) -> Row {
+async fn image_row(socket: &docker_probe::EngineSocket, image: &str, contract: &str) -> Row {
     match docker_probe::image_labels(socket, image).await {
         Ok(Some(labels)) => {
             let found = &labels.contract;

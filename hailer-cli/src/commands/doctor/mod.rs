@@ -3,8 +3,8 @@
 
 mod checks;
 mod docker_rows;
-mod trust_row;
 pub mod probe;
+mod trust_row;
 
 use std::process::ExitCode;
 

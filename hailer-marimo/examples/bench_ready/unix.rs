@@ -1,12 +1,3 @@
-//! How long until the first execute is possible, against the floor of a bare marimo start.
-//!
-//! Usage: `HAILER_TEST_PYTHON=<python with marimo 0.24.2> cargo run --release -p hailer-marimo
-//! --example bench_ready -- [runs] [execute round trips]`
-//!
-//! (a) floor: spawn `marimo edit` by hand, poll `/health`, read one `/sse` until `kernel-ready`;
-//! (b) ours: `launch()` plus `ensure_session()` (open and instantiate);
-//! and the median round trip of executing `pass`.
-
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};

@@ -1,4 +1,4 @@
-//! `hailer`, the thin client of hailerd.
+//! `hailer`, the thin client of hailerd. The `hailer` package's `hailer` binary is [`main`].
 
 mod browser;
 mod chat;
@@ -16,7 +16,8 @@ use hailer_config::home::HailerHome;
 
 use cli::{Cli, Command, ConfigAction, DaemonAction, KernelAction};
 
-fn main() -> ExitCode {
+/// The `hailer` program.
+pub fn main() -> ExitCode {
     quiet_on_closed_output();
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_current_thread()

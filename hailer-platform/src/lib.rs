@@ -1,0 +1,20 @@
+//! What differs between Linux, macOS and Windows, behind small interfaces.
+//!
+//! Each module holds one concern. The decisions (which folder, which endpoint, which program
+//! name) are pure functions of an [`Os`] and injected inputs, so every platform's cases are
+//! table-tested on any host; only the thin sides that touch the system are split by `cfg`.
+
+pub mod detach;
+pub mod docker_endpoint;
+pub mod drives;
+pub mod exit_status;
+pub mod folders;
+#[cfg(windows)]
+pub mod job_object;
+pub mod os;
+pub mod path_model;
+pub mod private_fs;
+pub mod program;
+pub mod stop_signal;
+
+pub use os::Os;

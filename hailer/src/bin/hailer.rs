@@ -1,0 +1,5 @@
+//! `hailer`, the terminal client.
+
+fn main() -> std::process::ExitCode {
+    hailer_cli::main()
+}

@@ -1,0 +1,5 @@
+//! `hailerd`, the daemon `hailer` starts.
+
+fn main() -> std::process::ExitCode {
+    hailerd::main()
+}
