@@ -3,7 +3,6 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::Write as _;
-use std::os::unix::fs::{FileExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
 
 use hailer_protocol::AuditEntry;
@@ -47,11 +46,7 @@ impl AuditFile {
         let file = open_append(&path)?;
         let size = file.metadata().map_err(Error::io("inspect", &path))?.len();
         let head_path = state_dir.join(HEAD_FILE);
-        let head = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
+        let head = private(OpenOptions::new().write(true).create(true).truncate(false))
             .open(&head_path)
             .map_err(Error::io("open", &head_path))?;
         Ok(Self {
@@ -86,9 +81,7 @@ impl AuditFile {
         // Fixed width, so the head is always overwritten whole.
         let head = format!("{:020} {}\n", self.seq, self.prev);
         let head_path = self.dir.join(HEAD_FILE);
-        self.head
-            .write_all_at(head.as_bytes(), 0)
-            .map_err(Error::io("write", &head_path))?;
+        write_all_at(&self.head, head.as_bytes()).map_err(Error::io("write", &head_path))?;
         Ok(line)
     }
 
@@ -121,10 +114,40 @@ fn last_line(state_dir: &Path) -> Result<Option<String>> {
 }
 
 fn open_append(path: &Path) -> Result<File> {
-    OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(0o600)
+    private(OpenOptions::new().append(true).create(true))
         .open(path)
         .map_err(Error::io("open", path))
+}
+
+/// Files only the user may read (0600) where modes exist; on Windows the workspace's folder's
+/// own access list applies.
+fn private(options: &mut OpenOptions) -> &mut OpenOptions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    options
+}
+
+/// Writes `bytes` at the start of `file`, whole, without moving a shared cursor.
+fn write_all_at(file: &File, bytes: &[u8]) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt as _;
+        file.write_all_at(bytes, 0)
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::FileExt as _;
+        let mut written = 0;
+        while written < bytes.len() {
+            let offset = u64::try_from(written).unwrap_or(u64::MAX);
+            match file.seek_write(&bytes[written..], offset)? {
+                0 => return Err(std::io::ErrorKind::WriteZero.into()),
+                n => written += n,
+            }
+        }
+        Ok(())
+    }
 }

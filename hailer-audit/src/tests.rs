@@ -41,12 +41,15 @@ fn a_written_trail_verifies_and_continues_after_reopening() {
     let last: AuditEntry = serde_json::from_str(&lines[4].text).unwrap();
     assert_eq!(last.seq, 5);
     assert_eq!(last.prev, line_hash(&lines[3].text));
-    use std::os::unix::fs::PermissionsExt as _;
-    let mode = std::fs::metadata(dir.path().join(FILE_NAME))
-        .unwrap()
-        .permissions()
-        .mode();
-    assert_eq!(mode & 0o777, 0o600);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(dir.path().join(FILE_NAME))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
 }
 
 #[test]
