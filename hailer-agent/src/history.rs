@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::item::ThreadItem;
-use crate::turn::{argument_preview, result_preview};
+use crate::turn::{argument_preview, call_code, result_output, result_preview};
 
 /// One exchange of the conversation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -22,10 +22,14 @@ pub struct PastToolCall {
     pub name: String,
     /// Its arguments (the code), on one line, capped.
     pub preview: String,
+    /// The code it ran, when its arguments carried one.
+    pub code: Option<String>,
     /// `None` when no result was kept.
     pub ok: Option<bool>,
     /// The start of its result.
     pub result: String,
+    /// Its result for review, capped.
+    pub output: String,
 }
 
 /// The turns of `items`, oldest first. Summaries stand for turns no longer kept and are left
@@ -57,8 +61,10 @@ pub fn past_turns<'a>(items: impl IntoIterator<Item = &'a ThreadItem>) -> Vec<Pa
                     turn.tools.push(PastToolCall {
                         name: call.name.clone(),
                         preview: argument_preview(call),
+                        code: call_code(call),
                         ok: None,
                         result: String::new(),
+                        output: String::new(),
                     });
                 }
             }
@@ -69,6 +75,7 @@ pub fn past_turns<'a>(items: impl IntoIterator<Item = &'a ThreadItem>) -> Vec<Pa
                     let (ok, preview) = result_preview(&result.output);
                     entry.ok = Some(ok);
                     entry.result = preview;
+                    entry.output = result_output(&result.output);
                 }
             }
             ThreadItem::Summary(_) => {}
@@ -129,8 +136,10 @@ mod tests {
             vec![PastToolCall {
                 name: "marimo_execute".to_owned(),
                 preview: "{\"code\": \"len(df)\"}".to_owned(),
+                code: Some("len(df)".to_owned()),
                 ok: Some(true),
                 result: "42".to_owned(),
+                output: "42".to_owned(),
             }]
         );
         assert_eq!(turns[1].tools[0].preview, "{\"code\": \"df.width\"}");

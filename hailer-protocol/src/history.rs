@@ -23,10 +23,16 @@ pub struct PastToolCall {
     pub name: String,
     /// Its arguments (the code), on one line, capped.
     pub preview: String,
+    /// The code it ran, when it ran code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
     /// Unset when no result was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ok: Option<bool>,
     /// The start of its result.
     #[serde(default)]
     pub result: String,
+    /// Its result for review, capped as the live event's.
+    #[serde(default)]
+    pub output: String,
 }

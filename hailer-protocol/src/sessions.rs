@@ -308,20 +308,26 @@ pub enum SessionEvent {
     },
     /// A piece of the answer as it streams.
     TextDelta { turn_id: String, delta: String },
-    /// The agent started a tool: its name and a short preview of the arguments (the code).
+    /// The agent started a tool: its name, a short preview of the arguments, and the code it
+    /// runs in full (capped at 64,000 characters) when it runs code.
     ToolCallStarted {
         turn_id: String,
         call_id: String,
         name: String,
         preview: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
     },
-    /// A tool finished.
+    /// A tool finished: the start of its result, and the result for review (capped at 8,000
+    /// characters).
     ToolCallFinished {
         turn_id: String,
         call_id: String,
         name: String,
         ok: bool,
         preview: String,
+        #[serde(default)]
+        output: String,
     },
     /// The turn's token counts so far.
     Usage {

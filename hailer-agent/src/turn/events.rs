@@ -8,6 +8,10 @@ use crate::usage::TokenUsage;
 pub const ARGUMENT_PREVIEW_CHARS: usize = 80;
 /// Characters of a tool result shown in [`TurnEvent::ToolCallFinished`].
 pub const RESULT_PREVIEW_CHARS: usize = 200;
+/// Characters of a tool call's code carried in [`TurnEvent::ToolCallStarted`], for review.
+pub const CODE_CHARS: usize = 64_000;
+/// Characters of a tool result carried in [`TurnEvent::ToolCallFinished`], for review.
+pub const OUTPUT_CHARS: usize = 8_000;
 
 /// One event of a turn. Every turn starts with `Started` and ends with exactly one of
 /// `Finished`, `Failed` or `Cancelled`.
@@ -22,6 +26,8 @@ pub enum TurnEvent {
         call_id: String,
         name: String,
         argument_preview: String,
+        /// The code the call runs, in full up to [`CODE_CHARS`], when its arguments carry one.
+        code: Option<String>,
     },
     /// A tool call ended; `ok` is false when its result reports an error or it was interrupted.
     ToolCallFinished {
@@ -29,6 +35,8 @@ pub enum TurnEvent {
         name: String,
         ok: bool,
         result_preview: String,
+        /// The result, up to [`OUTPUT_CHARS`].
+        output: String,
     },
     /// The turn's token usage so far, after a model call that reported usage.
     Usage { input: u64, output: u64 },

@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use events::{ARGUMENT_PREVIEW_CHARS, EventSink, RESULT_PREVIEW_CHARS, TurnEvent};
 pub(crate) use model_call::call_model;
-pub use tool_calls::{argument_preview, result_preview};
+pub use tool_calls::{argument_preview, call_code, result_output, result_preview};
 
 use self::stop::Stop;
 use self::tool_calls::Batch;

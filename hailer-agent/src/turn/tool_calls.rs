@@ -8,7 +8,9 @@ use hailer_model::{ToolCall, ToolResult};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::events::{ARGUMENT_PREVIEW_CHARS, EventSink, RESULT_PREVIEW_CHARS, TurnEvent};
+use super::events::{
+    ARGUMENT_PREVIEW_CHARS, CODE_CHARS, EventSink, OUTPUT_CHARS, RESULT_PREVIEW_CHARS, TurnEvent,
+};
 use super::stop::Stop;
 use crate::error::Error;
 use crate::item::ThreadItem;
@@ -85,6 +87,18 @@ pub fn argument_preview(call: &ToolCall) -> String {
     cap_chars(&one_line(&call.arguments), ARGUMENT_PREVIEW_CHARS)
 }
 
+/// The code a tool call runs, when its arguments are an object with a `code` string.
+pub fn call_code(call: &ToolCall) -> Option<String> {
+    let arguments: Value = serde_json::from_str(call.arguments.trim()).ok()?;
+    let code = arguments.get("code")?.as_str()?;
+    Some(cap_chars(code, CODE_CHARS))
+}
+
+/// A tool's result as clients are given it to review.
+pub fn result_output(output: &str) -> String {
+    cap_chars(output, OUTPUT_CHARS)
+}
+
 /// Whether a tool's output reports success, and its start as clients are shown it.
 pub fn result_preview(output: &str) -> (bool, String) {
     (
@@ -101,6 +115,7 @@ impl Batch<'_> {
             name: call.name.clone(),
             ok,
             result_preview,
+            output: result_output(output),
         });
     }
 
@@ -118,6 +133,7 @@ impl Batch<'_> {
                 call_id: call.call_id.clone(),
                 name: call.name.clone(),
                 argument_preview: argument_preview(call),
+                code: call_code(call),
             });
             let Some(tool) = self.tools.get(&call.name) else {
                 let output = tool_error(

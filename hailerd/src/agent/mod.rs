@@ -457,8 +457,10 @@ fn history(store: &ConversationStore, thread: &str) -> Vec<hailer_protocol::Past
                 .map(|call| hailer_protocol::PastToolCall {
                     name: call.name,
                     preview: call.preview,
+                    code: call.code,
                     ok: call.ok,
                     result: call.result,
+                    output: call.output,
                 })
                 .collect(),
             answer: turn.answer,

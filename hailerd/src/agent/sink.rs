@@ -93,23 +93,27 @@ impl EventSink for SessionSink {
                 call_id,
                 name,
                 argument_preview,
+                code,
             } => SessionEvent::ToolCallStarted {
                 turn_id,
                 call_id,
                 name,
                 preview: argument_preview,
+                code,
             },
             TurnEvent::ToolCallFinished {
                 call_id,
                 name,
                 ok,
                 result_preview,
+                output,
             } => SessionEvent::ToolCallFinished {
                 turn_id,
                 call_id,
                 name,
                 ok,
                 preview: result_preview,
+                output,
             },
             TurnEvent::Usage { input, output } => SessionEvent::Usage {
                 turn_id,
