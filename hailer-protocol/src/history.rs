@@ -14,6 +14,9 @@ pub struct PastTurn {
     /// Empty when the turn gave no answer (it failed or was cancelled).
     #[serde(default)]
     pub answer: String,
+    /// The charts its tool calls made, as live clients were sent them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub charts: Vec<crate::Chart>,
 }
 
 /// A tool call of a past turn, previewed as live clients are shown it.

@@ -5,6 +5,7 @@
 //! timestamps are `*_at` seconds since the Unix epoch.
 
 mod audit;
+mod charts;
 mod conversation;
 mod credentials;
 mod daemon;
@@ -17,6 +18,7 @@ mod sessions;
 mod turns;
 
 pub use audit::{AuditEntry, AuditKind, AuditList, AuditOutcome};
+pub use charts::{Chart, ChartImage};
 pub use conversation::{ConversationReason, ConversationStarted, NewConversationParams};
 pub use credentials::{CredentialTarget, CredentialsResponse, LoginParams, LogoutParams};
 pub use daemon::{DaemonInfo, RuntimeFile, ShutdownResponse};

@@ -329,6 +329,13 @@ pub enum SessionEvent {
         #[serde(default)]
         output: String,
     },
+    /// A tool call's code made a chart (one event per chart, after the call's
+    /// `toolCallFinished`).
+    Chart {
+        turn_id: String,
+        call_id: String,
+        chart: crate::Chart,
+    },
     /// The turn's token counts so far.
     Usage {
         turn_id: String,

@@ -89,6 +89,13 @@ impl TurnView {
                     ));
                 }
             }
+            SessionEvent::Chart { chart, .. } => {
+                let title = chart.title.as_deref().unwrap_or("untitled chart");
+                screen.line(style.dim(&format!(
+                    "  chart: {title} (cell {} in {})",
+                    chart.cell, chart.notebook
+                )));
+            }
             SessionEvent::Usage { .. } => {}
             SessionEvent::TurnFinished {
                 turn_id,

@@ -464,6 +464,7 @@ fn history(store: &ConversationStore, thread: &str) -> Vec<hailer_protocol::Past
                 })
                 .collect(),
             answer: turn.answer,
+            charts: Vec::new(),
         })
         .collect()
 }
