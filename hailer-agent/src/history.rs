@@ -19,6 +19,7 @@ pub struct PastTurn {
 /// A tool call of a past turn.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PastToolCall {
+    pub call_id: String,
     pub name: String,
     /// Its arguments (the code), on one line, capped.
     pub preview: String,
@@ -59,6 +60,7 @@ pub fn past_turns<'a>(items: impl IntoIterator<Item = &'a ThreadItem>) -> Vec<Pa
                 for call in &message.tool_calls {
                     calls.insert(call.call_id.clone(), (index, turn.tools.len()));
                     turn.tools.push(PastToolCall {
+                        call_id: call.call_id.clone(),
                         name: call.name.clone(),
                         preview: argument_preview(call),
                         code: call_code(call),
@@ -134,6 +136,7 @@ mod tests {
         assert_eq!(
             turns[0].tools,
             vec![PastToolCall {
+                call_id: "c1".to_owned(),
                 name: "marimo_execute".to_owned(),
                 preview: "{\"code\": \"len(df)\"}".to_owned(),
                 code: Some("len(df)".to_owned()),

@@ -19,7 +19,7 @@ pub const REQUIREMENTS: &str = include_str!("../../kernel-image/requirements.txt
 pub const LOCAL_REQUIREMENTS: &str = include_str!("../../kernel-image/requirements-local.txt");
 
 /// The files of the `hailer-kernel` Python package, relative to its folder.
-pub const PACKAGE_FILES: [(&str, &str); 9] = [
+pub const PACKAGE_FILES: [(&str, &str); 10] = [
     (
         "pyproject.toml",
         include_str!("../../kernel-image/pyproject.toml"),
@@ -28,6 +28,10 @@ pub const PACKAGE_FILES: [(&str, &str); 9] = [
     (
         "hailer_kernel/__init__.py",
         include_str!("../../kernel-image/hailer_kernel/__init__.py"),
+    ),
+    (
+        "hailer_kernel/charts.py",
+        include_str!("../../kernel-image/hailer_kernel/charts.py"),
     ),
     (
         "hailer_kernel/data.py",

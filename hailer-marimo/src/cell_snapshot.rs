@@ -24,6 +24,9 @@ pub struct SnapshotOptions {
     /// Turn on the kernel's in-memory `save.format_on_save`, so cells created or edited later
     /// through code mode are formatted (with ruff) before they run.
     pub format_on_save: bool,
+    /// Add a fingerprint of each cell's chart output (`hailer_kernel.charts`), so a later
+    /// snapshot tells which charts are new or changed.
+    pub charts: bool,
 }
 
 /// A cell that does not compile.
@@ -55,6 +58,9 @@ pub struct CellSnapshot {
     /// Set when the cell does not compile (only with `analyse`).
     #[serde(default)]
     pub syntax: Option<SyntaxIssue>,
+    /// A fingerprint of the chart the cell shows (only with `charts`; `None`: no chart).
+    #[serde(default)]
+    pub chart: Option<String>,
 }
 
 impl CellSnapshot {
@@ -73,6 +79,15 @@ pub fn snapshot_code(options: SnapshotOptions) -> String {
     );
     if options.analyse {
         code.push_str("from marimo._ast.compiler import compile_cell as _h_compile\n");
+    }
+    if options.charts {
+        // An environment without the helper package still lists its cells.
+        code.push_str(
+            "try:\n    \
+             from hailer_kernel import charts as _h_charts\n\
+             except Exception:\n    \
+             _h_charts = None\n",
+        );
     }
     code.push_str(
         "async with _h_cm.get_context() as _h_ctx:\n    \
@@ -100,6 +115,13 @@ pub fn snapshot_code(options: SnapshotOptions) -> String {
              _h_row['syntax'] = {'line': _h_error.lineno, 'message': str(_h_error.msg)}\n        \
              except Exception as _h_error:\n            \
              _h_row['syntax'] = {'line': None, 'message': str(_h_error)}\n",
+        );
+    }
+    if options.charts {
+        code.push_str(
+            "        _h_out = None if _h_view is None else _h_view.output\n        \
+             if _h_charts is not None and _h_out is not None:\n            \
+             _h_row['chart'] = _h_charts.digest(str(_h_out.mimetype), _h_out.data)\n",
         );
     }
     code.push_str(
@@ -134,13 +156,17 @@ mod tests {
     fn the_snippet_never_reads_code_through_the_cell_view() {
         for analyse in [false, true] {
             for format_on_save in [false, true] {
-                let code = snapshot_code(SnapshotOptions {
-                    analyse,
-                    format_on_save,
-                });
-                assert!(!code.contains("_h_view.code"), "{code}");
-                assert_eq!(code.contains("_h_compile("), analyse);
-                assert_eq!(code.contains("format_on_save"), format_on_save);
+                for charts in [false, true] {
+                    let code = snapshot_code(SnapshotOptions {
+                        analyse,
+                        format_on_save,
+                        charts,
+                    });
+                    assert!(!code.contains("_h_view.code"), "{code}");
+                    assert_eq!(code.contains("_h_compile("), analyse);
+                    assert_eq!(code.contains("format_on_save"), format_on_save);
+                    assert_eq!(code.contains("_h_charts.digest("), charts);
+                }
             }
         }
     }

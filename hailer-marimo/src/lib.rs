@@ -6,10 +6,12 @@
 //! * [`client`]: headless sessions, execute with deadlines and recovery, cells, files.
 //! * [`code_mode`]: the Python snippets behind durable cells.
 //! * [`cell_snapshot`]: reading the cells from the notebook document without marking them read.
+//! * [`chart_snippet`]: drawing the charts of some cells in the kernel.
 //! * [`sse`]: the bounded event-stream parser the client uses.
 
 pub mod access_token;
 pub mod cell_snapshot;
+pub mod chart_snippet;
 pub mod client;
 pub mod code_mode;
 pub mod env_scrub;
@@ -19,6 +21,7 @@ pub mod python_env;
 pub use hailer_sse as sse;
 
 pub use cell_snapshot::{CellSnapshot, SnapshotOptions, SyntaxIssue};
+pub use chart_snippet::{DrawnChart, DrawnPicture};
 pub use client::{
     CellChange, ClientOptions, ExecChunk, ExecOutcome, ExecOutput, KernelState, MarimoClient,
     SessionHandle, StreamKind,

@@ -23,6 +23,9 @@ pub struct PastTurn {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PastToolCall {
+    /// The id the model gave the call (live events carry it as `call_id`).
+    #[serde(default)]
+    pub call_id: String,
     pub name: String,
     /// Its arguments (the code), on one line, capped.
     pub preview: String,

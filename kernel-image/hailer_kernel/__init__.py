@@ -1,5 +1,6 @@
 """Helpers for Hailer notebooks.
 
+- ``hailer_kernel.charts``: charts in cell outputs, drawn as pictures for the chat.
 - ``hailer_kernel.data``: list the data files under a folder.
 - ``hailer_kernel.periods``: monthly ``YY-MM <dataset>.parquet`` files as one table.
 - ``hailer_kernel.workspace``: find the workspace folder of a notebook.

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use super::{ExecOutcome, MarimoClient};
 use crate::cell_snapshot::{self, CellSnapshot, SnapshotOptions};
+use crate::chart_snippet::{self, DrawnChart};
 use crate::code_mode::{self, CellEdit, CellInfo, NewCell};
 use crate::error::{Error, Result};
 
@@ -63,6 +64,24 @@ impl MarimoClient {
             )
             .await?;
         cell_snapshot::parse_snapshot(&outcome.stdout).map_err(|error| with_stderr(error, &outcome))
+    }
+
+    /// The charts of the cells `cell_ids` of `notebook`, drawn in the kernel.
+    pub async fn draw_charts(
+        &self,
+        notebook: &Path,
+        cell_ids: &[String],
+        budget: Duration,
+    ) -> Result<Vec<DrawnChart>> {
+        let outcome = self
+            .execute_until_line(
+                notebook,
+                &chart_snippet::draw_charts_code(cell_ids)?,
+                chart_snippet::CHARTS_END,
+                budget,
+            )
+            .await?;
+        chart_snippet::parse_charts(&outcome.stdout).map_err(|error| with_stderr(error, &outcome))
     }
 
     async fn change_cell(

@@ -10,6 +10,7 @@ mod prompt_context;
 mod sink;
 mod tools;
 mod tools_cells;
+mod tools_charts;
 mod tools_notebook;
 mod tools_workspace;
 
@@ -455,6 +456,7 @@ fn history(store: &ConversationStore, thread: &str) -> Vec<hailer_protocol::Past
                 .tools
                 .into_iter()
                 .map(|call| hailer_protocol::PastToolCall {
+                    call_id: call.call_id,
                     name: call.name,
                     preview: call.preview,
                     code: call.code,

@@ -59,6 +59,7 @@ impl SessionSink {
         (self.on_end)();
         if let Some(session) = self.session.upgrade() {
             session.audit.set_turn(None);
+            session.charts.set_turn(None);
             session.publish_turn_event(last);
             // Late clients no longer need the turn's events. Cleared here, while this turn still
             // holds the conversation store, so a next turn's events are never dropped with them.
@@ -77,6 +78,7 @@ impl EventSink for SessionSink {
         {
             id.clone_from(turn_id);
             session.audit.set_turn(Some((turn_id, &self.client)));
+            session.charts.set_turn(Some(turn_id));
         }
         let turn_id = self.turn_id();
         let published = match event {

@@ -11,7 +11,7 @@ use hailer_marimo::KernelState;
 use hailer_model::ToolSpec;
 use serde_json::{Value, json};
 
-use super::tools_cells;
+use super::{tools_cells, tools_charts};
 use crate::session::{Session, SessionError};
 
 /// How long one `marimo_execute` may run.
@@ -97,8 +97,7 @@ appended. Stops after 300 s."
             Err(error) => return session_error(&error),
         };
         let notebook = session.active_notebook().await;
-        let writes_cells = code.contains("create_cell") || code.contains("edit_cell");
-        let before = if writes_cells {
+        let before = if uses_code_mode(&code) {
             tools_cells::snapshot_before(&session, &kernel, &notebook).await
         } else {
             None
@@ -127,8 +126,16 @@ appended. Stops after 300 s."
         let Some(before) = before else {
             return text;
         };
-        let report = tools_cells::check_changes(&session, &kernel, &notebook, &before).await;
-        match report {
+        let changes = tools_cells::changes_since(&session, &kernel, &notebook, &before).await;
+        let shown =
+            tools_charts::publish(&session, &kernel, &notebook, &changes.charts, &ctx.call_id)
+                .await;
+        let text = if shown.is_empty() {
+            text
+        } else {
+            format!("{text}\n{}", shown.join("\n"))
+        };
+        match changes.report {
             Some(report) => {
                 // Trim the run's output first, so the report survives the turn's cap.
                 let room = self
@@ -139,6 +146,14 @@ appended. Stops after 300 s."
             None => text,
         }
     }
+}
+
+/// Whether `code` works on the notebook's cells through code mode (creates, edits or runs
+/// them): the cells are then read before and after it, for the audit, the checks and the charts.
+fn uses_code_mode(code: &str) -> bool {
+    ["_code_mode", "create_cell", "edit_cell", "run_cell"]
+        .iter()
+        .any(|mark| code.contains(mark))
 }
 
 fn render(response: &hailer_protocol::ExecResponse) -> String {

@@ -34,8 +34,9 @@ fn checkers(session: &Session, kernel: &Kernel) -> Checkers {
     }
 }
 
-/// The cells before code that writes cells runs (and, with `[checks] format`, formatting of
-/// the cells it writes turned on); `None` when no check will run or the cells cannot be read.
+/// The cells before code that uses code mode runs, with their charts' fingerprints (and, with
+/// `[checks] format`, formatting of the cells it writes turned on); `None` when the cells cannot
+/// be read.
 pub(super) async fn snapshot_before(
     session: &Session,
     kernel: &Kernel,
@@ -44,12 +45,10 @@ pub(super) async fn snapshot_before(
     let options = SnapshotOptions {
         analyse: false,
         format_on_save: session.loaded().config.checks.format,
+        charts: true,
     };
-    if !checkers(session, kernel).any() && !options.format_on_save {
-        return None;
-    }
     match kernel.snapshot_cells(notebook, options).await {
-        Ok(cells) => checkers(session, kernel).any().then_some(cells),
+        Ok(cells) => Some(cells),
         Err(error) => {
             tracing::info!(%error, "the cells could not be read before a change");
             None
@@ -57,32 +56,73 @@ pub(super) async fn snapshot_before(
     }
 }
 
-/// The check report on the cells that changed since `before`; `None` when none changed.
-pub(super) async fn check_changes(
+/// What code that used code mode changed in the notebook.
+#[derive(Debug, Default)]
+pub(super) struct Changes {
+    /// The check report on the cells whose code changed; `None` when none did or no check is
+    /// on.
+    pub report: Option<String>,
+    /// The cells whose chart is new or different, in notebook order.
+    pub charts: Vec<CellSnapshot>,
+}
+
+/// The changes since `before`: every created or edited cell is recorded in the audit trail,
+/// checked when checks are on, and the cells showing a new chart are named.
+pub(super) async fn changes_since(
     session: &Session,
     kernel: &Kernel,
     notebook: &Path,
     before: &[CellSnapshot],
-) -> Option<String> {
+) -> Changes {
+    let checkers = checkers(session, kernel);
     let options = SnapshotOptions {
-        analyse: true,
+        analyse: checkers.any(),
         format_on_save: false,
+        charts: true,
     };
     let after = match kernel.snapshot_cells(notebook, options).await {
         Ok(after) => after,
         Err(error) => {
-            return Some(format!(
-                "(Check skipped: the cells could not be read: {error})"
-            ));
+            let report = checkers
+                .any()
+                .then(|| format!("(Check skipped: the cells could not be read: {error})"));
+            return Changes {
+                report,
+                charts: Vec::new(),
+            };
         }
     };
+    let charts = new_charts(before, &after);
     let changed = checks::changed_cells(before, &after);
     if changed.is_empty() {
-        return None;
+        return Changes {
+            report: None,
+            charts,
+        };
     }
     record_cells(session, kernel, notebook, before, &after, &changed);
-    let scope = checks::count_cells(changed.len(), "changed");
-    Some(checks::check(&after, &changed, &scope, &checkers(session, kernel)).await)
+    let report = if checkers.any() {
+        let scope = checks::count_cells(changed.len(), "changed");
+        Some(checks::check(&after, &changed, &scope, &checkers).await)
+    } else {
+        None
+    };
+    Changes { report, charts }
+}
+
+/// The cells of `after` whose chart is not the one they showed in `before`.
+fn new_charts(before: &[CellSnapshot], after: &[CellSnapshot]) -> Vec<CellSnapshot> {
+    after
+        .iter()
+        .filter(|cell| {
+            cell.chart.is_some()
+                && before
+                    .iter()
+                    .find(|old| old.id == cell.id)
+                    .is_none_or(|old| old.chart != cell.chart)
+        })
+        .cloned()
+        .collect()
 }
 
 /// One audit record per cell that code mode created or edited, with the cell's code.
@@ -273,6 +313,7 @@ with their code lines."
         let options = SnapshotOptions {
             analyse: true,
             format_on_save: false,
+            charts: false,
         };
         let cells = match kernel.snapshot_cells(&notebook, options).await {
             Ok(cells) => cells,
@@ -293,5 +334,42 @@ with their code lines."
         }
         let scope = format!("all {}", checks::count_cells(targets.len(), "non-empty"));
         checks::check(&cells, &targets, &scope, &checkers).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(id: &str, chart: Option<&str>) -> CellSnapshot {
+        CellSnapshot {
+            id: id.to_owned(),
+            name: String::new(),
+            code: String::new(),
+            status: None,
+            errors: Vec::new(),
+            defs: Vec::new(),
+            refs: Vec::new(),
+            syntax: None,
+            chart: chart.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn new_charts_are_the_new_and_the_changed_ones() {
+        let before = [cell("a", Some("1")), cell("b", Some("2")), cell("c", None)];
+        let after = [
+            cell("a", Some("1")),
+            cell("b", Some("3")),
+            cell("c", Some("4")),
+            cell("d", Some("5")),
+            cell("e", None),
+        ];
+        let ids: Vec<String> = new_charts(&before, &after)
+            .into_iter()
+            .map(|cell| cell.id)
+            .collect();
+        assert_eq!(ids, ["b", "c", "d"]);
+        assert!(new_charts(&after, &after).is_empty());
     }
 }

@@ -111,6 +111,7 @@ mod tests {
             defs: defs.iter().map(|s| (*s).to_owned()).collect(),
             refs: refs.iter().map(|s| (*s).to_owned()).collect(),
             syntax: None,
+            chart: None,
         }
     }
 

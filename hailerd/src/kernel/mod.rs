@@ -127,6 +127,8 @@ pub struct Kernel {
 
 /// How long reading the cells may take.
 const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long drawing a call's charts may take (the first drawing in a kernel starts the renderer).
+const DRAW_CHARTS_TIMEOUT: Duration = Duration::from_secs(60);
 
 #[derive(Debug)]
 enum Server {
@@ -244,6 +246,18 @@ impl Kernel {
         Ok(self
             .client
             .snapshot_cells(&self.kernel_path(notebook), options, SNAPSHOT_TIMEOUT)
+            .await?)
+    }
+
+    /// The charts of the cells `cell_ids` of `notebook`, drawn in the kernel.
+    pub async fn draw_charts(
+        &self,
+        notebook: &Path,
+        cell_ids: &[String],
+    ) -> Result<Vec<hailer_marimo::DrawnChart>, KernelError> {
+        Ok(self
+            .client
+            .draw_charts(&self.kernel_path(notebook), cell_ids, DRAW_CHARTS_TIMEOUT)
             .await?)
     }
 

@@ -1,5 +1,6 @@
 //! Sessions: at most one live session per workspace, shared by every client that attaches.
 
+mod charts;
 mod error;
 mod follow_changes;
 mod kernel_settings;

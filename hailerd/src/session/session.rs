@@ -83,6 +83,8 @@ pub struct Session {
     redactor: crate::redact::Redactor,
     /// The workspace's audit trail, for this session's records.
     pub audit: crate::audit::Audit,
+    /// The charts the turns made.
+    pub charts: super::charts::ChartBook,
     _owner: OwnerLock,
 }
 
@@ -128,6 +130,7 @@ impl Session {
             agent: std::sync::OnceLock::new(),
             notices: std::sync::Mutex::new(notebooks_warning.into_iter().collect()),
             turn_replay: std::sync::Mutex::new(Replay::default()),
+            charts: super::charts::ChartBook::default(),
             redactor,
             audit,
             _owner: owner,
@@ -250,7 +253,8 @@ impl Session {
     pub fn end_turn_replay(&self, history: Option<Vec<PastTurn>>) {
         if let Ok(mut replay) = self.turn_replay.lock() {
             replay.running.clear();
-            if let Some(history) = history {
+            if let Some(mut history) = history {
+                self.charts.fill(&mut history);
                 replay.history = Arc::new(history);
             }
         }
@@ -258,7 +262,8 @@ impl Session {
 
     /// The conversation's finished turns, for clients that attach from now on (a new
     /// conversation began, say).
-    pub fn set_history(&self, history: Vec<PastTurn>) {
+    pub fn set_history(&self, mut history: Vec<PastTurn>) {
+        self.charts.fill(&mut history);
         if let Ok(mut replay) = self.turn_replay.lock() {
             replay.history = Arc::new(history);
         }

@@ -1,0 +1,102 @@
+//! Drawing the charts of some cells in the kernel: the snippet that asks `hailer_kernel.charts`
+//! for each cell's chart, and the reader for what it prints.
+
+use serde::Deserialize;
+
+use crate::code_mode::python_string_literal;
+use crate::error::{Error, Result};
+
+/// Printed before each chart's JSON.
+const CHART_MARKER: &str = "hailer-chart:";
+
+/// The line printed after the last chart.
+pub const CHARTS_END: &str = "hailer-charts-end";
+
+/// A cell's chart as the kernel drew it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DrawnChart {
+    pub cell_id: String,
+    /// `altair` or `plotly`.
+    pub library: String,
+    pub title: Option<String>,
+    /// `None` when the chart could not be drawn.
+    pub image: Option<DrawnPicture>,
+}
+
+/// A chart's picture.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DrawnPicture {
+    pub mimetype: String,
+    pub data_url: String,
+    pub render_ms: u64,
+}
+
+/// The snippet that prints the charts of the cells `cell_ids`, one JSON line each.
+pub fn draw_charts_code(cell_ids: &[String]) -> Result<String> {
+    let ids = cell_ids
+        .iter()
+        .map(|id| python_string_literal(id))
+        .collect::<Result<Vec<_>>>()?
+        .join(", ");
+    Ok(format!(
+        "import json as _h_json\n\
+         import marimo._code_mode as _h_cm\n\
+         from hailer_kernel import charts as _h_charts\n\
+         async with _h_cm.get_context() as _h_ctx:\n    \
+         _h_outputs = {{_h_view.id: _h_view.output for _h_view in _h_ctx.cells}}\n    \
+         for _h_id in [{ids}]:\n        \
+         _h_out = _h_outputs.get(_h_id)\n        \
+         _h_chart = None if _h_out is None else _h_charts.render(str(_h_out.mimetype), _h_out.data)\n        \
+         if _h_chart is not None:\n            \
+         _h_chart['cellId'] = _h_id\n            \
+         print('{CHART_MARKER}' + _h_json.dumps(_h_chart))\n\
+         print('{CHARTS_END}')\n"
+    ))
+}
+
+/// The charts a draw snippet printed, in order.
+pub fn parse_charts(stdout: &str) -> Result<Vec<DrawnChart>> {
+    stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix(CHART_MARKER))
+        .map(|json| {
+            serde_json::from_str(json.trim()).map_err(|e| Error::CodeMode {
+                detail: format!("a chart could not be read: {e}"),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn cell_ids_are_embedded_as_literals() {
+        let code = draw_charts_code(&["Hbol".to_owned(), "x']; import os #".to_owned()]).unwrap();
+        assert!(code.contains("for _h_id in ['Hbol', 'x\\']; import os #']:"), "{code}");
+        assert!(code.ends_with("print('hailer-charts-end')\n"));
+    }
+
+    #[test]
+    fn charts_parse_with_and_without_pictures() {
+        let out = "noise\n\
+            hailer-chart:{\"library\": \"altair\", \"title\": \"Sales\", \"image\": {\"mimetype\": \
+            \"image/svg+xml\", \"dataUrl\": \"data:image/svg+xml;base64,PHN2Zz4=\", \"renderMs\": 12}, \
+            \"cellId\": \"Hbol\"}\n\
+            hailer-chart:{\"library\": \"plotly\", \"title\": null, \"image\": null, \"cellId\": \"MJUe\"}\n\
+            hailer-charts-end\n";
+        let charts = parse_charts(out).unwrap();
+        assert_eq!(charts.len(), 2);
+        assert_eq!(charts[0].title.as_deref(), Some("Sales"));
+        assert_eq!(charts[0].image.as_ref().unwrap().render_ms, 12);
+        assert_eq!(charts[1].cell_id, "MJUe");
+        assert!(charts[1].image.is_none());
+        assert!(parse_charts("hailer-chart:{").is_err());
+        assert!(parse_charts("nothing").unwrap().is_empty());
+    }
+}
