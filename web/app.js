@@ -148,31 +148,27 @@
         node.setAttribute("aria-busy", "true");
       }
     } else if (item.kind === "tool") {
-      const details = element("details");
-      const summary = element("summary");
-      item.statusNode = element("span", "", " running…");
-      summary.append(element("span", "", `Tool: ${item.name}`), item.statusNode);
-      details.append(summary, element("h3", "", "Code"));
-      const pre = element("pre");
-      pre.append(element("code", "", item.code));
-      details.append(pre);
-      item.resultNode = element("div");
-      details.append(item.resultNode);
       node.classList.add("tool");
-      node.append(details);
-      if (item.done) finishTool(item);
+      node.append(window.hailerWork.toolNode(item));
+    } else if (item.kind === "chart") {
+      item.figure = window.hailerWork.chartNode(item.chart, current && current.notebookLink);
+      node.append(item.figure);
     } else {
       node.textContent = item.text;
     }
     return node;
   }
 
-  function finishTool(item) {
-    item.statusNode.textContent = item.ok ? " done" : " failed";
-    item.statusNode.className = item.ok ? "status-ok" : "status-failed";
-    const pre = element("pre");
-    pre.append(element("code", "", item.result));
-    item.resultNode.replaceChildren(element("h3", "", "Result"), pre);
+  // The turn's charts move under its answer once it has one, so each answer shows its charts.
+  function placeCharts(turn, answer) {
+    if (!answer || !turn.charts) return;
+    for (const chart of turn.charts) {
+      const waiting = conversation.pending.indexOf(chart.node);
+      if (waiting >= 0) conversation.pending.splice(waiting, 1);
+      chart.node.remove();
+      answer.node.append(chart.figure);
+    }
+    turn.charts = [];
   }
 
   async function renderMarkdown(item) {
@@ -268,17 +264,23 @@
       case "toolCallStarted": {
         const turn = turnOf(event.turn_id);
         if (turn.answer) closeAnswer(event.turn_id);
-        const item = conversation.add({ kind: "tool", name: event.name, code: event.preview, done: false });
+        const item = conversation.add({ ...window.hailerWork.toolItem(event), done: false });
         conversation.tools.set(event.call_id, item);
         break;
       }
       case "toolCallFinished": {
         let item = conversation.tools.get(event.call_id);
-        if (!item) item = conversation.add({ kind: "tool", name: event.name, code: "", done: false });
+        if (!item) item = conversation.add({ ...window.hailerWork.toolItem(event), done: false });
         item.done = true;
         item.ok = event.ok;
-        item.result = event.preview;
-        if (item.statusNode) finishTool(item);
+        item.result = event.output || event.preview;
+        if (item.statusNode) window.hailerWork.finishTool(item);
+        break;
+      }
+      case "chart": {
+        const turn = turnOf(event.turn_id);
+        if (!turn.charts) turn.charts = [];
+        turn.charts.push(conversation.add({ kind: "chart", chart: event.chart }));
         break;
       }
       case "usage":
@@ -286,6 +288,7 @@
         break;
       case "turnFinished": {
         const answer = closeAnswer(event.turn_id, event.text);
+        placeCharts(turnOf(event.turn_id), answer);
         showUsage(event.usage, true);
         setRunning(false);
         if (answer && answer.text) renderMarkdown(answer);
@@ -338,17 +341,17 @@
       for (const call of turn.tools || []) {
         const known = call.ok !== undefined && call.ok !== null;
         conversation.add({
-          kind: "tool",
-          name: call.name,
-          code: call.preview,
+          ...window.hailerWork.toolItem(call),
           done: known,
           ok: known && call.ok,
-          result: known ? call.result : "",
+          result: known ? call.output || call.result : "",
         });
       }
+      const charts = { charts: (turn.charts || []).map((chart) => conversation.add({ kind: "chart", chart })) };
       if (turn.answer) {
         const answer = conversation.add({ kind: "assistant", text: turn.answer, streaming: false });
         answer.closed = true;
+        placeCharts(charts, answer);
         renderMarkdown(answer);
       }
     }
@@ -395,7 +398,10 @@
     const ask = ++notebookAsk;
     fact.replaceChildren(document.createTextNode(name || "none"));
     const session = current;
-    if (session) session.linkedNotebook = null;
+    if (session) {
+      session.linkedNotebook = null;
+      session.notebookLink = null;
+    }
     if (!session || !["idle", "running"].includes(session.info.kernel)) return;
     try {
       const list = await api("GET", `/v1/sessions/${encodeURIComponent(session.id)}/notebooks`);
@@ -405,6 +411,7 @@
         fact.replaceChildren(document.createTextNode(list.active));
         return;
       }
+      session.notebookLink = list.activeLink;
       const link = element("a", "", list.active);
       link.href = list.activeLink;
       link.target = "_blank";

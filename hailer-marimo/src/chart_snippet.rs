@@ -78,7 +78,10 @@ mod tests {
     #[test]
     fn cell_ids_are_embedded_as_literals() {
         let code = draw_charts_code(&["Hbol".to_owned(), "x']; import os #".to_owned()]).unwrap();
-        assert!(code.contains("for _h_id in ['Hbol', 'x\\']; import os #']:"), "{code}");
+        assert!(
+            code.contains("for _h_id in ['Hbol', 'x\\']; import os #']:"),
+            "{code}"
+        );
         assert!(code.ends_with("print('hailer-charts-end')\n"));
     }
 

@@ -16,6 +16,8 @@ pub struct Chart {
     pub library: String,
     /// The cell whose output it is: its name when it has one, else its id.
     pub cell: String,
+    /// The cell's id (marimo's, valid while the notebook is open).
+    pub cell_id: String,
     /// The notebook, relative to the workspace.
     pub notebook: String,
     /// The picture: `image/svg+xml` or `image/png`, unset when it could not be rendered.

@@ -69,6 +69,7 @@ pub async fn run(
         .json()?;
 
     let mut wrote_text = false;
+    let mut charts: Vec<hailer_protocol::Chart> = Vec::new();
     while let Some(message) = socket.next().await {
         let message = message.context("the session's event stream broke")?;
         let Ok(text) = message.into_text() else {
@@ -81,6 +82,9 @@ pub async fn run(
             println!("{text}");
         }
         match envelope.event {
+            SessionEvent::Chart { turn_id, chart, .. } if turn_id == turn.turn_id => {
+                charts.push(chart);
+            }
             SessionEvent::TextDelta { turn_id, delta } if turn_id == turn.turn_id && !json => {
                 print!("{delta}");
                 use std::io::Write;
@@ -96,13 +100,19 @@ pub async fn run(
                 eprintln!("[{name}] {}", preview.lines().next().unwrap_or_default());
             }
             SessionEvent::TurnFinished { turn_id, text, .. } if turn_id == turn.turn_id => {
-                if !json {
+                // The turn's last event comes after its notebook is on this machine.
+                let notebook = active_notebook(endpoint, &started.session).await;
+                if json {
+                    println!("{}", summary_line(notebook.as_deref(), &charts));
+                } else {
                     if !wrote_text {
                         print!("{text}");
                     }
                     println!();
-                    // The turn's last event comes after its notebook is on this machine.
-                    if let Some(path) = active_notebook(endpoint, &started.session).await {
+                    for line in chart_lines(&charts) {
+                        eprintln!("{line}");
+                    }
+                    if let Some(path) = notebook {
                         eprintln!("Notebook: {}", path.display());
                     }
                 }
@@ -134,6 +144,49 @@ pub async fn run(
     bail!("the session's event stream ended before the turn did")
 }
 
+/// What `hailer run` lists after the answer: the charts the turn made, each with its cell.
+fn chart_lines(charts: &[hailer_protocol::Chart]) -> Vec<String> {
+    if charts.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![match charts.len() {
+        1 => "Chart:".to_owned(),
+        n => format!("Charts ({n}):"),
+    }];
+    for chart in charts {
+        let title = chart.title.as_deref().unwrap_or("untitled");
+        lines.push(format!(
+            "  {title} (cell {} in {})",
+            chart.cell, chart.notebook
+        ));
+    }
+    lines
+}
+
+/// The last line of `hailer run --json`: the notebook's path and the turn's charts (without
+/// their pictures, which the chart events carry).
+fn summary_line(notebook: Option<&std::path::Path>, charts: &[hailer_protocol::Chart]) -> String {
+    let charts: Vec<serde_json::Value> = charts
+        .iter()
+        .map(|chart| {
+            serde_json::json!({
+                "id": chart.id,
+                "title": chart.title,
+                "library": chart.library,
+                "cell": chart.cell,
+                "notebook": chart.notebook,
+                "drawn": chart.image.is_some(),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "type": "runFinished",
+        "notebook": notebook.map(|path| path.display().to_string()),
+        "charts": charts,
+    })
+    .to_string()
+}
+
 /// The active notebook's path on this machine, as the session reports it now.
 async fn active_notebook(
     endpoint: &crate::http::Endpoint,
@@ -149,4 +202,47 @@ async fn active_notebook(
         .json()
         .ok()?;
     Some(std::path::Path::new(&session.notebooks_dir).join(list.active?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart(title: Option<&str>) -> hailer_protocol::Chart {
+        hailer_protocol::Chart {
+            id: "chart-1".to_owned(),
+            title: title.map(str::to_owned),
+            library: "altair".to_owned(),
+            cell: "sales_chart".to_owned(),
+            cell_id: "Hbol".to_owned(),
+            notebook: "analysis.py".to_owned(),
+            image: None,
+        }
+    }
+
+    #[test]
+    fn charts_are_listed_after_the_answer() {
+        assert!(chart_lines(&[]).is_empty());
+        assert_eq!(
+            chart_lines(&[chart(Some("Sales"))]),
+            ["Chart:", "  Sales (cell sales_chart in analysis.py)"]
+        );
+        assert_eq!(
+            chart_lines(&[chart(Some("Sales")), chart(None)])[0],
+            "Charts (2):"
+        );
+    }
+
+    #[test]
+    fn the_json_summary_names_the_notebook_and_the_charts() {
+        let line = summary_line(
+            Some(std::path::Path::new("/w/notebooks/analysis.py")),
+            &[chart(Some("Sales"))],
+        );
+        let value: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+        assert_eq!(value["type"], "runFinished");
+        assert_eq!(value["notebook"], "/w/notebooks/analysis.py");
+        assert_eq!(value["charts"][0]["title"], "Sales");
+        assert_eq!(value["charts"][0]["drawn"], false);
+    }
 }

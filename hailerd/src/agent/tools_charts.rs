@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use hailer_marimo::{CellSnapshot, DrawnChart};
+use hailer_marimo::{CellSnapshot, DrawnChart, DrawnPicture};
 use hailer_protocol::{Chart, ChartImage};
 
 use crate::kernel::Kernel;
@@ -61,13 +61,24 @@ fn chart_of(drawn: DrawnChart, cells: &[CellSnapshot], notebook: &str) -> Chart 
         title: drawn.title,
         library: drawn.library,
         cell,
+        cell_id: drawn.cell_id,
         notebook: notebook.to_owned(),
-        image: drawn.image.map(|picture| ChartImage {
+        image: drawn.image.filter(is_picture).map(|picture| ChartImage {
             mimetype: picture.mimetype,
             data_url: picture.data_url,
             render_ms: picture.render_ms,
         }),
     }
+}
+
+/// Whether `picture` is what clients may show: an SVG or PNG `data:` URL of its own type.
+fn is_picture(picture: &DrawnPicture) -> bool {
+    ["image/svg+xml", "image/png"].contains(&picture.mimetype.as_str())
+        && picture
+            .data_url
+            .strip_prefix("data:")
+            .and_then(|rest| rest.strip_prefix(picture.mimetype.as_str()))
+            .is_some_and(|rest| rest.starts_with(";base64,"))
 }
 
 fn shown_line(chart: &Chart) -> String {
@@ -90,8 +101,6 @@ fn shown_line(chart: &Chart) -> String {
 
 #[cfg(test)]
 mod tests {
-    use hailer_marimo::DrawnPicture;
-
     use super::*;
 
     fn cell(id: &str, name: &str) -> CellSnapshot {
@@ -105,6 +114,32 @@ mod tests {
             refs: Vec::new(),
             syntax: None,
             chart: Some("f".to_owned()),
+        }
+    }
+
+    #[test]
+    fn only_svg_and_png_data_urls_of_their_own_type_are_pictures() {
+        let picture = |mimetype: &str, data_url: &str| DrawnPicture {
+            mimetype: mimetype.to_owned(),
+            data_url: data_url.to_owned(),
+            render_ms: 1,
+        };
+        assert!(is_picture(&picture(
+            "image/svg+xml",
+            "data:image/svg+xml;base64,PHN2Zz4="
+        )));
+        assert!(is_picture(&picture(
+            "image/png",
+            "data:image/png;base64,iVBO"
+        )));
+        for (mimetype, url) in [
+            ("image/png", "data:image/svg+xml;base64,PHN2Zz4="),
+            ("text/html", "data:text/html;base64,PHNjcmlwdD4="),
+            ("image/png", "javascript:alert(1)"),
+            ("image/png", "https://example.com/x.png"),
+            ("image/svg+xml", "data:image/svg+xml,<svg onload=alert(1)>"),
+        ] {
+            assert!(!is_picture(&picture(mimetype, url)), "{mimetype} {url}");
         }
     }
 
@@ -136,6 +171,7 @@ mod tests {
         };
         let chart = chart_of(unnamed, &cells, "analysis.py");
         assert_eq!(chart.cell, "MJUe");
+        assert_eq!(chart.cell_id, "MJUe");
         assert_eq!(
             shown_line(&chart),
             "[Hailer] The chart of cell MJUe is in the notebook; the chat could not draw it."

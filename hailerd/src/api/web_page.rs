@@ -18,7 +18,7 @@ pub struct Asset {
 }
 
 /// Every file the page is made of.
-pub const ASSETS: [Asset; 4] = [
+pub const ASSETS: [Asset; 5] = [
     Asset {
         path: "/",
         content_type: "text/html; charset=utf-8",
@@ -33,6 +33,11 @@ pub const ASSETS: [Asset; 4] = [
         path: "/audit.js",
         content_type: "text/javascript; charset=utf-8",
         body: include_str!("../../../web/audit.js"),
+    },
+    Asset {
+        path: "/work.js",
+        content_type: "text/javascript; charset=utf-8",
+        body: include_str!("../../../web/work.js"),
     },
     Asset {
         path: "/app.css",

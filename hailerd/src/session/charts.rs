@@ -73,7 +73,11 @@ impl ChartBook {
     /// Each turn of `history` with the charts its tool calls made.
     pub fn fill(&self, history: &mut [PastTurn]) {
         for turn in history {
-            let calls: Vec<&str> = turn.tools.iter().map(|call| call.call_id.as_str()).collect();
+            let calls: Vec<&str> = turn
+                .tools
+                .iter()
+                .map(|call| call.call_id.as_str())
+                .collect();
             turn.charts = self.of_calls(&calls);
         }
     }
@@ -106,6 +110,7 @@ mod tests {
             title: Some("Sales".to_owned()),
             library: "altair".to_owned(),
             cell: "sales_chart".to_owned(),
+            cell_id: "Hbol".to_owned(),
             notebook: "notebooks/analysis.py".to_owned(),
             image: Some(ChartImage {
                 mimetype: "image/svg+xml".to_owned(),

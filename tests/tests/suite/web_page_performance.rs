@@ -112,7 +112,7 @@ async fn first_paint_and_a_10000_message_conversation_stay_fast() {
     browser.screenshot("web-page-10000-messages").await.unwrap();
     let longest_frame = scroll["longest"].as_f64().unwrap();
     let scroll_total = scroll["total"].as_f64().unwrap();
-    let size: usize = ["/", "/app.js", "/audit.js", "/app.css"]
+    let size: usize = ["/", "/app.js", "/audit.js", "/work.js", "/app.css"]
         .iter()
         .map(|path| {
             let port = workspace.runtime().port;
