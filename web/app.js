@@ -111,21 +111,27 @@
 
     flush() {
       this.scheduled = false;
-      const list = $("conversation");
-      const stick = list.scrollHeight - list.scrollTop - list.clientHeight < 80;
+      const view = scroller();
+      const stick = view.scrollHeight - view.scrollTop - view.clientHeight < 80;
       const batch = this.pending.splice(0, NODES_PER_FRAME);
       const fragment = document.createDocumentFragment();
       for (const node of batch) fragment.append(node);
-      list.append(fragment);
-      if (stick) list.scrollTop = list.scrollHeight;
+      $("conversation").append(fragment);
+      if (stick) view.scrollTop = view.scrollHeight;
       if (this.pending.length) this.schedule();
     },
 
     followIfNear() {
-      const list = $("conversation");
-      if (list.scrollHeight - list.scrollTop - list.clientHeight < 160) list.scrollTop = list.scrollHeight;
+      const view = scroller();
+      if (view.scrollHeight - view.scrollTop - view.clientHeight < 160) view.scrollTop = view.scrollHeight;
     },
   };
+
+  // What scrolls the conversation: its own list, or on a phone's narrow layout the whole page.
+  function scroller() {
+    const list = $("conversation");
+    return getComputedStyle(list).overflowY === "visible" ? document.scrollingElement : list;
+  }
 
   function element(tag, className, text) {
     const node = document.createElement(tag);

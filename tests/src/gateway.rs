@@ -5,7 +5,6 @@
 //! name is one LiteLLM itself does not know. Clients must send [`GATEWAY_KEY`].
 
 use std::io::Read;
-use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -33,15 +32,6 @@ impl std::fmt::Debug for Gateway {
     }
 }
 
-fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0")
-        .unwrap_or_else(|error| panic!("no free loopback port: {error}"));
-    listener
-        .local_addr()
-        .unwrap_or_else(|error| panic!("no local address: {error}"))
-        .port()
-}
-
 /// `tests/gateway/`: the proxy's configuration and our handler.
 pub fn gateway_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("gateway")
@@ -58,7 +48,7 @@ impl Gateway {
         let err_file = log_file
             .try_clone()
             .unwrap_or_else(|error| panic!("gateway log: {error}"));
-        let port = free_port();
+        let port = crate::free_port();
         let source = gateway_dir();
         let mut command = Command::new(&litellm);
         command

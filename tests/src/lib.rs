@@ -17,6 +17,14 @@ pub use daemon::TestDaemon;
 pub use tmux::TmuxPane;
 pub use workspace::TestWorkspace;
 
+/// A loopback port nothing listens on right now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .unwrap_or_else(|error| panic!("no free loopback port: {error}"))
+}
+
 /// What a finished command printed: its standard output, then its standard error.
 pub fn output_text(output: &std::process::Output) -> String {
     format!(

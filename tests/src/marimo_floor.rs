@@ -13,13 +13,6 @@ use crate::prereqs::kernel_venv;
 /// A notebook with one empty cell, so neither side runs notebook code.
 pub const EMPTY_NOTEBOOK: &str = "import marimo\n\napp = marimo.App()\n\n\n@app.cell\ndef _():\n    return\n\n\nif __name__ == \"__main__\":\n    app.run()\n";
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .map(|address| address.port())
-        .unwrap_or_else(|error| panic!("no free port: {error}"))
-}
-
 /// Plain `marimo edit notebooks` from `dir` (the test venv's marimo): spawn to `/health`, then
 /// one `/sse` for `notebooks/analysis.py` until kernel-ready. The server is killed afterwards.
 pub fn ready_once(dir: &Path) -> Duration {
@@ -36,7 +29,7 @@ pub fn first_execute(dir: &Path, python: &Path, code: &str) -> Duration {
 }
 
 fn floor(dir: &Path, python: &Path, code: Option<&str>) -> Duration {
-    let port = free_port();
+    let port = crate::free_port();
     let token = "benchtoken0123456789abcdef0123456789";
     let started = Instant::now();
     let mut child = Command::new(python)

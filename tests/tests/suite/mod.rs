@@ -28,6 +28,7 @@ mod session_docker;
 mod session_local;
 mod turn_control;
 mod web_page;
+mod web_page_charts;
 mod web_page_commands;
 mod web_page_performance;
 mod workspace_trust;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use fantoccini::Locator;
 use hailer_scripted_model::{Reply, Script, ScriptedModel};
 use hailer_tests::browser::Browser;
-use hailer_tests::{TestDaemon, TestWorkspace};
+use hailer_tests::{TestDaemon, TestWorkspace, free_port};
 use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -18,16 +18,8 @@ const HOSTILE_ANSWER: &str = "Here is **the result**: 42.\n\n\
     [a trap](javascript:window.pwned='link') and [docs](https://example.com)\n\n\
     That is all.";
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// A workspace talking to `model`, whose daemon always listens on `port`.
-fn workspace_for(model: &ScriptedModel, port: u16) -> TestWorkspace {
+pub(super) fn workspace_for(model: &ScriptedModel, port: u16) -> TestWorkspace {
     let mut workspace = TestWorkspace::scripted(&model.base_url());
     workspace
         .env
@@ -35,7 +27,7 @@ fn workspace_for(model: &ScriptedModel, port: u16) -> TestWorkspace {
     workspace
 }
 
-fn open_link(workspace: &TestWorkspace) -> String {
+pub(super) fn open_link(workspace: &TestWorkspace) -> String {
     let output = tokio::task::block_in_place(|| workspace.hailer(&["open", "--print"]));
     assert!(output.status.success(), "{output:?}");
     let link = String::from_utf8_lossy(&output.stdout).trim().to_owned();
