@@ -25,6 +25,8 @@ PLOTLY_ELEMENT = "<marimo-plotly"
 # Larger SVGs (many marks) are drawn as PNG instead; larger PNGs are not sent at all.
 SVG_LIMIT = 512 * 1024
 PNG_LIMIT = 1024 * 1024
+# A chart with more inline rows than this is drawn as PNG at once: its SVG would be too large.
+SVG_ROWS = 2000
 PLOTLY_FIGURE = re.compile(r"data-figure='([^']*)'")
 
 
@@ -145,6 +147,18 @@ def _fetches(value: Any) -> bool:
     return False
 
 
+def _inline_rows(spec: dict[str, Any]) -> int:
+    """The rows a spec carries inline (Altair puts them under ``datasets``)."""
+    rows = 0
+    datasets = spec.get("datasets")
+    if isinstance(datasets, dict):
+        rows += sum(len(values) for values in datasets.values() if isinstance(values, list))
+    data = spec.get("data")
+    if isinstance(data, dict) and isinstance(data.get("values"), list):
+        rows += len(data["values"])
+    return rows
+
+
 def picture(kind: str, spec: dict[str, Any]) -> Picture | None:
     """The spec drawn as SVG (PNG when the SVG is too large), or None when it cannot be.
 
@@ -159,8 +173,10 @@ def picture(kind: str, spec: dict[str, Any]) -> Picture | None:
         return None
     start = time.perf_counter()
     try:
-        svg = vlc.vegalite_to_svg(spec) if kind == "vega-lite" else vlc.vega_to_svg(spec)
-        if len(svg) <= SVG_LIMIT:
+        svg = None
+        if _inline_rows(spec) <= SVG_ROWS:
+            svg = vlc.vegalite_to_svg(spec) if kind == "vega-lite" else vlc.vega_to_svg(spec)
+        if svg is not None and len(svg) <= SVG_LIMIT:
             mimetype, payload = "image/svg+xml", svg.encode("utf-8")
         else:
             png = vlc.vegalite_to_png(spec) if kind == "vega-lite" else vlc.vega_to_png(spec)

@@ -84,6 +84,7 @@ def test_a_large_chart_is_drawn_as_png():
     assert image is not None
     assert image["mimetype"] == "image/png"
     assert image["dataUrl"].startswith("data:image/png;base64,")
+    assert charts._inline_rows(json.loads(data)) == 6000
 
 
 def test_plotly_figures_are_named_without_a_picture():
