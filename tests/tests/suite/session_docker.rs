@@ -58,6 +58,16 @@ async fn a_docker_session_runs_isolated_and_copies_notebooks_back() {
     });
     assert_eq!(stdout(&network).trim(), "blocked", "{network:?}");
 
+    // Charts are drawn inside the isolated kernel: read-only root, no network, not root.
+    let chart = tokio::task::block_in_place(|| {
+        workspace.hailer(&[
+            "exec",
+            "-c",
+            "import altair as _alt\nimport polars as _pl\nfrom hailer_kernel import charts as _charts\nfrom marimo._output.formatting import try_format as _format\n_out = _format(_alt.Chart(_pl.DataFrame({'a': [1, 2]})).mark_bar().encode(x='a:N', y='a:Q'))\n_c = _charts.render(_out.mimetype, _out.data)\nprint(_c['image']['mimetype'] if _c and _c['image'] else 'not drawn')",
+        ])
+    });
+    assert_eq!(stdout(&chart).trim(), "image/svg+xml", "{chart:?}");
+
     // A notebook written in the kernel comes back; a test-runner hook does not.
     let notebook =
         "import marimo\\n\\napp = marimo.App()\\n\\n\\n@app.cell\\ndef _():\\n    return\\n";
