@@ -260,9 +260,41 @@ def pids_limit(limit: Callable[[str], int | None] = _cgroup_limit) -> Probe:
     )
 
 
-def memory_limit(limit: Callable[[str], int | None] = _cgroup_limit) -> Probe:
-    """The kernel's cgroup has a memory limit. It is read, not allocated past: the kernel's
-    own process holds the notebook's memory and is what the limit ends first."""
+# What the memory probe's child allocates at a time, and past the limit, before it says the
+# limit did not hold.
+MEMORY_CHUNK = 64 * 1024 * 1024
+MEMORY_MARGIN = 128 * 1024 * 1024
+
+
+def _allocate_past(limit: int) -> int:
+    """Forks a child that makes itself the first the kernel ends when memory runs out
+    (``oom_score_adj`` 1000) and fills memory in chunks to ``limit`` plus a margin. Returns the
+    child's wait status: killed by SIGKILL when the limit held, exit 0 when it did not."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child runs until the limit ends it
+        try:
+            with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as adj:
+                adj.write("1000")
+            blocks = []
+            filled = 0
+            while filled < limit + MEMORY_MARGIN:
+                blocks.append(b"\x01" * MEMORY_CHUNK)  # written, so the pages are really used
+                filled += MEMORY_CHUNK
+            os._exit(0)
+        except MemoryError:
+            os._exit(3)
+        finally:
+            os._exit(4)
+    _, status = os.waitpid(pid, 0)
+    return status
+
+
+def memory_limit(
+    limit: Callable[[str], int | None] = _cgroup_limit,
+    allocate: Callable[[int], int] = _allocate_past,
+) -> Probe:
+    """The kernel's memory limit ends a process that allocates past it. The probe's child
+    offers itself first to the out-of-memory killer, so the notebook's own process is spared."""
     maximum = limit("memory.max")
     if maximum is None:
         return _result("memory limit holds", False, "no memory limit is set (memory.max is max)")
@@ -273,7 +305,28 @@ def memory_limit(limit: Callable[[str], int | None] = _cgroup_limit) -> Probe:
             False,
             f"the limit is {mib} MiB, more than {MEMORY_TEST_CEILING >> 20} MiB",
         )
-    return _result("memory limit holds", True, f"memory.max is {mib} MiB")
+    status = allocate(maximum)
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
+        return _result(
+            "memory limit holds",
+            True,
+            f"a process allocating past memory.max ({mib} MiB) was ended by the limit",
+        )
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 3:
+        return _result(
+            "memory limit holds",
+            True,
+            f"allocation past memory.max ({mib} MiB) was refused",
+        )
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+        return _result(
+            "memory limit holds",
+            False,
+            f"a process allocated {mib + (MEMORY_MARGIN >> 20)} MiB under a limit of {mib} MiB",
+        )
+    return _result(
+        "memory limit holds", False, f"the allocating process ended otherwise (status {status})"
+    )
 
 
 def environment_secrets(environ: dict[str, str] | None = None) -> Probe:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import signal
 import socket
 import subprocess
 import sys
@@ -193,14 +194,40 @@ def test_the_limits_of_this_process_are_read_from_its_cgroup() -> None:
         assert limit is None or limit > 0
 
 
-def test_a_memory_limit_passes_when_set_and_fails_when_absent_or_huge() -> None:
-    assert probes.memory_limit(lambda _name: None)["passed"] is False
-    assert probes.memory_limit(lambda _name: 512 * 1024 * 1024) == {
+def _status_of_child(action) -> int:
+    """The real wait status of a child that runs ``action``."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        action()
+        os._exit(0)
+    return os.waitpid(pid, 0)[1]
+
+
+def test_a_memory_limit_holds_when_the_allocating_child_is_killed_or_refused() -> None:
+    half_gib = 512 * 1024 * 1024
+    killed = _status_of_child(lambda: os.kill(os.getpid(), signal.SIGKILL))
+    assert probes.memory_limit(lambda _name: half_gib, lambda _limit: killed) == {
         "probe": "memory limit holds",
         "passed": True,
-        "observed": "memory.max is 512 MiB",
+        "observed": "a process allocating past memory.max (512 MiB) was ended by the limit",
     }
+    refused = _status_of_child(lambda: os._exit(3))
+    assert probes.memory_limit(lambda _name: half_gib, lambda _limit: refused)["passed"] is True
+    crashed = _status_of_child(lambda: os._exit(4))
+    assert probes.memory_limit(lambda _name: half_gib, lambda _limit: crashed)["passed"] is False
+
+
+def test_a_memory_limit_fails_when_absent_huge_or_not_enforced() -> None:
+    assert probes.memory_limit(lambda _name: None)["passed"] is False
     assert probes.memory_limit(lambda _name: 64 * 1024**3)["passed"] is False
+    # No cgroup limits this test's process: the real child fills 64 MiB plus the margin and
+    # exits, so the probe says the limit did not hold.
+    result = probes.memory_limit(lambda _name: 64 * 1024 * 1024)
+    assert result == {
+        "probe": "memory limit holds",
+        "passed": False,
+        "observed": "a process allocated 192 MiB under a limit of 64 MiB",
+    }
 
 
 def test_secret_looking_variables_are_named_never_shown() -> None:
