@@ -6,15 +6,23 @@
 
 mod composer;
 mod conversation;
+mod highlight;
 mod history_view;
 mod link;
-mod markdown;
+pub(crate) mod markdown;
 mod panel;
+pub(crate) mod sanitize;
 mod screen;
 mod slash;
 pub(crate) mod style;
+mod table;
 mod terminal;
+pub(crate) mod tool_view;
 mod turn_view;
+mod wrap;
+
+#[cfg(test)]
+mod render_tests;
 
 use std::collections::VecDeque;
 use std::process::ExitCode;
@@ -26,6 +34,7 @@ use hailer_platform::stop_signal::Interrupts;
 use hailer_protocol::SessionEvent;
 
 pub use panel::provider as provider_line;
+pub(crate) use terminal::width as terminal_width;
 
 use crate::session_client::{self, SessionFlags};
 use composer::{Composer, Input, Verdict};
