@@ -43,6 +43,12 @@ use screen::Screen;
 use style::Style;
 use turn_view::{TurnOutcome, TurnView};
 
+/// A whole answer as the terminal shows it: cleaned of control sequences, then rendered as
+/// Markdown at `width` columns, in colour or not.
+pub fn render_answer(text: &str, width: usize, color: bool) -> Vec<String> {
+    markdown::render(&sanitize::clean(text), Style::with_color(color), width)
+}
+
 /// What `hailer notebook` was asked for.
 #[derive(Debug, Clone, Default)]
 pub struct ChatOptions {

@@ -18,14 +18,19 @@ impl Style {
         }
     }
 
+    /// Colours, or none, as asked.
+    pub fn with_color(color: bool) -> Self {
+        Self { color }
+    }
+
     #[cfg(test)]
     pub fn plain() -> Self {
-        Self { color: false }
+        Self::with_color(false)
     }
 
     #[cfg(test)]
     pub fn colored() -> Self {
-        Self { color: true }
+        Self::with_color(true)
     }
 
     pub fn has_color(self) -> bool {

@@ -15,6 +15,7 @@ mod docker_leftovers;
 mod docker_limits;
 mod doctor_probe;
 mod doctor_status;
+mod exec_values;
 mod foreground;
 mod gateway_litellm;
 mod kernel_base_image;
