@@ -231,6 +231,10 @@ fn ordered_item(line: &str) -> Option<(&str, &str)> {
 
 /// Emphasis, strong text, inline code and links of one line, as decorated runs.
 fn inline(text: &str) -> Vec<Span> {
+    // Most table cells and many lines hold no inline syntax: no parser needed for those.
+    if !text.contains(INLINE_MARKS) {
+        return vec![(Kind::Plain, text.trim_end().to_owned())];
+    }
     let mut spans: Vec<Span> = Vec::new();
     let mut strong = 0usize;
     let mut emphasis = 0usize;
@@ -272,6 +276,10 @@ fn inline(text: &str) -> Vec<Span> {
     }
     spans
 }
+
+/// The characters that can start inline Markdown (emphasis, code, links, HTML, entities,
+/// escapes, strikethrough, math).
+const INLINE_MARKS: &[char] = &['*', '_', '`', '[', ']', '<', '>', '&', '\\', '!', '~', '$'];
 
 /// A whole answer rendered at `width` (the past-turn view and benchmarks).
 pub fn render(text: &str, style: Style, width: usize) -> Vec<String> {
