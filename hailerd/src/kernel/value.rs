@@ -115,12 +115,31 @@ fn table_text(html: &str) -> Option<String> {
                 .collect()
         })
         .collect();
-    Some(layout(&columns, &cells, total))
+    // Columns of numbers are right-aligned, as a data frame prints them.
+    let numeric: Vec<bool> = columns
+        .iter()
+        .map(|column| {
+            let values = rows
+                .iter()
+                .filter_map(|row| row.0.iter().find(|(name, _)| name == column))
+                .map(|(_, value)| value);
+            let mut any = false;
+            for value in values {
+                match value {
+                    Value::Number(_) => any = true,
+                    Value::Null => {}
+                    _ => return false,
+                }
+            }
+            any
+        })
+        .collect();
+    Some(layout(&columns, &cells, &numeric, total))
 }
 
-/// Columns padded to their widest cell, two spaces apart, a rule under the header, and a line
-/// saying how many rows there are.
-fn layout(columns: &[String], rows: &[Vec<String>], total: usize) -> String {
+/// Columns padded to their widest cell (numbers to the right), two spaces apart, a rule under
+/// the header, and a line saying how many rows there are.
+fn layout(columns: &[String], rows: &[Vec<String>], numeric: &[bool], total: usize) -> String {
     let width = |text: &str| text.chars().count();
     let widths: Vec<usize> = columns
         .iter()
@@ -136,8 +155,14 @@ fn layout(columns: &[String], rows: &[Vec<String>], total: usize) -> String {
     let line = |cells: &[String]| {
         let padded: Vec<String> = cells
             .iter()
-            .zip(&widths)
-            .map(|(cell, width)| format!("{cell:<width$}"))
+            .zip(widths.iter().zip(numeric))
+            .map(|(cell, (width, numeric))| {
+                if *numeric {
+                    format!("{cell:>width$}")
+                } else {
+                    format!("{cell:<width$}")
+                }
+            })
             .collect();
         padded.join("  ").trim_end().to_owned()
     };
@@ -287,9 +312,9 @@ mod tests {
         );
         assert_eq!(
             readable("text/html", &html).text,
-            "city                   n\n\
+            "city                    n\n\
              ---------------------  --\n\
-             Oslo                   3\n\
+             Oslo                    3\n\
              Bergen, the rainy one  12\n\
              (2 rows × 2 columns)"
         );

@@ -54,7 +54,7 @@ async fn a_turn_shows_its_code_folded_its_result_and_a_table_fitted_to_the_width
         // Its result from the kernel: printed text, overwrite left visible, and the frame as a
         // text table.
         assert!(screen.contains("harmlessKERNEL"), "{screen}");
-        assert!(screen.contains("    city    n"), "{screen}");
+        assert!(screen.contains("    city     n"), "{screen}");
 
         // The table fits 120 columns, the long note cut with an ellipsis.
         let header = screen
