@@ -16,6 +16,8 @@ use hailer_config::home::HailerHome;
 
 use cli::{Cli, Command, ConfigAction, DaemonAction, KernelAction};
 
+pub use chat::render_answer;
+
 /// The `hailer` program.
 pub fn main() -> ExitCode {
     quiet_on_closed_output();

@@ -5,6 +5,7 @@ use hailer_protocol::{ConversationStarted, NewConversationParams, SessionInfo};
 
 use super::link::{CLIENT, Link, REQUEST_TIMEOUT};
 use super::panel;
+use super::sanitize::clean;
 use super::screen::Screen;
 use super::slash::Context;
 
@@ -104,12 +105,12 @@ fn show_refusal(screen: &Screen, refusal: &Refusal) {
              and try again.",
         )),
         Refusal::Said { message, hint, .. } => {
-            screen.line(style.red(message));
+            screen.line(style.red(&clean(message)));
             if let Some(hint) = hint {
-                screen.line(format!("  {hint}"));
+                screen.line(format!("  {}", clean(hint)));
             }
         }
-        Refusal::Failed(error) => screen.line(style.red(&format!("{error:#}"))),
+        Refusal::Failed(error) => screen.line(style.red(&clean(&format!("{error:#}")))),
     }
 }
 

@@ -1,18 +1,20 @@
-//! The conversation so far, printed compactly when the terminal attaches: each question, one
-//! line per tool call with its outcome, and the answer.
+//! The conversation so far, printed when the terminal attaches: each question, each tool call
+//! as the code it ran with its outcome (as in a live turn), and the answer.
 
 use hailer_protocol::PastTurn;
 
-use super::markdown::MarkdownStream;
+use super::markdown;
 use super::screen::Screen;
-use super::turn_view::short;
+use super::tool_view;
 
-/// Prints `turns`, oldest first; nothing for an empty conversation.
+/// Prints `turns` (already cleaned with the event that carried them), oldest first; nothing for
+/// an empty conversation.
 pub fn show(screen: &Screen, turns: &[PastTurn]) {
     if turns.is_empty() {
         return;
     }
     let style = screen.style;
+    let width = screen.width();
     let count = match turns.len() {
         1 => "1 turn".to_owned(),
         n => format!("{n} turns"),
@@ -25,25 +27,32 @@ pub fn show(screen: &Screen, turns: &[PastTurn]) {
             turn.text.trim()
         ));
         for call in &turn.tools {
-            let outcome = match call.ok {
-                Some(true) => style.green("ok"),
-                Some(false) => format!("{} {}", style.red("error"), short(&call.result)),
-                None => style.dim("no result"),
-            };
-            screen.line(format!(
-                "{} {outcome}",
-                style.dim(&format!("· {}: {}", call.name, short(&call.preview)))
+            let mut lines = tool_view::started(
+                &call.name,
+                &call.preview,
+                call.code.as_deref(),
+                style,
+                width,
+            );
+            lines.extend(tool_view::finished(
+                &call.name,
+                call.ok,
+                &call.result,
+                &call.output,
+                style,
+                width,
             ));
+            screen.line(lines.join("\n"));
+        }
+        for chart in &turn.charts {
+            screen.line(tool_view::chart_line(chart, style, width));
         }
         if turn.answer.trim().is_empty() {
             screen.line(style.dim("(no answer)"));
             continue;
         }
         screen.line(style.bold("Hailer"));
-        let mut answer = MarkdownStream::new(style);
-        let mut lines = answer.push(&turn.answer);
-        lines.extend(answer.finish());
-        for line in lines {
+        for line in markdown::render(&turn.answer, style, width) {
             screen.line(line);
         }
     }

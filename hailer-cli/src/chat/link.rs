@@ -31,9 +31,11 @@ pub async fn connect(home: HailerHome, flags: SessionFlags) -> anyhow::Result<Li
     let connected = daemon_client::find_or_start(&home).await?;
     let started = session_client::start(&connected.endpoint, &flags).await?;
     let socket = session_client::follow_events(&connected.endpoint, &started.session.id).await?;
+    // The session's names, warnings and paths are shown: cleaned once, here.
+    let session = super::sanitize::clean_all(&started.session).unwrap_or(started.session);
     Ok(Link {
         endpoint: connected.endpoint,
-        session: started.session,
+        session,
         attached: started.attached,
         socket,
     })

@@ -6,15 +6,23 @@
 
 mod composer;
 mod conversation;
+mod highlight;
 mod history_view;
 mod link;
-mod markdown;
+pub(crate) mod markdown;
 mod panel;
+pub(crate) mod sanitize;
 mod screen;
 mod slash;
 pub(crate) mod style;
+mod table;
 mod terminal;
+pub(crate) mod tool_view;
 mod turn_view;
+mod wrap;
+
+#[cfg(test)]
+mod render_tests;
 
 use std::collections::VecDeque;
 use std::process::ExitCode;
@@ -26,6 +34,7 @@ use hailer_platform::stop_signal::Interrupts;
 use hailer_protocol::SessionEvent;
 
 pub use panel::provider as provider_line;
+pub(crate) use terminal::width as terminal_width;
 
 use crate::session_client::{self, SessionFlags};
 use composer::{Composer, Input, Verdict};
@@ -33,6 +42,12 @@ use link::{Link, TurnRefused};
 use screen::Screen;
 use style::Style;
 use turn_view::{TurnOutcome, TurnView};
+
+/// A whole answer as the terminal shows it: cleaned of control sequences, then rendered as
+/// Markdown at `width` columns, in colour or not.
+pub fn render_answer(text: &str, width: usize, color: bool) -> Vec<String> {
+    markdown::render(&sanitize::clean(text), Style::with_color(color), width)
+}
 
 /// What `hailer notebook` was asked for.
 #[derive(Debug, Clone, Default)]

@@ -13,6 +13,8 @@ pub struct Screen {
     pub style: Style,
     /// Prints above the prompt while the line editor reads; `None` in plain mode.
     printer: Option<Mutex<Box<dyn ExternalPrinter + Send>>>,
+    /// A fixed width in columns; unset, the terminal's width at each use.
+    width: Option<usize>,
 }
 
 impl std::fmt::Debug for Screen {
@@ -20,6 +22,7 @@ impl std::fmt::Debug for Screen {
         f.debug_struct("Screen")
             .field("style", &self.style)
             .field("interactive", &self.printer.is_some())
+            .field("width", &self.width)
             .finish()
     }
 }
@@ -29,6 +32,7 @@ impl Screen {
         Self {
             style,
             printer: Some(Mutex::new(printer)),
+            width: None,
         }
     }
 
@@ -36,7 +40,22 @@ impl Screen {
         Self {
             style,
             printer: None,
+            width: None,
         }
+    }
+
+    /// The same screen at a fixed width.
+    #[cfg(test)]
+    pub fn with_width(self, width: usize) -> Self {
+        Self {
+            width: Some(width),
+            ..self
+        }
+    }
+
+    /// Columns to lay text out in.
+    pub fn width(&self) -> usize {
+        self.width.unwrap_or_else(super::terminal::width)
     }
 
     pub fn is_interactive(&self) -> bool {

@@ -267,7 +267,7 @@ fn markdown_files(dir: &Path) -> Vec<(String, u64)> {
         .flatten()
         .filter_map(Result::ok)
         .filter_map(|entry| {
-            let name = entry.file_name().to_string_lossy().into_owned();
+            let name = super::sanitize::clean(&entry.file_name().to_string_lossy());
             let meta = entry.metadata().ok()?;
             (meta.is_file() && name.ends_with(".md")).then_some((name, meta.len()))
         })
@@ -282,7 +282,7 @@ fn subfolders_with(dir: &Path, file: &str) -> Vec<String> {
         .flatten()
         .filter_map(Result::ok)
         .filter(|entry| entry.path().join(file).is_file())
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .map(|entry| super::sanitize::clean(&entry.file_name().to_string_lossy()))
         .collect();
     names.sort();
     names
@@ -371,6 +371,9 @@ async fn notebook(context: &Context<'_>, rest: &str) {
 }
 
 fn show_notebooks(screen: &Screen, list: &NotebookList, all: bool) {
+    let Some(list) = &super::sanitize::clean_all(list) else {
+        return;
+    };
     let style = screen.style;
     screen.line(format!(
         "Active notebook: {}",

@@ -18,14 +18,19 @@ impl Style {
         }
     }
 
+    /// Colours, or none, as asked.
+    pub fn with_color(color: bool) -> Self {
+        Self { color }
+    }
+
     #[cfg(test)]
     pub fn plain() -> Self {
-        Self { color: false }
+        Self::with_color(false)
     }
 
     #[cfg(test)]
     pub fn colored() -> Self {
-        Self { color: true }
+        Self::with_color(true)
     }
 
     pub fn has_color(self) -> bool {
@@ -71,4 +76,46 @@ impl Style {
     pub fn bold_cyan(self, text: &str) -> String {
         self.wrap("1;36", text)
     }
+
+    /// `text` decorated as `kind`.
+    pub fn paint(self, kind: Kind, text: &str) -> String {
+        match kind {
+            Kind::Plain => text.to_owned(),
+            Kind::Bold => self.bold(text),
+            Kind::Italic => self.italic(text),
+            Kind::Dim | Kind::Comment => self.dim(text),
+            Kind::Code | Kind::Builtin => self.cyan(text),
+            Kind::Keyword => self.wrap("35", text),
+            Kind::Str => self.green(text),
+            Kind::Number => self.yellow(text),
+        }
+    }
+
+    /// Runs of decorated text, each run painted, joined.
+    pub fn paint_spans(self, spans: &[Span]) -> String {
+        let mut out = String::new();
+        for (kind, text) in spans {
+            out.push_str(&self.paint(*kind, text));
+        }
+        out
+    }
 }
+
+/// How a run of text is decorated: emphasis in prose, token classes in code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Plain,
+    Bold,
+    Italic,
+    Dim,
+    /// Inline code, and code of a language with no highlighting.
+    Code,
+    Keyword,
+    Builtin,
+    Str,
+    Number,
+    Comment,
+}
+
+/// A run of text with one decoration.
+pub type Span = (Kind, String);

@@ -12,6 +12,18 @@ pub fn is_capable() -> bool {
         && term_is_capable(term.as_deref(), cfg!(windows))
 }
 
+/// The terminal's width in columns: standard output's, else `COLUMNS`, else 80.
+pub fn width() -> usize {
+    if let Some((terminal_size::Width(columns), _)) = terminal_size::terminal_size() {
+        return usize::from(columns).max(20);
+    }
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|columns| columns.trim().parse::<usize>().ok())
+        .filter(|columns| *columns >= 20)
+        .unwrap_or(80)
+}
+
 /// Whether `TERM` (unset: `None`) allows the line editor.
 fn term_is_capable(term: Option<&str>, windows: bool) -> bool {
     match term {

@@ -1,13 +1,13 @@
-//! How a session's events look on the terminal: the answer as it streams, one compact line per
-//! tool call, the turn's token counts, notices and kernel changes.
+//! How a session's events look on the terminal: the answer as it streams, each tool call as the
+//! code it runs and the start of its result, charts, the turn's token counts, notices and kernel
+//! changes. Every event is cleaned of control sequences before any of it is shown.
 
 use hailer_protocol::{ConversationReason, KernelStatus, NoticeLevel, SessionEvent, TurnUsage};
 
 use super::markdown::MarkdownStream;
+use super::sanitize;
 use super::screen::Screen;
-
-/// The longest tool argument preview shown.
-const PREVIEW_CHARS: usize = 72;
+use super::tool_view;
 
 /// What happened to the turn, for the chat's state.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,7 +36,7 @@ pub struct TurnView {
 impl TurnView {
     pub fn new(screen: &Screen) -> Self {
         Self {
-            answer: MarkdownStream::new(screen.style),
+            answer: MarkdownStream::new(screen.style, screen.width()),
             wrote_answer: false,
             own_text: None,
             turns: 0,
@@ -49,7 +49,10 @@ impl TurnView {
 
     /// Shows one event; says when a turn began or ended.
     pub fn show(&mut self, screen: &Screen, event: &SessionEvent) -> Option<TurnOutcome> {
+        // What the model, the kernel and the files said reaches the terminal only cleaned.
+        let event = &sanitize::clean_all(event)?;
         let style = screen.style;
+        let width = screen.width();
         match event {
             SessionEvent::TurnStarted {
                 turn_id,
@@ -64,7 +67,7 @@ impl TurnView {
                         text
                     ));
                 }
-                self.answer = MarkdownStream::new(style);
+                self.answer = MarkdownStream::new(style, width);
                 self.wrote_answer = false;
                 screen.line(style.dim("thinking…"));
                 return Some(TurnOutcome::Started {
@@ -72,29 +75,28 @@ impl TurnView {
                 });
             }
             SessionEvent::TextDelta { delta, .. } => self.delta(screen, delta),
-            SessionEvent::ToolCallStarted { name, preview, .. } => {
+            SessionEvent::ToolCallStarted {
+                name,
+                preview,
+                code,
+                ..
+            } => {
                 self.flush_answer(screen);
-                screen.line(style.dim(&format!("· using {name}: {}", short(preview))));
+                let lines = tool_view::started(name, preview, code.as_deref(), style, width);
+                screen.line(lines.join("\n"));
             }
             SessionEvent::ToolCallFinished {
-                name, ok, preview, ..
+                name,
+                ok,
+                preview,
+                output,
+                ..
             } => {
-                if *ok {
-                    screen.line(format!("  {} {name}", style.green("ok")));
-                } else {
-                    screen.line(format!(
-                        "  {} {name}: {}",
-                        style.red("error"),
-                        short(preview)
-                    ));
-                }
+                let lines = tool_view::finished(name, Some(*ok), preview, output, style, width);
+                screen.line(lines.join("\n"));
             }
             SessionEvent::Chart { chart, .. } => {
-                let title = chart.title.as_deref().unwrap_or("untitled chart");
-                screen.line(style.dim(&format!(
-                    "  chart: {title} (cell {} in {})",
-                    chart.cell, chart.notebook
-                )));
+                screen.line(tool_view::chart_line(chart, style, width))
             }
             SessionEvent::Usage { .. } => {}
             SessionEvent::TurnFinished {
@@ -265,32 +267,9 @@ pub fn usage_line(usage: &TurnUsage) -> String {
     }
 }
 
-/// The first line of a preview, cut to a readable length.
-pub(super) fn short(preview: &str) -> String {
-    let first = preview.lines().find(|line| !line.trim().is_empty());
-    let first = first.unwrap_or_default().trim();
-    let more = preview
-        .lines()
-        .filter(|line| !line.trim().is_empty())
-        .count()
-        > 1;
-    let mut text: String = first.chars().take(PREVIEW_CHARS).collect();
-    if more || first.chars().count() > PREVIEW_CHARS {
-        text.push('…');
-    }
-    text
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn previews_keep_the_first_line() {
-        assert_eq!(short("print(1)"), "print(1)");
-        assert_eq!(short("\nimport x\nprint(x)"), "import x…");
-        assert_eq!(short(&"a".repeat(100)).chars().count(), PREVIEW_CHARS + 1);
-    }
 
     #[test]
     fn usage_lines() {

@@ -8,10 +8,9 @@ use anyhow::Context;
 use hailer_config::{LoadInputs, Overrides};
 use hailer_protocol::AuditEntry;
 
+use crate::chat::sanitize;
 use crate::chat::style::Style;
-
-/// Lines of code shown per record before the rest is folded away.
-const SHOWN_LINES: usize = 6;
+use crate::chat::tool_view;
 
 /// Which records to show.
 #[derive(Debug, Clone, Default)]
@@ -73,8 +72,9 @@ pub fn show(overrides: Overrides, filter: &Filter, json: bool) -> anyhow::Result
         );
     } else {
         let style = Style::detect(false);
+        let width = crate::chat::terminal_width();
         for entry in &entries {
-            print!("{}", render(entry, style));
+            print!("{}", render(entry, style, width));
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -99,8 +99,14 @@ pub fn verify(overrides: Overrides) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// One record: a heading, then its code or URL, folded after a few lines.
-pub fn render(entry: &AuditEntry, style: Style) -> String {
+/// One record: a heading, then its URL or its code (highlighted and folded as in the chat).
+/// Everything in the record is cleaned of control sequences first: the trail holds code and
+/// names that came from the model and from files.
+pub fn render(entry: &AuditEntry, style: Style, width: usize) -> String {
+    let Some(entry) = sanitize::clean_all(entry) else {
+        return String::new();
+    };
+    let entry = &entry;
     let mut heading = vec![
         entry
             .time
@@ -134,18 +140,9 @@ pub fn render(entry: &AuditEntry, style: Style) -> String {
         out.push_str(&format!("    {}\n", style.cyan(url)));
     }
     if let Some(code) = &entry.code {
-        let lines: Vec<&str> = code.lines().collect();
-        for line in lines.iter().take(SHOWN_LINES) {
-            out.push_str(&format!("    {}\n", style.cyan(line)));
-        }
-        if lines.len() > SHOWN_LINES {
-            out.push_str(&format!(
-                "    {}\n",
-                style.dim(&format!(
-                    "… {} more lines (--json shows all)",
-                    lines.len() - SHOWN_LINES
-                ))
-            ));
+        for line in tool_view::code_lines(code, style, width) {
+            out.push_str(&line);
+            out.push('\n');
         }
     }
     if let Some(sha) = &entry.sha256 {
@@ -196,20 +193,32 @@ mod tests {
     }
 
     #[test]
-    fn a_record_reads_as_a_heading_and_its_code_folded_after_six_lines() {
-        let code = (1..=8)
+    fn a_record_reads_as_a_heading_and_its_code_folded_as_in_the_chat() {
+        let code = (1..=20)
             .map(|n| format!("x{n} = {n}"))
             .collect::<Vec<_>>()
             .join("\n");
-        let shown = render(&entry(&code), Style::plain());
+        let shown = render(&entry(&code), Style::plain(), 100);
         let lines: Vec<&str> = shown.lines().collect();
         assert_eq!(
             lines[0],
             "2026-12-02 00:41:12.345  exec  terminal  turn t_9  analysis.py  ok  12 ms  3 B out"
         );
-        assert_eq!(lines[1], "    x1 = 1");
-        assert_eq!(lines[6], "    x6 = 6");
-        assert_eq!(lines[7], "    … 2 more lines (--json shows all)");
-        assert_eq!(lines[8], format!("    sha256 {}", "ab".repeat(32)));
+        assert_eq!(lines[1], "  │ x1 = 1");
+        assert_eq!(lines[6], "  │ x6 = 6");
+        assert_eq!(lines[7], "  │ … 11 more lines …");
+        assert_eq!(lines[8], "  │ x18 = 18");
+        assert_eq!(lines[10], "  │ x20 = 20");
+        assert_eq!(lines[11], format!("    sha256 {}", "ab".repeat(32)));
+    }
+
+    #[test]
+    fn a_record_loses_the_control_sequences_in_its_code_and_names() {
+        let mut hostile = entry("print('\x1b]0;pwned\x07hi')\x1b[2J");
+        hostile.notebook = Some("evil\u{9b}2J.py".to_owned());
+        let shown = render(&hostile, Style::colored(), 100);
+        assert!(!shown.contains("pwned"), "{shown:?}");
+        assert!(shown.contains("  evil.py  "), "{shown:?}");
+        crate::chat::sanitize::assert_only_our_styling(&shown);
     }
 }

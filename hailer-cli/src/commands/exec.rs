@@ -8,6 +8,7 @@ use anyhow::Context;
 use hailer_config::home::HailerHome;
 use hailer_protocol::{ExecParams, ExecResponse};
 
+use crate::chat::sanitize;
 use crate::daemon_client;
 use crate::session_client::{self, SessionFlags};
 
@@ -44,7 +45,7 @@ pub async fn run(
     let connected = daemon_client::find_or_start(home).await?;
     let started = session_client::start(&connected.endpoint, flags).await?;
     for warning in &started.session.warnings {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {}", sanitize::clean(warning));
     }
     let params = ExecParams {
         code,
@@ -68,7 +69,13 @@ pub async fn run(
 }
 
 fn print_response(response: &ExecResponse) {
-    for piece in output(response) {
+    // What the kernel printed reaches the terminal only cleaned of control sequences; a run
+    // whose result cannot be cleaned is not printed (it always can: it came as JSON).
+    let Some(response) = sanitize::clean_all(response) else {
+        eprintln!("hailer: the run's output could not be read");
+        return;
+    };
+    for piece in output(&response) {
         if piece.is_error {
             eprint!("{}", piece.text);
         } else {

@@ -8,6 +8,7 @@ use futures_util::StreamExt;
 use hailer_config::home::HailerHome;
 use hailer_protocol::{SessionEnvelope, SessionEvent, StartTurnParams, StartTurnResponse};
 
+use crate::chat::sanitize;
 use crate::daemon_client;
 use crate::session_client::{self, SessionFlags};
 
@@ -46,7 +47,7 @@ pub async fn run(
     let connected = daemon_client::find_or_start(home).await?;
     let started = session_client::start(&connected.endpoint, flags).await?;
     for warning in trust_warnings(flags) {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {}", sanitize::clean(&warning));
     }
     let id = &started.session.id;
     let endpoint = &connected.endpoint;
@@ -79,9 +80,13 @@ pub async fn run(
             continue;
         };
         if json {
-            println!("{text}");
+            println!("{}", sanitize::escape_json_text(&text));
         }
-        match envelope.event {
+        // Shown text passes the sanitiser; `--json` carries the daemon's JSON as it came.
+        let Some(event) = sanitize::clean_all(&envelope.event) else {
+            continue;
+        };
+        match event {
             SessionEvent::Chart { turn_id, chart, .. } if turn_id == turn.turn_id => {
                 charts.push(chart);
             }
@@ -113,7 +118,7 @@ pub async fn run(
                         eprintln!("{line}");
                     }
                     if let Some(path) = notebook {
-                        eprintln!("Notebook: {}", path.display());
+                        eprintln!("Notebook: {}", sanitize::clean(&path.display().to_string()));
                     }
                 }
                 return Ok(ExitCode::SUCCESS);

@@ -141,8 +141,8 @@ async fn a_turn_an_exec_and_a_fetch_are_audited_with_their_code_and_hash_and_an_
     let text = stdout(&tokio::task::block_in_place(|| {
         workspace.hailer(&["audit"])
     }));
-    let exec_at = text.find("    print(6 * 8)").unwrap();
-    let turn_at = text.find("    total = 6 * 7").unwrap();
+    let exec_at = text.find("  │ print(6 * 8)").unwrap();
+    let turn_at = text.find("  │ total = 6 * 7").unwrap();
     assert!(turn_at < exec_at, "{text}");
     let of_turn =
         tokio::task::block_in_place(|| workspace.hailer(&["audit", "--json", "--turn", &turn_id]));

@@ -1,0 +1,96 @@
+//! Benchmark of the terminal's rendering of an answer: a paragraph, a 200-row Markdown table
+//! and a code block, rendered at 120 columns in colour, many times, with the median and p95
+//! next to a floor measured in the same run (the same text only split into lines, as a plain
+//! terminal would pass it through). Target: rendering at most 5 ms.
+//!
+//! `cargo run --release -p hailer-cli --example bench-render`
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+const RUNS: usize = 300;
+const WIDTH: usize = 120;
+
+fn answer() -> String {
+    let mut text = String::from(
+        "Here is the **weekly** revenue by region and product line, from `sales.parquet`. \
+         The figures are in euros and include returns; the notes say what changed.\n\n\
+         | Week | Region | Product line | Units | Revenue (EUR) | Notes |\n\
+         |-----:|--------|--------------|------:|--------------:|-------|\n",
+    );
+    for row in 0..200 {
+        text.push_str(&format!(
+            "| {} | {} | {} | {} | {:.2} | {} |\n",
+            row + 1,
+            ["North", "South", "East", "West"][row % 4],
+            ["Outdoor furniture", "Kitchen", "Garden tools and supplies"][row % 3],
+            100 + row * 7,
+            1234.5 * row as f64,
+            if row % 5 == 0 {
+                "A new distributor signed this week, which moved a lot of volume into the region"
+            } else {
+                "steady"
+            }
+        ));
+    }
+    text.push_str(
+        "\nThe code that made it:\n\n```python\nimport polars as pl\n\
+         df = pl.read_parquet(DATA_DIR / \"sales.parquet\")\n\
+         df.group_by(\"week\", \"region\").agg(pl.col(\"revenue\").sum())  # weekly\n```\n",
+    );
+    text
+}
+
+fn measure(mut run: impl FnMut()) -> Vec<Duration> {
+    let mut samples: Vec<Duration> = (0..RUNS)
+        .map(|_| {
+            let started = Instant::now();
+            run();
+            started.elapsed()
+        })
+        .collect();
+    samples.sort();
+    samples
+}
+
+fn ms(duration: Duration) -> String {
+    format!("{:.3} ms", duration.as_secs_f64() * 1000.0)
+}
+
+fn report(label: &str, samples: &[Duration]) {
+    let median = samples[samples.len() / 2];
+    let p95 = samples[samples.len() * 95 / 100];
+    println!(
+        "{label:<34} median {:>10}   p95 {:>10}",
+        ms(median),
+        ms(p95)
+    );
+}
+
+fn main() {
+    let text = answer();
+    let lines = hailer_cli::render_answer(&text, WIDTH, true);
+    assert!(lines.len() > 200, "the table was rendered");
+    // Warm up.
+    for _ in 0..20 {
+        black_box(hailer_cli::render_answer(black_box(&text), WIDTH, true));
+    }
+    let floor = measure(|| {
+        black_box(
+            black_box(&text)
+                .lines()
+                .map(str::to_owned)
+                .collect::<Vec<_>>(),
+        );
+    });
+    let render = measure(|| {
+        black_box(hailer_cli::render_answer(black_box(&text), WIDTH, true));
+    });
+    println!(
+        "answer of {} bytes with a 200-row table, {WIDTH} columns, {RUNS} runs",
+        text.len()
+    );
+    report("floor (split into lines)", &floor);
+    report("rendered (target <= 5 ms)", &render);
+}
