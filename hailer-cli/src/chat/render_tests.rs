@@ -235,6 +235,7 @@ fn hostile_strings_reach_the_terminal_without_control_sequences() {
                     title: Some(text.clone()),
                     library: "altair".to_owned(),
                     cell: text.clone(),
+                    cell_id: text.clone(),
                     notebook: format!("{text}.py"),
                     image: None,
                 },
@@ -243,6 +244,7 @@ fn hostile_strings_reach_the_terminal_without_control_sequences() {
                 turns: vec![PastTurn {
                     text: text.clone(),
                     tools: vec![PastToolCall {
+                        call_id: text.clone(),
                         name: "marimo_execute".to_owned(),
                         preview: text.clone(),
                         code: Some(text.clone()),
