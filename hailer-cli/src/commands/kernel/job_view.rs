@@ -133,7 +133,8 @@ impl JobView {
         );
         match current.bar {
             Some(bar) => {
-                if let Ok(style) = ProgressStyle::with_template("{wide_msg}") {
+                // Kept whole (the terminal wraps it): its time and count are at its end.
+                if let Ok(style) = ProgressStyle::with_template("{msg}") {
                     bar.set_style(style);
                 }
                 bar.finish_with_message(format!("{} {} {summary}", tick(succeeded), current.name));
