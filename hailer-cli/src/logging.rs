@@ -77,6 +77,8 @@ pub fn chosen() -> Option<LogChoice> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     fn inputs(dir: &std::path::Path, flag: Option<&str>, env: Option<&str>) -> LoadInputs {

@@ -207,6 +207,8 @@ pub struct KernelStopFailure {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     #[test]
