@@ -32,6 +32,10 @@ pub struct Cli {
     /// them first; an interactive start asks instead).
     #[arg(long, global = true)]
     pub run_sandbox_notebooks: bool,
+    /// Show everything: the client's and a daemon it starts log at DEBUG (over HAILER_LOG_LEVEL
+    /// and [hailer] log_level), and kernel jobs show pip's, uv's and Docker's own output live.
+    #[arg(long, short = 'v', global = true)]
+    pub verbose: bool,
     /// With no command: the chat (`hailer notebook` with its defaults).
     #[command(subcommand)]
     pub command: Option<Command>,

@@ -74,6 +74,8 @@ pub async fn start(home: &HailerHome) -> anyhow::Result<Connected> {
         .envs(hailer_config::daemon_env::daemon_environment(
             std::env::vars_os(),
         ))
+        // The level this client chose (`--verbose`, `[hailer] log_level`) is the daemon's too.
+        .envs(crate::logging::daemon_variable(crate::logging::chosen()))
         .stdin(Stdio::null())
         .stdout(log.try_clone()?)
         .stderr(log);

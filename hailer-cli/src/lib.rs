@@ -7,6 +7,7 @@ mod commands;
 mod daemon_client;
 mod docker_probe;
 mod http;
+mod logging;
 mod session_client;
 
 use std::process::ExitCode;
@@ -42,6 +43,15 @@ pub fn main() -> ExitCode {
 }
 
 async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
+    let verbose = cli.verbose;
+    if let Ok(inputs) = hailer_config::LoadInputs::from_process(hailer_config::Overrides {
+        workspace: cli.workspace.clone(),
+        config: cli.config.clone(),
+        log_level: verbose.then(|| "DEBUG".to_owned()),
+        ..Default::default()
+    }) {
+        logging::init(logging::resolve(&inputs));
+    }
     // The global flags every command that starts or attaches a session passes on.
     let session_flags = session_client::SessionFlags {
         workspace: cli.workspace.clone(),
@@ -241,12 +251,12 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             match action {
                 KernelAction::InstallLocal { python, wheelhouse } => {
-                    commands::kernel::install_local(&home, python, wheelhouse).await?;
+                    commands::kernel::install_local(&home, python, wheelhouse, verbose).await?;
                 }
                 KernelAction::Build(args) => {
-                    commands::kernel::build(&home, overrides, args).await?;
+                    commands::kernel::build(&home, overrides, args, verbose).await?;
                 }
-                KernelAction::Pull => commands::kernel::pull(&home, overrides).await?,
+                KernelAction::Pull => commands::kernel::pull(&home, overrides, verbose).await?,
                 KernelAction::Contract { json } => commands::kernel::contract(&overrides, json)?,
                 KernelAction::Stop => return commands::kernel::stop(&home, overrides).await,
             }

@@ -2,6 +2,7 @@
 //!
 //! * [`env_scrub`]: the environment a kernel gets, secrets withheld.
 //! * [`python_env`]: finding a Python and preparing the managed virtual environment.
+//! * [`progress`]: what long jobs report as they go (steps, counts, notes, tool output).
 //! * [`launch`]: starting an unsafe-local marimo server that only answers to our token.
 //! * [`client`]: headless sessions, execute with deadlines and recovery, cells, files.
 //! * [`code_mode`]: the Python snippets behind durable cells.
@@ -17,6 +18,7 @@ pub mod code_mode;
 pub mod env_scrub;
 mod error;
 pub mod launch;
+pub mod progress;
 pub mod python_env;
 pub use hailer_sse as sse;
 
@@ -30,6 +32,7 @@ pub use code_mode::{CellEdit, CellInfo, NewCell};
 pub use env_scrub::{ScrubbedEnv, scrub_environment};
 pub use error::{Error, Result};
 pub use launch::{LaunchOptions, MarimoServer, launch};
+pub use progress::{Progress, Report};
 pub use python_env::{
     BasePython, Installer, InstallerChoice, ManagedVenv, Python, VenvRequest, choose_installer,
     ensure_venv, find_python,

@@ -82,13 +82,26 @@ pub struct KernelPullParams {
     pub image: String,
 }
 
-/// One line of a build's or a download's reply (`application/x-ndjson`): progress lines, then
-/// `done` or `failed`.
+/// One line of a build's, a download's or an environment set-up's reply
+/// (`application/x-ndjson`): progress lines, then `done` or `failed`.
+///
+/// The fields after `line` came later and are optional, so a client that knows only `line`
+/// prints every line as before.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum KernelJobLine {
-    /// A line for the user.
-    Progress { line: String },
+    /// A line for the user, or of a tool's own output.
+    Progress {
+        line: String,
+        /// `true` for a line of pip's, uv's or the Docker engine's own output: it is in the
+        /// job's log, and a client shows it live only when asked to (`--verbose`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        output: bool,
+        /// The step the job is at, on the line that starts it and on every line that counts
+        /// within it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        step: Option<JobStep>,
+    },
     /// Finished: the image now here (absent for an export), the kernel contract, and for an
     /// export the `docker build` command that builds the written context.
     #[serde(rename_all = "camelCase")]
@@ -98,13 +111,53 @@ pub enum KernelJobLine {
         contract: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         command: Option<String>,
+        /// The file (absolute) holding the job's whole output.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        log: Option<String>,
     },
     /// Failed: what happened and what to do.
     Failed {
         message: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         hint: Option<String>,
+        /// The file (absolute) holding the job's whole output.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        log: Option<String>,
     },
+}
+
+impl KernelJobLine {
+    /// A line for the user.
+    pub fn say(line: impl Into<String>) -> Self {
+        KernelJobLine::Progress {
+            line: line.into(),
+            output: false,
+            step: None,
+        }
+    }
+
+    /// A failure, with no log.
+    pub fn failed(message: impl Into<String>, hint: Option<String>) -> Self {
+        KernelJobLine::Failed {
+            message: message.into(),
+            hint,
+            log: None,
+        }
+    }
+}
+
+/// A named step of a job, with its count where the total is known.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct JobStep {
+    /// The step's name, the same on every line of the step.
+    pub name: String,
+    /// Items done so far (packages, build steps, image layers), once any is counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub done: Option<u64>,
+    /// How many items the step works through, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
 }
 
 /// `POST /v1/kernel/stop`: end the daemon's session of a workspace (its notebooks are copied
@@ -150,4 +203,40 @@ pub struct KernelStopFailure {
     pub name: String,
     /// What the engine said.
     pub said: String,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn a_progress_line_of_before_still_reads_and_a_new_one_keeps_its_old_shape() {
+        let old: KernelJobLine =
+            serde_json::from_str(r#"{"kind":"progress","line":"Step 1/2"}"#).unwrap();
+        assert_eq!(old, KernelJobLine::say("Step 1/2"));
+        assert_eq!(
+            serde_json::to_string(&KernelJobLine::say("hi")).unwrap(),
+            r#"{"kind":"progress","line":"hi"}"#
+        );
+        let counted = KernelJobLine::Progress {
+            line: "Step 1/2 : FROM x".to_owned(),
+            output: true,
+            step: Some(JobStep {
+                name: "Building".to_owned(),
+                done: Some(1),
+                total: Some(2),
+            }),
+        };
+        let text = serde_json::to_string(&counted).unwrap();
+        assert_eq!(
+            text,
+            r#"{"kind":"progress","line":"Step 1/2 : FROM x","output":true,"step":{"name":"Building","done":1,"total":2}}"#
+        );
+        assert_eq!(
+            serde_json::from_str::<KernelJobLine>(&text).unwrap(),
+            counted
+        );
+    }
 }

@@ -26,7 +26,7 @@ pub use error::{ErrorBody, ErrorCode};
 pub use events::{DaemonEvent, EventEnvelope};
 pub use history::{PastToolCall, PastTurn};
 pub use kernel::{
-    BUILD_DISCOVERY_VARIABLES, DockerAvailability, KernelBuildParams, KernelJobLine,
+    BUILD_DISCOVERY_VARIABLES, DockerAvailability, JobStep, KernelBuildParams, KernelJobLine,
     KernelPullParams, KernelStopFailure, KernelStopParams, KernelStopResponse,
     is_build_discovery_variable,
 };

@@ -1,7 +1,10 @@
 //! The daemon's log: a daily-rotated file in the state directory, with secrets masked.
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use hailer_config::Choice as _;
 
 use tracing_appender::non_blocking::{NonBlocking, WorkerGuard};
 use tracing_appender::rolling::{Builder, Rotation};
@@ -12,8 +15,29 @@ use crate::redact::Redactor;
 
 /// Log files kept before the oldest is deleted.
 const KEEP_FILES: usize = 7;
-/// The variable that sets the log filter (`info` when unset).
+/// The variable that sets the log filter, for those who want one (`hailer=debug,hyper=info`).
 pub const LOG_FILTER_VAR: &str = "HAILER_LOG";
+
+/// The folder this daemon logs to, once logging started.
+static LOG_DIR: OnceLock<PathBuf> = OnceLock::new();
+
+/// The folder this daemon logs to (job logs go below it), once [`init`] ran.
+pub fn log_dir() -> Option<&'static Path> {
+    LOG_DIR.get().map(PathBuf::as_path)
+}
+
+/// The log filter: `HAILER_LOG` when set, else the level of `HAILER_LOG_LEVEL` (which the
+/// client that starts the daemon sets from `--verbose`, `--log-level` or `[hailer] log_level`),
+/// else `info`.
+pub fn filter_directive(filter: Option<&str>, level: Option<&str>) -> String {
+    if let Some(filter) = filter.map(str::trim).filter(|filter| !filter.is_empty()) {
+        return filter.to_owned();
+    }
+    level
+        .and_then(hailer_config::LogLevel::parse)
+        .map_or("info", hailer_config::LogLevel::tracing_level)
+        .to_owned()
+}
 
 /// Starts logging to `dir`; keep the guard alive for as long as the process logs.
 pub fn init(dir: &Path, redactor: Redactor) -> anyhow::Result<WorkerGuard> {
@@ -25,7 +49,14 @@ pub fn init(dir: &Path, redactor: Redactor) -> anyhow::Result<WorkerGuard> {
         .max_log_files(KEEP_FILES)
         .build(dir)?;
     let (writer, guard) = tracing_appender::non_blocking(appender);
-    let filter = EnvFilter::try_from_env(LOG_FILTER_VAR).unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = LOG_DIR.set(dir.to_owned());
+    let directive = filter_directive(
+        std::env::var(LOG_FILTER_VAR).ok().as_deref(),
+        std::env::var(hailer_config::HAILER_LOG_LEVEL)
+            .ok()
+            .as_deref(),
+    );
+    let filter = EnvFilter::try_new(&directive).unwrap_or_else(|_| EnvFilter::new("info"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(false)
@@ -67,5 +98,22 @@ impl Write for RedactingWriter {
 
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_filter_comes_from_hailer_log_then_the_log_level_then_info() {
+        assert_eq!(
+            filter_directive(Some("hailerd=trace"), Some("ERROR")),
+            "hailerd=trace"
+        );
+        assert_eq!(filter_directive(None, Some("DEBUG")), "debug");
+        assert_eq!(filter_directive(Some(" "), Some("warning")), "warn");
+        assert_eq!(filter_directive(None, Some("chatty")), "info");
+        assert_eq!(filter_directive(None, None), "info");
     }
 }

@@ -1,6 +1,7 @@
 //! The kernel image: is the right one here, build it through the engine, download it.
 
 mod context;
+mod counts;
 pub mod host_config;
 mod redact;
 
@@ -15,11 +16,10 @@ use crate::engine::Engine;
 use crate::error::{Error, Result, engine_said, engine_status};
 use crate::labels::CONTRACT_LABEL;
 
-/// A progress line sink.
-pub type Progress<'a> = &'a (dyn Fn(&str) + Send + Sync);
+pub use hailer_marimo::progress::{Progress, Report};
 
 /// How many of the last output lines a failed build shows.
-const BUILD_TAIL_LINES: usize = 15;
+const BUILD_TAIL_LINES: usize = 20;
 
 pub use hailer_kernel_bundle::default_image_name;
 
@@ -81,12 +81,15 @@ pub async fn build(
                 Error::InvalidSetting(format!("packing the build context failed: {e}"))
             })??
     };
-    progress(&format!(
-        "Building {} from {} (kernel contract {contract}; context {} MB)",
-        options.tag,
-        options.base(),
-        tar.len() / 1_000_000
-    ));
+    progress(Report::Step {
+        name: &format!(
+            "Building {} from {} (kernel contract {contract}; context {} MB)",
+            options.tag,
+            options.base(),
+            tar.len() / 1_000_000
+        ),
+        total: None,
+    });
     let query = BuildImageOptions {
         t: Some(options.tag.clone()),
         nocache: options.no_cache,
@@ -128,7 +131,14 @@ pub async fn build(
             {
                 let line = redact::mask_userinfo(line);
                 remember(&line);
-                progress(&line);
+                // A count first: the output line that follows carries it.
+                if let Some((done, total)) = counts::build_step(&line) {
+                    progress(Report::Count {
+                        done,
+                        total: Some(total),
+                    });
+                }
+                progress(Report::Output(&line));
             }
         }
         if let Some(detail) = info.error_detail.and_then(|d| d.message) {
@@ -139,10 +149,10 @@ pub async fn build(
         }
     }
     ensure_image(engine, &options.tag, contract).await?;
-    progress(&format!(
+    progress(Report::Note(&format!(
         "{} is ready (kernel contract {contract}).",
         options.tag
-    ));
+    )));
     Ok(())
 }
 
@@ -156,9 +166,10 @@ async fn base_image_digest(engine: &Engine, base: &str, progress: Progress<'_>) 
     let inspect = match engine.docker().inspect_image(base).await {
         Ok(inspect) => inspect,
         Err(error) if engine_status(&error) == Some(404) => {
-            progress(&format!(
-                "The base image {base} is not here; downloading it"
-            ));
+            progress(Report::Step {
+                name: &format!("The base image {base} is not here; downloading it"),
+                total: None,
+            });
             download(engine, base, progress)
                 .await
                 .map_err(|said| unavailable(redact::mask_userinfo(&said)))?;
@@ -178,7 +189,7 @@ async fn base_image_digest(engine: &Engine, base: &str, progress: Progress<'_>) 
         inspect.repo_digests.as_deref().unwrap_or_default(),
         inspect.id.as_deref(),
     );
-    progress(&format!("Base image: {base} ({digest})"));
+    progress(Report::Note(&format!("Base image: {base} ({digest})")));
     Ok(digest)
 }
 
@@ -204,19 +215,30 @@ async fn download(
     };
     let mut stream = engine.docker().create_image(Some(query), None, None);
     let mut last_status = String::new();
+    let mut layers = counts::LayerCount::default();
     while let Some(item) = stream.next().await {
         let info = item.map_err(|error| engine_said(&error))?;
         if let Some(detail) = info.error_detail.and_then(|d| d.message) {
             return Err(detail);
         }
         if let Some(status) = info.status {
-            let line = match info.id {
+            let line = match &info.id {
                 Some(id) => format!("{id}: {status}"),
-                None => status,
+                None => status.clone(),
             };
+            // A count first: the output line that follows carries it.
+            if let Some(id) = &info.id
+                && layers.observe(id, &status)
+            {
+                let (done, total) = layers.counts();
+                progress(Report::Count {
+                    done,
+                    total: Some(total),
+                });
+            }
             // Layer progress repeats itself; show each distinct line once.
             if line != last_status {
-                progress(&line);
+                progress(Report::Output(&line));
                 last_status = line;
             }
         }
@@ -234,12 +256,17 @@ pub async fn pull(
     contract: &str,
     progress: Progress<'_>,
 ) -> Result<()> {
-    progress(&format!("Downloading {image} ..."));
+    progress(Report::Step {
+        name: &format!("Downloading {image}"),
+        total: None,
+    });
     download(engine, image, progress)
         .await
         .map_err(|said| pull_error(image, &said))?;
     ensure_image(engine, image, contract).await?;
-    progress(&format!("{image} is ready (kernel contract {contract})."));
+    progress(Report::Note(&format!(
+        "{image} is ready (kernel contract {contract})."
+    )));
     Ok(())
 }
 

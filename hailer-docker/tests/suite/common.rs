@@ -84,7 +84,11 @@ pub async fn kernel_image(engine: &Engine) -> String {
         no_cache: false,
     };
     let started = std::time::Instant::now();
-    let progress = |line: &str| eprintln!("build: {line}");
+    let progress = |report: image::Report<'_>| {
+        if let Some(line) = report.text() {
+            eprintln!("build: {line}");
+        }
+    };
     image::build(engine, &options, &contract, &progress)
         .await
         .unwrap_or_else(|error| panic!("building the kernel image failed: {error}"));

@@ -83,7 +83,11 @@ async fn an_image_of_another_contract_is_refused_with_both_contracts() {
 async fn a_download_from_an_unreachable_registry_fails_with_what_docker_said() {
     let engine = engine().await;
     let lines = std::sync::Mutex::new(Vec::new());
-    let progress = |line: &str| lines.lock().unwrap().push(line.to_owned());
+    let progress = |report: hailer_docker::image::Report<'_>| {
+        if let Some(line) = report.text() {
+            lines.lock().unwrap().push(line.to_owned());
+        }
+    };
     let error = pull(&engine, "127.0.0.1:9/hailer/kernel:none", "c", &progress)
         .await
         .unwrap_err();

@@ -8,6 +8,7 @@ use tokio::process::Command;
 use tokio::sync::mpsc;
 
 use crate::error::{Error, Result};
+use crate::progress::{PackageCount, Progress, Report};
 
 /// How many trailing lines a failure report keeps.
 pub(crate) const TAIL_LINES: usize = 25;
@@ -19,11 +20,13 @@ pub(crate) struct Finished {
     pub tail: String,
 }
 
-/// Runs `command` to completion, handing each stdout/stderr line to `progress`.
+/// Runs `command` to completion, handing each stdout/stderr line to `progress` as output, and
+/// to `count` when given (its changes reported as counts).
 pub(crate) async fn run_with_lines(
     mut command: Command,
     what: &str,
-    progress: &(dyn Fn(&str) + Send + Sync),
+    progress: Progress<'_>,
+    mut count: Option<&mut PackageCount>,
 ) -> Result<Finished> {
     command
         .stdin(Stdio::null())
@@ -45,7 +48,16 @@ pub(crate) async fn run_with_lines(
 
     let mut tail = VecDeque::with_capacity(TAIL_LINES);
     while let Some(line) = receiver.recv().await {
-        progress(&line);
+        // A count first: the output line that follows carries it.
+        if let Some(count) = count.as_deref_mut()
+            && count.observe(&line)
+        {
+            progress(Report::Count {
+                done: count.done,
+                total: count.total,
+            });
+        }
+        progress(Report::Output(&line));
         if tail.len() == TAIL_LINES {
             tail.pop_front();
         }

@@ -16,6 +16,7 @@ use super::command_lines::run_with_lines;
 use super::installer::{Installer, InstallerChoice};
 use super::locate::{Python, find_python};
 use crate::error::{Error, Result};
+use crate::progress::{PackageCount, Progress, Report, requirement_count};
 
 /// The file inside the venv that records what was installed.
 const MARKER_FILE: &str = "hailer-venv.json";
@@ -79,7 +80,7 @@ struct Marker {
 pub async fn ensure_venv(
     base: BasePython<'_>,
     request: &VenvRequest<'_>,
-    progress: &(dyn Fn(&str) + Send + Sync),
+    progress: Progress<'_>,
 ) -> Result<ManagedVenv> {
     let dir = request.dir;
     let venv_python = venv_interpreter(dir);
@@ -137,7 +138,7 @@ async fn create(
     base: &Python,
     request: &VenvRequest<'_>,
     fingerprint: String,
-    progress: &(dyn Fn(&str) + Send + Sync),
+    progress: Progress<'_>,
 ) -> Result<ManagedVenv> {
     let dir = request.dir;
     let venv_python = venv_interpreter(dir);
@@ -145,12 +146,15 @@ async fn create(
     // An interrupted earlier install must never look complete.
     remove_if_present(&dir.join(MARKER_FILE))?;
 
-    progress(&format!(
-        "Creating a Python {} environment in {} {}",
-        base.version,
-        dir.display(),
-        request.installer.reason
-    ));
+    progress(Report::Step {
+        name: &format!(
+            "Creating a Python {} environment in {} {}",
+            base.version,
+            dir.display(),
+            request.installer.reason
+        ),
+        total: None,
+    });
     let (mut create, create_step) = match &request.installer.installer {
         Installer::Uv(uv) => {
             let mut command = Command::new(uv);
@@ -171,7 +175,7 @@ async fn create(
         }
     };
     create.env("UV_NO_PROGRESS", "1");
-    let finished = run_with_lines(create, create_step, progress).await?;
+    let finished = run_with_lines(create, create_step, progress, None).await?;
     if !finished.status.success() {
         return Err(Error::InstallFailed {
             step: "creating the virtual environment",
@@ -188,7 +192,14 @@ async fn create(
         )
     })?;
 
-    progress("Installing packages");
+    let mut count = PackageCount::expecting(Some(
+        requirement_count(request.requirements)
+            + u64::try_from(request.local_packages.len()).unwrap_or(0),
+    ));
+    progress(Report::Step {
+        name: "Installing packages",
+        total: count.total,
+    });
     let (mut install, install_step) = match &request.installer.installer {
         Installer::Uv(uv) => {
             let mut command = Command::new(uv);
@@ -223,7 +234,7 @@ async fn create(
     }
     install.arg("-r").arg(&requirements_path);
     install.args(request.local_packages);
-    let finished = run_with_lines(install, install_step, progress).await?;
+    let finished = run_with_lines(install, install_step, progress, Some(&mut count)).await?;
     if !finished.status.success() {
         return Err(Error::InstallFailed {
             step: install_step,
@@ -244,7 +255,7 @@ async fn create(
         },
     };
     write_marker(dir, &marker)?;
-    progress("The Python environment is ready");
+    progress(Report::Note("The Python environment is ready"));
     Ok(ManagedVenv {
         dir: dir.to_owned(),
         python: venv_python,

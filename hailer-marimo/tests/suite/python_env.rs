@@ -96,7 +96,11 @@ async fn a_venv_from_pypi_with_a_local_package_is_reused_the_second_time() {
     };
     let named = BasePython::Named(&base.path);
     let lines = Mutex::new(Vec::<String>::new());
-    let progress = |line: &str| lines.lock().unwrap().push(line.to_owned());
+    let progress = |report: hailer_marimo::Report<'_>| {
+        if let Some(line) = report.text() {
+            lines.lock().unwrap().push(line.to_owned());
+        }
+    };
     let venv = ensure_venv(named, &request, &progress).await.unwrap();
     assert!(!venv.reused);
     assert_eq!(venv.python, venv_dir.join("bin/python"));
@@ -158,7 +162,11 @@ async fn an_offline_install_uses_only_the_wheelhouse_with_pip_and_with_uv() {
             installer: &installer,
         };
         let lines = Mutex::new(Vec::<String>::new());
-        let progress = |line: &str| lines.lock().unwrap().push(line.to_owned());
+        let progress = |report: hailer_marimo::Report<'_>| {
+            if let Some(line) = report.text() {
+                lines.lock().unwrap().push(line.to_owned());
+            }
+        };
         let started = Instant::now();
         let venv = ensure_venv(BasePython::Named(&base.path), &request, &progress)
             .await

@@ -5,57 +5,96 @@
 //! whatever it was doing with the engine. While it runs, the daemon counts a client, so it does
 //! not exit for being idle in the middle of a build; when the daemon is asked to stop, the job
 //! ends with a `failed` line.
+//!
+//! Every line also goes to the job's log file ([`JobLog`]), named on the last line.
 
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use axum::body::{Body, Bytes};
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
 use futures_util::Stream;
+use hailer_marimo::Report;
 use hailer_protocol::{KernelJobLine, NDJSON};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
+use crate::kernel::job_log::{JobLog, JobSteps};
 use crate::state::{ClientGuard, Daemon};
 
-/// Where a job sends its progress lines.
+/// Where a job sends its reports.
 #[derive(Debug, Clone)]
 pub struct JobProgress {
     sender: UnboundedSender<KernelJobLine>,
+    log: Arc<JobLog>,
+    steps: Arc<Mutex<JobSteps>>,
 }
 
 impl JobProgress {
+    /// Logs `report` and sends the line it makes.
+    pub fn report(&self, report: Report<'_>) {
+        if let Some(text) = report.text() {
+            tracing::debug!(line = text, "job progress");
+        }
+        self.log.record(report);
+        let line = self
+            .steps
+            .lock()
+            .ok()
+            .and_then(|mut steps| steps.line(report));
+        if let Some(line) = line {
+            let _ = self.sender.send(line);
+        }
+    }
+
+    /// A line for the user.
     pub fn line(&self, line: &str) {
-        tracing::debug!(line, "job progress");
-        let _ = self.sender.send(KernelJobLine::Progress {
-            line: line.to_owned(),
-        });
+        self.report(Report::Note(line));
     }
 }
 
-/// A reply streaming what `job` reports, then the line it ends with.
-pub fn job_response<F, Fut>(daemon: &Daemon, job: F) -> Response
+/// A reply streaming what `job` reports, then the line it ends with, which names the job's
+/// log (`kind` names the log file: `kernel-build`).
+pub fn job_response<F, Fut>(daemon: &Daemon, kind: &str, job: F) -> Response
 where
     F: FnOnce(JobProgress) -> Fut,
     Fut: Future<Output = KernelJobLine> + Send + 'static,
 {
     let (sender, lines) = unbounded_channel();
+    let log = Arc::new(JobLog::create(kind));
     let progress = JobProgress {
         sender: sender.clone(),
+        log: Arc::clone(&log),
+        steps: Arc::default(),
     };
     let running = job(progress);
     let shutdown = daemon.shutdown.clone();
     let work = async move {
         // A daemon that is asked to stop does not wait for a build to finish.
-        let last = tokio::select! {
+        let mut last = tokio::select! {
             last = running => last,
-            () = shutdown.cancelled() => KernelJobLine::Failed {
-                message: "hailerd is shutting down, so the job was stopped".to_owned(),
-                hint: Some("Run the command again.".to_owned()),
-            },
+            () = shutdown.cancelled() => KernelJobLine::failed(
+                "hailerd is shutting down, so the job was stopped",
+                Some("Run the command again.".to_owned()),
+            ),
         };
+        let named = log.path().map(|path| path.display().to_string());
+        match &mut last {
+            KernelJobLine::Done { log: path, .. } => {
+                log.write("==> Done");
+                *path = path.take().or(named);
+            }
+            KernelJobLine::Failed {
+                message, log: path, ..
+            } => {
+                log.write(&format!("==> Failed: {message}"));
+                *path = path.take().or(named);
+            }
+            KernelJobLine::Progress { .. } => {}
+        }
         let _ = sender.send(last);
     };
     let stream = JobStream {

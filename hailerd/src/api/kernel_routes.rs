@@ -13,7 +13,7 @@ use hailer_protocol::{
 use super::error::ApiError;
 use super::job_stream::job_response;
 use super::json_body::JsonBody;
-use crate::kernel::image_jobs;
+use crate::kernel::image_jobs::{self, Report};
 use crate::state::Daemon;
 
 /// Builds the docker kernel's image through the engine (or, with `exportTo`, writes its build
@@ -33,8 +33,8 @@ pub async fn build(
     JsonBody(params): JsonBody<KernelBuildParams>,
 ) -> Response {
     tracing::info!(?params, "kernel build");
-    job_response(&daemon, move |progress| async move {
-        let sink = move |line: &str| progress.line(line);
+    job_response(&daemon, "kernel-build", move |progress| async move {
+        let sink = move |report: Report<'_>| progress.report(report);
         image_jobs::build(params, &sink).await
     })
 }
@@ -54,8 +54,8 @@ pub async fn pull(
     JsonBody(params): JsonBody<KernelPullParams>,
 ) -> Response {
     tracing::info!(image = %params.image, "kernel pull");
-    job_response(&daemon, move |progress| async move {
-        let sink = move |line: &str| progress.line(line);
+    job_response(&daemon, "kernel-pull", move |progress| async move {
+        let sink = move |report: Report<'_>| progress.report(report);
         image_jobs::pull(params, &sink).await
     })
 }
@@ -103,11 +103,11 @@ pub async fn install_local(
     JsonBody(params): JsonBody<InstallLocalParams>,
 ) -> Response {
     let data_dir = daemon.config.data_dir.clone();
-    job_response(&daemon, move |progress| async move {
+    job_response(&daemon, "install-local", move |progress| async move {
         let python = params.python.as_ref().map(PathBuf::from);
         let wheelhouse = params.wheelhouse.as_ref().map(PathBuf::from);
         let report = progress.clone();
-        let sink = move |line: &str| report.line(line);
+        let sink = move |line: Report<'_>| report.report(line);
         let contract = hailer_kernel_bundle::contract();
         match crate::kernel::managed_venv(
             python.as_deref(),
@@ -128,12 +128,10 @@ pub async fn install_local(
                     image: None,
                     contract,
                     command: None,
+                    log: None,
                 }
             }
-            Err(error) => KernelJobLine::Failed {
-                message: error.to_string(),
-                hint: error.hint(),
-            },
+            Err(error) => KernelJobLine::failed(error.to_string(), error.hint()),
         }
     })
 }

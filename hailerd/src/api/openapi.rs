@@ -48,6 +48,7 @@ use utoipa::{Modify, OpenApi};
         hailer_protocol::KernelBuildParams,
         hailer_protocol::KernelPullParams,
         hailer_protocol::KernelJobLine,
+        hailer_protocol::JobStep,
         hailer_protocol::KernelStopParams,
         hailer_protocol::KernelStopResponse,
         hailer_protocol::KernelStopFailure,

@@ -116,7 +116,7 @@ impl DockerServer {
 /// containers, then the notebooks copied in.
 pub async fn start(
     spec: &KernelSpec,
-    progress: &(dyn Fn(&str) + Send + Sync),
+    progress: hailer_marimo::Progress<'_>,
 ) -> Result<DockerServer, KernelError> {
     let docker = spec
         .docker
@@ -140,7 +140,7 @@ pub async fn start(
     let removed = removed?;
     tracing::info!(?removed, "leftovers of earlier sessions");
     checked?;
-    progress("Starting the kernel container");
+    progress(hailer_marimo::Report::Note("Starting the kernel container"));
     let kernel = DockerKernel::start(
         &engine,
         &DockerSpec {
@@ -170,7 +170,7 @@ pub async fn start(
         let mut state = copies.lock().await;
         let report = copy_in(&client, &spec.notebooks_dir, &mut state).await;
         if let Some(line) = describe(&report) {
-            progress(&line);
+            progress(hailer_marimo::Report::Note(&line));
         }
     }
     let periodic = tokio::spawn(copy_back_periodically(

@@ -8,8 +8,7 @@ use hailer_docker::image::host_config::{self, HostInputs, HostSettings};
 use hailer_docker::{BuildOptions, Engine};
 use hailer_protocol::{KernelBuildParams, KernelJobLine, KernelPullParams};
 
-/// A progress sink.
-pub type Progress<'a> = &'a (dyn Fn(&str) + Send + Sync);
+pub use hailer_marimo::{Progress, Report};
 
 /// Builds the image `params` describe, or writes its context when `export_to` is set.
 pub async fn build(params: KernelBuildParams, progress: Progress<'_>) -> KernelJobLine {
@@ -35,6 +34,7 @@ pub async fn pull(params: KernelPullParams, progress: Progress<'_>) -> KernelJob
             image: Some(image.to_owned()),
             contract,
             command: None,
+            log: None,
         },
         Err(error) => failed(&error.to_string(), None),
     }
@@ -102,6 +102,7 @@ async fn try_build(
         image: Some(tag),
         contract,
         command: None,
+        log: None,
     })
 }
 
@@ -112,18 +113,27 @@ async fn package_settings(
     progress: Progress<'_>,
 ) -> Result<Option<HostSettings>, KernelJobLine> {
     if let Some(wheelhouse) = &options.wheelhouse {
-        progress(&format!(
-            "Installing the kernel's packages offline from the wheelhouse {}",
-            wheelhouse.display()
-        ));
+        note(
+            progress,
+            &format!(
+                "Installing the kernel's packages offline from the wheelhouse {}",
+                wheelhouse.display()
+            ),
+        );
         return Ok(None);
     }
     if let Some(config) = &options.pip_config {
-        progress(&format!("Using the pip configuration {}", config.display()));
+        note(
+            progress,
+            &format!("Using the pip configuration {}", config.display()),
+        );
         return Ok(None);
     }
     if !params.host_config {
-        progress("Not looking for this machine's package index settings (--no-host-config)");
+        note(
+            progress,
+            "Not looking for this machine's package index settings (--no-host-config)",
+        );
         return Ok(None);
     }
     if !Path::new(&params.cwd).is_absolute() {
@@ -155,13 +165,14 @@ async fn package_settings(
     })?
     .map_err(|error| failed(&error.to_string(), None))?;
     match found.summary() {
-        Some(summary) => progress(&summary),
-        None => {
-            progress("No pip or uv index settings on this machine: the packages come from PyPI")
-        }
+        Some(summary) => note(progress, &summary),
+        None => note(
+            progress,
+            "No pip or uv index settings on this machine: the packages come from PyPI",
+        ),
     }
     for left_out in &found.left_out {
-        progress(&format!("Left out: {left_out}"));
+        note(progress, &format!("Left out: {left_out}"));
     }
     Ok(Some(found))
 }
@@ -189,27 +200,35 @@ async fn export(
         .map_err(|error| failed(&format!("writing the build context failed: {error}"), None))?
     };
     let command = written.map_err(|message| failed(&message, None))?;
-    progress(&format!(
-        "Wrote the build context for kernel contract {contract} to {}",
-        dir.display()
-    ));
+    note(
+        progress,
+        &format!(
+            "Wrote the build context for kernel contract {contract} to {}",
+            dir.display()
+        ),
+    );
     if wrote_host_settings {
-        progress(&format!(
-            "This machine's package index settings are in {}, readable by you only; they may \
+        note(
+            progress,
+            &format!(
+                "This machine's package index settings are in {}, readable by you only; they may \
              hold credentials, so keep that file out of version control",
-            dir.join("pip").join("pip.conf").display()
-        ));
+                dir.join("pip").join("pip.conf").display()
+            ),
+        );
     }
     Ok(KernelJobLine::Done {
         image: None,
         contract,
         command: Some(command),
+        log: None,
     })
 }
 
 fn failed(message: &str, hint: Option<String>) -> KernelJobLine {
-    KernelJobLine::Failed {
-        message: message.to_owned(),
-        hint,
-    }
+    KernelJobLine::failed(message, hint)
+}
+
+fn note(progress: Progress<'_>, line: &str) {
+    progress(Report::Note(line));
 }

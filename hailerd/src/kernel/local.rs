@@ -51,7 +51,7 @@ impl LocalServer {
 /// Prepares the environment, then starts marimo on the session's notebooks folder.
 pub async fn start(
     spec: &KernelSpec,
-    progress: &(dyn Fn(&str) + Send + Sync),
+    progress: hailer_marimo::Progress<'_>,
 ) -> Result<LocalServer, KernelError> {
     let python = venv_python(spec, progress).await?;
     let withheld: Vec<&str> = spec.withheld_names.iter().map(String::as_str).collect();
@@ -66,7 +66,7 @@ pub async fn start(
         withheld = env.withheld_count(),
         "starting an unsafe-local kernel"
     );
-    progress("Starting marimo");
+    progress(hailer_marimo::Report::Note("Starting marimo"));
     let options = LaunchOptions::new(
         python.clone(),
         spec.workspace.clone(),
@@ -87,7 +87,7 @@ pub async fn start(
 /// The interpreter of the environment the kernel runs in.
 async fn venv_python(
     spec: &KernelSpec,
-    progress: &(dyn Fn(&str) + Send + Sync),
+    progress: hailer_marimo::Progress<'_>,
 ) -> Result<PathBuf, KernelError> {
     if let Some(prepared) = &spec.prepared_venv {
         return Ok(hailer_platform::program::venv_python(
@@ -115,7 +115,7 @@ pub async fn managed_venv(
     search_path: Option<&str>,
     wheelhouse: Option<&Path>,
     data_dir: &Path,
-    progress: &(dyn Fn(&str) + Send + Sync),
+    progress: hailer_marimo::Progress<'_>,
 ) -> Result<ManagedVenv, KernelError> {
     let search_path = search_path.map(std::ffi::OsStr::new);
     let base = match python {

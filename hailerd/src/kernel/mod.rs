@@ -6,6 +6,7 @@
 
 mod docker;
 pub mod image_jobs;
+pub mod job_log;
 mod local;
 #[cfg(unix)]
 pub mod local_leftovers;
@@ -141,7 +142,7 @@ impl Kernel {
     /// a while the first time).
     pub async fn start(
         spec: &KernelSpec,
-        progress: &(dyn Fn(&str) + Send + Sync),
+        progress: hailer_marimo::Progress<'_>,
     ) -> Result<Self, KernelError> {
         match spec.runtime {
             Runtime::Docker => {

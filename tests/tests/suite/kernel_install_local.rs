@@ -19,7 +19,9 @@ fn install_local_builds_offline_then_reuses_and_sessions_use_it() {
     let wheels = wheelhouse();
     let python_arg = python.display().to_string();
     let wheels_arg = wheels.display().to_string();
+    // With --verbose the installer's own lines are shown too.
     let args = [
+        "--verbose",
         "kernel",
         "install-local",
         "--python",

@@ -22,6 +22,7 @@ mod gateway_litellm;
 mod kernel_base_image;
 mod kernel_commands;
 mod kernel_install_local;
+mod kernel_job_progress;
 mod live_session;
 mod login;
 mod notebook_in_browser;

@@ -16,6 +16,7 @@ pub async fn build(
     home: &HailerHome,
     mut overrides: Overrides,
     args: BuildArgs,
+    verbose: bool,
 ) -> anyhow::Result<()> {
     overrides.kernel_base_image = args.base_image.clone();
     let Images { used, base } = effective_images(&overrides)?;
@@ -41,7 +42,7 @@ pub async fn build(
     };
     let exporting = params.export_to.is_some();
     let connected = daemon_client::find_or_start(home).await?;
-    let done = run_job(&connected.endpoint, "/v1/kernel/build", &params).await?;
+    let done = run_job(&connected.endpoint, "/v1/kernel/build", &params, verbose).await?;
     if exporting {
         if let Some(command) = done.command {
             println!("Build it with:\n  {command}");

@@ -14,13 +14,14 @@ use crate::daemon_client;
 const STOP_TIMEOUT: Duration = Duration::from_secs(180);
 
 /// Downloads the image this workspace uses and checks its contract.
-pub async fn pull(home: &HailerHome, overrides: Overrides) -> anyhow::Result<()> {
+pub async fn pull(home: &HailerHome, overrides: Overrides, verbose: bool) -> anyhow::Result<()> {
     let image = effective_image(&overrides)?;
     let connected = daemon_client::find_or_start(home).await?;
     run_job(
         &connected.endpoint,
         "/v1/kernel/pull",
         &KernelPullParams { image },
+        verbose,
     )
     .await?;
     Ok(())

@@ -4,6 +4,7 @@
 
 mod build;
 mod image;
+mod job_view;
 
 use anyhow::{Context as _, bail};
 use hailer_config::home::HailerHome;
@@ -20,6 +21,7 @@ pub async fn install_local(
     home: &HailerHome,
     python: Option<std::path::PathBuf>,
     wheelhouse: Option<std::path::PathBuf>,
+    verbose: bool,
 ) -> anyhow::Result<()> {
     let connected = daemon_client::find_or_start(home).await?;
     let absolute = |path: std::path::PathBuf| -> anyhow::Result<String> {
@@ -33,7 +35,13 @@ pub async fn install_local(
     println!(
         "Preparing the unsafe-local kernel's Python environment (the first time takes a few minutes)..."
     );
-    run_job(&connected.endpoint, "/v1/kernel/install-local", &params).await?;
+    run_job(
+        &connected.endpoint,
+        "/v1/kernel/install-local",
+        &params,
+        verbose,
+    )
+    .await?;
     Ok(())
 }
 
@@ -116,12 +124,16 @@ struct Done {
     command: Option<String>,
 }
 
-/// Posts a job, prints its progress lines, and returns its end; a failed job is an error.
+/// Posts a job and shows its progress ([`job_view`]); ends with one summary line naming the
+/// log that holds the job's whole output. A failed job is an error that ends with the last
+/// lines of that output and the log's name.
 async fn run_job<B: serde::Serialize>(
     endpoint: &Endpoint,
     path: &str,
     body: &B,
+    verbose: bool,
 ) -> anyhow::Result<Done> {
+    let mut view = job_view::JobView::new(verbose);
     let mut end: Option<KernelJobLine> = None;
     let mut on_line = |bytes: &[u8]| -> anyhow::Result<()> {
         if bytes.iter().all(u8::is_ascii_whitespace) {
@@ -130,26 +142,52 @@ async fn run_job<B: serde::Serialize>(
         let line: KernelJobLine =
             serde_json::from_slice(bytes).context("hailerd sent a line this client cannot read")?;
         match line {
-            KernelJobLine::Progress { line } => println!("{line}"),
+            KernelJobLine::Progress { line, output, step } => {
+                view.line(&line, output, step.as_ref());
+            }
             other => end = Some(other),
         }
         Ok(())
     };
-    endpoint.post_lines(path, body, &mut on_line).await?;
+    let posted = endpoint.post_lines(path, body, &mut on_line).await;
+    view.finish(matches!(end, Some(KernelJobLine::Done { .. })));
+    tracing::debug!(path, elapsed = ?view.elapsed(), "job ended");
+    posted?;
+    let took = job_view::human_duration(view.elapsed());
     match end {
         Some(KernelJobLine::Done {
             image,
             contract,
             command,
-        }) => Ok(Done {
-            image,
-            contract,
-            command,
-        }),
-        Some(KernelJobLine::Failed { message, hint }) => match hint {
-            Some(hint) => bail!("{message}\n  {hint}"),
-            None => bail!("{message}"),
-        },
+            log,
+        }) => {
+            match log {
+                Some(log) => println!("Finished in {took}. Full output: {log}"),
+                None => println!("Finished in {took}."),
+            }
+            Ok(Done {
+                image,
+                contract,
+                command,
+            })
+        }
+        Some(KernelJobLine::Failed { message, hint, log }) => {
+            let mut said = message;
+            if let Some(hint) = hint {
+                said.push_str(&format!("\n  {hint}"));
+            }
+            let tail = view.tail();
+            if !said.contains("last lines") && !tail.is_empty() {
+                said.push_str(&format!(
+                    "\nThe last lines of its output:\n{}",
+                    tail.join("\n")
+                ));
+            }
+            if let Some(log) = log {
+                said.push_str(&format!("\nFailed after {took}. Full output: {log}"));
+            }
+            bail!("{said}")
+        }
         _ => {
             bail!("hailerd ended the reply before the job finished; `hailer daemon logs` says why")
         }

@@ -1,0 +1,230 @@
+//! How a kernel job's streamed lines look in the terminal: each named step as a spinner (a bar
+//! where the daemon knows the total: packages, build steps, image layers) with its elapsed
+//! time, kept as one line when it ends; the daemon's notes as lines; the installers' and the
+//! engine's own output only with `--verbose` (it is all in the job's log). Off a terminal there
+//! is nothing to redraw: steps and notes are plain lines.
+
+use std::collections::VecDeque;
+use std::io::IsTerminal as _;
+use std::time::{Duration, Instant};
+
+use hailer_protocol::JobStep;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// How many of the last output lines a failure shows when the daemon's message has none.
+pub const TAIL_LINES: usize = 20;
+
+/// The terminal side of one job.
+pub struct JobView {
+    verbose: bool,
+    terminal: bool,
+    started: Instant,
+    current: Option<Current>,
+    tail: VecDeque<String>,
+}
+
+struct Current {
+    name: String,
+    started: Instant,
+    bar: Option<ProgressBar>,
+    counted: Option<(u64, Option<u64>)>,
+}
+
+impl JobView {
+    /// A view on standard output; bars only when it is a terminal.
+    pub fn new(verbose: bool) -> Self {
+        Self::with_terminal(verbose, std::io::stdout().is_terminal())
+    }
+
+    fn with_terminal(verbose: bool, terminal: bool) -> Self {
+        Self {
+            verbose,
+            terminal,
+            started: Instant::now(),
+            current: None,
+            tail: VecDeque::with_capacity(TAIL_LINES),
+        }
+    }
+
+    /// Shows one progress line of the job.
+    pub fn line(&mut self, line: &str, output: bool, step: Option<&JobStep>) {
+        if let Some(step) = step
+            && self
+                .current
+                .as_ref()
+                .is_none_or(|now| now.name != step.name)
+        {
+            self.finish_step(true);
+            self.begin(step);
+        }
+        if let (Some(step), Some(current)) = (step, self.current.as_mut()) {
+            current.count(step);
+        }
+        if output {
+            if self.tail.len() == TAIL_LINES {
+                self.tail.pop_front();
+            }
+            self.tail.push_back(line.to_owned());
+            if self.verbose {
+                self.print(line);
+            }
+        } else if step.is_none() {
+            self.print(line);
+        }
+    }
+
+    /// Ends the view: the step under way is kept as a line, marked done or failed.
+    pub fn finish(&mut self, succeeded: bool) {
+        self.finish_step(succeeded);
+    }
+
+    /// Time since the job began.
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// The last output lines, oldest first (empty with `--verbose`: they were shown).
+    pub fn tail(&self) -> Vec<String> {
+        if self.verbose {
+            return Vec::new();
+        }
+        self.tail.iter().cloned().collect()
+    }
+
+    fn begin(&mut self, step: &JobStep) {
+        let bar = self.terminal.then(|| {
+            let bar = ProgressBar::with_draw_target(step.total, ProgressDrawTarget::stdout());
+            let template = if step.total.is_some() {
+                "{spinner} {wide_msg} {pos}/{len} [{bar:24}] {elapsed}"
+            } else {
+                "{spinner} {wide_msg} {elapsed}"
+            };
+            if let Ok(style) = ProgressStyle::with_template(template) {
+                bar.set_style(style.progress_chars("=> "));
+            }
+            bar.set_message(step.name.clone());
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        });
+        if !self.terminal {
+            println!("{}", step.name);
+        }
+        self.current = Some(Current {
+            name: step.name.clone(),
+            started: Instant::now(),
+            bar,
+            counted: None,
+        });
+    }
+
+    fn finish_step(&mut self, succeeded: bool) {
+        let Some(current) = self.current.take() else {
+            return;
+        };
+        let mark = if succeeded { "done" } else { "failed" };
+        let counted = match current.counted {
+            Some((done, Some(total))) => format!(", {done}/{total}"),
+            Some((done, None)) => format!(", {done}"),
+            None => String::new(),
+        };
+        let summary = format!(
+            "{mark} ({}{counted})",
+            human_duration(current.started.elapsed())
+        );
+        match current.bar {
+            Some(bar) => {
+                // Kept whole (the terminal wraps it): its time and count are at its end.
+                if let Ok(style) = ProgressStyle::with_template("{msg}") {
+                    bar.set_style(style);
+                }
+                bar.finish_with_message(format!("{} {} {summary}", tick(succeeded), current.name));
+            }
+            None => println!("  {summary}"),
+        }
+    }
+
+    fn print(&self, line: &str) {
+        match self
+            .current
+            .as_ref()
+            .and_then(|current| current.bar.as_ref())
+        {
+            Some(bar) => bar.println(line),
+            None => println!("{line}"),
+        }
+    }
+}
+
+impl Current {
+    fn count(&mut self, step: &JobStep) {
+        let Some(done) = step.done else {
+            return;
+        };
+        self.counted = Some((done, step.total));
+        if let Some(bar) = &self.bar {
+            if let Some(total) = step.total {
+                bar.set_length(total);
+            }
+            bar.set_position(done);
+        }
+    }
+}
+
+fn tick(succeeded: bool) -> &'static str {
+    if succeeded { "✓" } else { "✗" }
+}
+
+/// `0.4s`, `12.0s`, `2m 05s`, `1h 02m`.
+pub fn human_duration(elapsed: Duration) -> String {
+    let seconds = elapsed.as_secs();
+    match seconds {
+        0..60 => format!("{:.1}s", elapsed.as_secs_f64()),
+        60..3600 => format!("{}m {:02}s", seconds / 60, seconds % 60),
+        _ => format!("{}h {:02}m", seconds / 3600, seconds % 3600 / 60),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(name: &str, done: Option<u64>, total: Option<u64>) -> JobStep {
+        JobStep {
+            name: name.to_owned(),
+            done,
+            total,
+        }
+    }
+
+    #[test]
+    fn durations_read_as_people_say_them() {
+        assert_eq!(human_duration(Duration::from_millis(400)), "0.4s");
+        assert_eq!(human_duration(Duration::from_secs(125)), "2m 05s");
+        assert_eq!(human_duration(Duration::from_secs(3720)), "1h 02m");
+    }
+
+    #[test]
+    fn output_is_kept_for_the_tail_and_counts_follow_the_step() {
+        let mut view = JobView::with_terminal(false, false);
+        view.line(
+            "Installing packages",
+            false,
+            Some(&step("Installing packages", None, Some(3))),
+        );
+        for n in 1..=25 {
+            view.line(
+                &format!("Collecting p{n}"),
+                true,
+                Some(&step("Installing packages", Some(n), Some(3))),
+            );
+        }
+        let counted = view.current.as_ref().and_then(|current| current.counted);
+        assert_eq!(counted, Some((25, Some(3))));
+        let tail = view.tail();
+        assert_eq!(tail.len(), TAIL_LINES);
+        assert_eq!(tail.last().map(String::as_str), Some("Collecting p25"));
+        view.finish(true);
+        assert!(view.current.is_none());
+        assert!(JobView::with_terminal(true, false).tail().is_empty());
+    }
+}
