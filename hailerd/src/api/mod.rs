@@ -104,10 +104,8 @@ pub fn router(daemon: Daemon) -> Router {
         .fallback(|| async { ApiError::NotFound("no such API route".to_owned()) })
         .layer(limit(CLIENT_BODY))
         .layer(from_fn_with_state(daemon.clone(), guard::require_token));
-    let page = web_page::ASSETS.iter().fold(Router::new(), |page, asset| {
-        page.route(asset.path, get(web_page::serve))
-    });
-    page.nest(hailer_protocol::API_PREFIX, v1)
+    web_page::routes()
+        .nest(hailer_protocol::API_PREFIX, v1)
         .fallback(|| async { ApiError::NotFound("not found".to_owned()) })
         .layer(from_fn_with_state(
             daemon.clone(),
