@@ -4,6 +4,7 @@ mod audit_routes;
 mod conversation_routes;
 mod credential_routes;
 mod daemon_routes;
+mod docker_routes;
 mod error;
 mod events_ws;
 mod guard;
@@ -64,6 +65,7 @@ pub fn router(daemon: Daemon) -> Router {
         .route("/kernel/build", post(kernel_routes::build))
         .route("/kernel/pull", post(kernel_routes::pull))
         .route("/kernel/stop", post(kernel_routes::stop))
+        .route("/docker/status", post(docker_routes::status))
         .route("/sessions", post(sessions::start).get(sessions::list))
         .route("/sessions/{id}", get(sessions::get).delete(sessions::stop))
         .route(

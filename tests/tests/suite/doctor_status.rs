@@ -38,6 +38,10 @@ fn docker_unreachable_and_no_key_fail() {
     let table = table.replace(&dead.display().to_string(), "[dead socket]");
     insta::assert_snapshot!("doctor_docker_unreachable", table);
 
+    // Docker is judged as hailerd finds it: the daemon the first doctor started keeps that
+    // shell's DOCKER_HOST, so another engine counts once it starts again with the new one.
+    let stop = workspace.hailer(&["daemon", "stop"]);
+    assert!(stop.status.success(), "{stop:?}");
     // No engine at all.
     let (code, table) = doctor(
         &workspace,
@@ -45,7 +49,7 @@ fn docker_unreachable_and_no_key_fail() {
     );
     assert_eq!(code, 1, "{table}");
     assert!(
-        table.contains("docker       FAIL  Docker is not running here (no socket at /nonexistent/hailer-test/docker.sock)"),
+        table.contains("docker       FAIL  Docker is not running: the engine at unix:///nonexistent/hailer-test/docker.sock did not answer (docker said: there is no socket at /nonexistent/hailer-test/docker.sock)"),
         "{table}"
     );
 }
