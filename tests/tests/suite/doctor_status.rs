@@ -29,6 +29,10 @@ fn doctor(workspace: &TestWorkspace, env: &[(&str, &str)]) -> (i32, String) {
 #[test]
 fn docker_unreachable_and_no_key_fail() {
     let workspace = TestWorkspace::docker();
+    // Docker is judged as hailerd finds it, and `init` started hailerd with this machine's
+    // engine: stop it, so the doctor below starts it with that shell's DOCKER_HOST.
+    let stop = workspace.hailer(&["daemon", "stop"]);
+    assert!(stop.status.success(), "{stop:?}");
     // A socket nobody listens on any more.
     let dead = workspace.home.path().join("dead-docker.sock");
     drop(std::os::unix::net::UnixListener::bind(&dead).unwrap());
@@ -38,8 +42,8 @@ fn docker_unreachable_and_no_key_fail() {
     let table = table.replace(&dead.display().to_string(), "[dead socket]");
     insta::assert_snapshot!("doctor_docker_unreachable", table);
 
-    // Docker is judged as hailerd finds it: the daemon the first doctor started keeps that
-    // shell's DOCKER_HOST, so another engine counts once it starts again with the new one.
+    // The daemon the first doctor started keeps that shell's DOCKER_HOST: another engine
+    // counts once it starts again with the new one.
     let stop = workspace.hailer(&["daemon", "stop"]);
     assert!(stop.status.success(), "{stop:?}");
     // No engine at all.
