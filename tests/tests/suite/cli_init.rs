@@ -23,7 +23,11 @@ struct StopsDaemon<'a>(&'a Path);
 
 impl Drop for StopsDaemon<'_> {
     fn drop(&mut self) {
-        if self.0.join(".hailer-home-for-test/run/hailerd.json").exists() {
+        if self
+            .0
+            .join(".hailer-home-for-test/run/hailerd.json")
+            .exists()
+        {
             let _ = hailer(self.0, &["daemon", "stop"]);
         }
     }
