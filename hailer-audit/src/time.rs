@@ -1,6 +1,11 @@
 //! Times as the trail writes them (RFC 3339, UTC, milliseconds) and `--since` as users give it.
+//! The calendar arithmetic is jiff's.
 
 use std::time::{SystemTime, UNIX_EPOCH};
+
+use jiff::Timestamp;
+use jiff::civil::DateTime;
+use jiff::tz::TimeZone;
 
 /// Milliseconds since the Unix epoch, now.
 pub fn unix_millis_now() -> i64 {
@@ -11,18 +16,23 @@ pub fn unix_millis_now() -> i64 {
         })
 }
 
-/// `2026-12-02T00:41:12.345Z`.
+/// `2026-12-02T00:41:12.345Z` (a time outside jiff's years -9999 to 9999 is clamped to them).
 pub fn format_rfc3339(unix_millis: i64) -> String {
-    let seconds = unix_millis.div_euclid(1000);
-    let millis = unix_millis.rem_euclid(1000);
-    let days = seconds.div_euclid(86_400);
-    let of_day = seconds.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
+    let time = Timestamp::from_millisecond(unix_millis).unwrap_or(if unix_millis < 0 {
+        Timestamp::MIN
+    } else {
+        Timestamp::MAX
+    });
+    let at = TimeZone::UTC.to_datetime(time);
     format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        of_day / 3600,
-        of_day % 3600 / 60,
-        of_day % 60
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        at.year(),
+        at.month(),
+        at.day(),
+        at.hour(),
+        at.minute(),
+        at.second(),
+        at.subsec_nanosecond() / 1_000_000
     )
 }
 
@@ -40,9 +50,6 @@ pub fn parse_time(text: &str) -> Option<i64> {
     else {
         return None;
     };
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return None;
-    }
     let (clock, millis) = match clock.split_once('.') {
         Some((clock, fraction)) => {
             let digits: String = fraction.chars().take(3).collect();
@@ -50,15 +57,24 @@ pub fn parse_time(text: &str) -> Option<i64> {
         }
         None => (clock, 0),
     };
-    let mut clock_parts = clock.split(':').map(str::parse::<i64>);
+    let mut clock_parts = clock.split(':').map(str::parse::<i8>);
     let hour = clock_parts.next().unwrap_or(Ok(0)).ok()?;
     let minute = clock_parts.next().unwrap_or(Ok(0)).ok()?;
     let second = clock_parts.next().unwrap_or(Ok(0)).ok()?;
-    if hour > 23 || minute > 59 || second > 60 {
-        return None;
-    }
-    let days = days_from_civil(year, month, day);
-    Some(((days * 86_400 + hour * 3600 + minute * 60 + second) * 1000) + millis)
+    // A leap second reads as the first second of the next minute.
+    let leap = i64::from(second == 60);
+    let at = DateTime::new(
+        i16::try_from(year).ok()?,
+        i8::try_from(month).ok()?,
+        i8::try_from(day).ok()?,
+        hour,
+        minute,
+        second - i8::from(second == 60),
+        0,
+    )
+    .ok()?;
+    let start = TimeZone::UTC.to_timestamp(at).ok()?.as_millisecond();
+    Some(start + leap * 1000 + millis)
 }
 
 /// The start of `--since`: a duration back from `now` (`90s`, `30m`, `2h`, `7d`, `1w`) or a date
@@ -85,26 +101,59 @@ pub fn parse_since(text: &str, now_millis: i64) -> Option<i64> {
     parse_time(text)
 }
 
-// Howard Hinnant's algorithms for the proleptic Gregorian calendar.
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
 
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let yoe = year.rem_euclid(400);
-    let mp = if month > 2 { month - 3 } else { month + 9 };
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    use super::*;
+
+    #[test]
+    fn formatting_as_the_trail_always_wrote_it() {
+        let cases = [
+            (0, "1970-01-01T00:00:00.000Z"),
+            (1_709_210_096_789, "2024-02-29T12:34:56.789Z"),
+            (-1, "1969-12-31T23:59:59.999Z"),
+            (-86_400_000, "1969-12-31T00:00:00.000Z"),
+            (951_782_400_000, "2000-02-29T00:00:00.000Z"),
+            (4_102_444_799_999, "2099-12-31T23:59:59.999Z"),
+            (253_402_200_000_000, "9999-12-30T20:00:00.000Z"),
+        ];
+        for (millis, text) in cases {
+            assert_eq!(format_rfc3339(millis), text, "{millis}");
+            assert_eq!(parse_time(text), Some(millis), "{text}");
+        }
+        // Past jiff's range a time is clamped to its ends instead of wrapping.
+        let last = Timestamp::MAX.as_millisecond();
+        assert_eq!(format_rfc3339(i64::MAX), format_rfc3339(last));
+        assert!(format_rfc3339(i64::MAX).starts_with("9999-12-30T"));
+        assert_eq!(
+            format_rfc3339(i64::MIN),
+            format_rfc3339(Timestamp::MIN.as_millisecond())
+        );
+    }
+
+    #[test]
+    fn dates_users_type() {
+        let cases = [
+            ("2024-02-29", Some(1_709_164_800_000)),
+            ("2026-12-02T10:30", Some(1_796_207_400_000)),
+            ("2026-12-02 10:30:05", Some(1_796_207_405_000)),
+            (" 2000-03-01T00:00:00.5Z ", Some(951_868_800_500)),
+            ("1969-12-31T23:59:59.999", Some(-1)),
+            // A leap second is the next minute's first second.
+            ("2016-12-31T23:59:60Z", Some(1_483_228_800_000)),
+            ("2026-13-01", None),
+            ("2026-00-10", None),
+            ("2026-12-32", None),
+            ("2026-12-02T24:00", None),
+            ("2026-12-02T10:60", None),
+            ("2026-12-02T10:30:61", None),
+            ("2026-12-02T10:30:05.x", None),
+            ("2026-12", None),
+            ("yesterday", None),
+        ];
+        for (text, millis) in cases {
+            assert_eq!(parse_time(text), millis, "{text}");
+        }
+    }
 }

@@ -1,82 +1,36 @@
-//! Does a Docker engine answer, which version is it, is an image there? Plain `GET`s over the
-//! engine's Unix socket or named pipe, nothing more. The engine is found the way the daemon
-//! finds it (`hailer_platform::docker_endpoint`).
-//!
-//! The client does not link a Docker library; this only tells `init` and `doctor` whether the
-//! default runtime can work here right now.
+//! Can the docker runtime work here, as the daemon finds it? The client does not talk to the
+//! Docker engine: it asks hailerd (`POST /v1/docker/status`), which looks where its sessions look
+//! (its `DOCKER_HOST`, its docker context, the system's usual socket), so `init`, `doctor`,
+//! `demo` and `status` say what a session would find.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use bytes::Bytes;
-use hailer_platform::docker_endpoint::{self, Transport};
-use http_body_util::{BodyExt, Empty};
-use hyper::Request;
-use hyper_util::rt::TokioIo;
+use anyhow::Context as _;
+use hailer_config::home::HailerHome;
+use hailer_protocol::{DockerEngine, DockerStatus, DockerStatusParams, KernelImageStatus};
 
-const PING_TIMEOUT: Duration = Duration::from_secs(2);
+use crate::daemon_client;
+use crate::http::Endpoint;
 
-/// What the probe found.
-#[derive(Debug, PartialEq, Eq)]
-pub enum DockerProbe {
-    Answers,
-    /// The engine's socket exists but nothing answered; the reason is attached.
-    NotAnswering(String),
-    /// The engine is not local (DOCKER_HOST names TCP or SSH): not probed.
-    Remote(String),
-    NoSocket(EngineSocket),
+/// How long the daemon may take to ask the engine (its own first contact waits up to 20 s).
+const STATUS_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What the daemon finds of the engine and of `image`, starting the daemon if need be.
+pub async fn status(home: &HailerHome, image: &str) -> anyhow::Result<DockerStatus> {
+    let connected = daemon_client::find_or_start(home).await?;
+    status_from(&connected.endpoint, image).await
 }
 
-/// A local engine's address: a Unix socket or a Windows named pipe.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EngineSocket {
-    Unix(PathBuf),
-    Pipe(String),
-}
-
-impl EngineSocket {
-    /// Whether the socket or pipe is there (an engine that is not running has none).
-    pub fn exists(&self) -> bool {
-        match self {
-            Self::Unix(path) => path.exists(),
-            Self::Pipe(name) => std::path::Path::new(name).exists(),
-        }
-    }
-
-    /// The path or pipe name, for messages.
-    pub fn display(&self) -> String {
-        match self {
-            Self::Unix(path) => path.display().to_string(),
-            Self::Pipe(name) => name.clone(),
-        }
-    }
-}
-
-/// The local engine's socket: `DOCKER_HOST`, the docker context, or the system's usual place;
-/// `Err` with the address when that is a remote engine (or a context that cannot be read).
-pub fn socket() -> Result<EngineSocket, String> {
-    let endpoint = docker_endpoint::resolve_from_process().map_err(|error| error.to_string())?;
-    match endpoint.transport() {
-        Transport::Unix(path) => Ok(EngineSocket::Unix(path)),
-        Transport::NamedPipe(name) => Ok(EngineSocket::Pipe(name)),
-        Transport::Tcp(_) | Transport::Unsupported => Err(endpoint.host),
-    }
-}
-
-/// Pings the local engine (see [`socket`]).
-pub async fn probe() -> DockerProbe {
-    let socket = match socket() {
-        Ok(socket) => socket,
-        Err(host) => return DockerProbe::Remote(host),
+/// What the daemon at `endpoint` finds of the engine and of `image`.
+pub async fn status_from(endpoint: &Endpoint, image: &str) -> anyhow::Result<DockerStatus> {
+    let params = DockerStatusParams {
+        image: image.to_owned(),
     };
-    if !socket.exists() {
-        return DockerProbe::NoSocket(socket);
-    }
-    match get(&socket, "/_ping").await {
-        Ok((status, _)) if (200..300).contains(&status) => DockerProbe::Answers,
-        Ok((status, _)) => DockerProbe::NotAnswering(format!("the engine answered {status}")),
-        Err(error) => DockerProbe::NotAnswering(format!("{error:#}")),
-    }
+    endpoint
+        .post("/v1/docker/status", &params, STATUS_TIMEOUT)
+        .await?
+        .json()
+        .context("hailerd could not say whether Docker works")
 }
 
 /// Whether the docker runtime can start a kernel here now.
@@ -88,43 +42,65 @@ pub enum KernelReadiness {
     NotReady { reason: String, fix: String },
 }
 
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct EngineVersion {
-    version: String,
-    #[serde(default)]
-    os: String,
-}
-
-/// The engine's version and operating system, when it answers.
-pub async fn engine_version(socket: &EngineSocket) -> Option<(String, String)> {
-    match get(socket, "/version").await {
-        Ok((200, body)) => serde_json::from_slice::<EngineVersion>(&body)
-            .ok()
-            .map(|version| (version.version, version.os)),
-        _ => None,
+/// Whether a docker kernel of `image` (this build's contract) can start now, by `status`.
+pub fn kernel_readiness(status: &DockerStatus, image: &str) -> KernelReadiness {
+    let not_ready = |reason: String, fix: &str| KernelReadiness::NotReady {
+        reason,
+        fix: fix.to_owned(),
+    };
+    let version = match &status.engine {
+        DockerEngine::Ready { version } => version.clone(),
+        DockerEngine::NotLinux { os } => {
+            return not_ready(
+                format!("Docker runs {os} containers"),
+                "Switch the engine to Linux containers.",
+            );
+        }
+        DockerEngine::NotInstalled { message } | DockerEngine::NotRunning { message } => {
+            return not_ready(
+                message.trim_end_matches('.').to_owned(),
+                "Install Docker Engine or Docker Desktop and start it.",
+            );
+        }
+    };
+    let contract = hailer_kernel_bundle::contract();
+    match &status.image {
+        Some(KernelImageStatus::Present {
+            contract: found, ..
+        }) if *found == contract => KernelReadiness::Ready { version },
+        Some(KernelImageStatus::Present {
+            contract: found, ..
+        }) => not_ready(
+            format!(
+                "the image {image} is for kernel contract '{found}', and this Hailer needs {contract}"
+            ),
+            "Download the right one (`hailer kernel pull`) or build it here (`hailer kernel build`), or set HAILER_KERNEL_IMAGE to an image of this contract.",
+        ),
+        Some(KernelImageStatus::Missing) | None => not_ready(
+            format!("Docker {version} runs, but the kernel image {image} is not on this machine"),
+            "Download it (`hailer kernel pull`), or build it here (`hailer kernel build`).",
+        ),
+        Some(KernelImageStatus::Unknown { message }) => not_ready(
+            format!("the kernel image {image} could not be checked: {message}"),
+            "Check that Docker works (`docker info`).",
+        ),
     }
 }
 
-/// What the labels of a kernel image say about it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ImageLabels {
-    /// The kernel contract; empty when the image has no such label.
-    pub contract: String,
-    /// The base image it was built from, and that image's digest, when recorded.
-    pub base: Option<String>,
-    pub base_digest: Option<String>,
-}
-
-impl ImageLabels {
-    /// `built from python:3.13-slim (sha256:0123456789ab)`, or nothing when not recorded.
-    pub fn describe_base(&self) -> Option<String> {
-        let base = self.base.as_deref()?;
-        Some(match self.base_digest.as_deref() {
-            Some(digest) => format!("built from {base} ({})", short_digest(digest)),
-            None => format!("built from {base}"),
-        })
-    }
+/// `built from python:3.13-slim (sha256:0123456789ab)`, or nothing when not recorded.
+pub fn describe_base(image: &KernelImageStatus) -> Option<String> {
+    let KernelImageStatus::Present {
+        base: Some(base),
+        base_digest,
+        ..
+    } = image
+    else {
+        return None;
+    };
+    Some(match base_digest.as_deref() {
+        Some(digest) => format!("built from {base} ({})", short_digest(digest)),
+        None => format!("built from {base}"),
+    })
 }
 
 /// `sha256:` and the first 12 hex digits of a digest.
@@ -135,170 +111,111 @@ fn short_digest(digest: &str) -> String {
     }
 }
 
-/// The contract label of `image`: `Ok(None)` when the engine does not have it, `Some("")` when
-/// it has no such label.
-pub async fn image_contract(socket: &EngineSocket, image: &str) -> anyhow::Result<Option<String>> {
-    Ok(image_labels(socket, image)
-        .await?
-        .map(|labels| labels.contract))
-}
-
-/// The labels of `image` that Hailer sets: `Ok(None)` when the engine does not have it.
-pub async fn image_labels(
-    socket: &EngineSocket,
-    image: &str,
-) -> anyhow::Result<Option<ImageLabels>> {
-    #[derive(serde::Deserialize)]
-    #[serde(rename_all = "PascalCase")]
-    struct Image {
-        #[serde(default)]
-        config: Option<ImageConfig>,
-    }
-    #[derive(serde::Deserialize)]
-    #[serde(rename_all = "PascalCase")]
-    struct ImageConfig {
-        #[serde(default)]
-        labels: Option<std::collections::BTreeMap<String, String>>,
-    }
-    match get(socket, &format!("/images/{image}/json")).await? {
-        (200, body) => {
-            let labels = serde_json::from_slice::<Image>(&body)
-                .ok()
-                .and_then(|image| image.config)
-                .and_then(|config| config.labels)
-                .unwrap_or_default();
-            let label = |name: &str| {
-                labels
-                    .get(name)
-                    .filter(|value| !value.is_empty() && value.as_str() != "unknown")
-                    .cloned()
-            };
-            Ok(Some(ImageLabels {
-                contract: label(hailer_kernel_bundle::CONTRACT_LABEL).unwrap_or_default(),
-                base: label(hailer_kernel_bundle::BASE_IMAGE_LABEL),
-                base_digest: label(hailer_kernel_bundle::BASE_DIGEST_LABEL),
-            }))
-        }
-        (404, _) => Ok(None),
-        (status, _) => anyhow::bail!("the engine answered {status}"),
-    }
-}
-
 /// One line on the kernel image `image` for `hailer status`: its contract and base image, or
-/// why it cannot be used and the command that fixes that.
-pub async fn describe_image(image: &str) -> String {
-    let Ok(socket) = socket() else {
-        return format!("{image} (a remote engine: not checked)");
+/// why it cannot be used and the command that fixes that. `daemon` is the running hailerd, if
+/// any (`status` starts none).
+pub async fn describe_image(daemon: Option<&Endpoint>, image: &str) -> String {
+    let Some(daemon) = daemon else {
+        return format!("{image} (hailerd is not running: not checked)");
+    };
+    let Ok(status) = status_from(daemon, image).await else {
+        return format!("{image} (hailerd could not ask Docker: not checked)");
     };
     let contract = hailer_kernel_bundle::contract();
-    match image_labels(&socket, image).await {
-        Ok(Some(labels)) if labels.contract == contract => match labels.describe_base() {
+    match &status.image {
+        Some(
+            present @ KernelImageStatus::Present {
+                contract: found, ..
+            },
+        ) if *found == contract => match describe_base(present) {
             Some(base) => format!("{image} ({base})"),
             None => format!("{image} (kernel contract {contract})"),
         },
-        Ok(Some(labels)) => format!(
-            "{image} is for another kernel contract ('{}'); run `hailer kernel pull`, or \
-             `hailer kernel build`",
-            labels.contract
+        Some(KernelImageStatus::Present {
+            contract: found, ..
+        }) => format!(
+            "{image} is for another kernel contract ('{found}'); run `hailer kernel pull`, or \
+             `hailer kernel build`"
         ),
-        Ok(None) => format!(
+        Some(KernelImageStatus::Missing) => format!(
             "{image} is not on this machine; run `hailer kernel pull`, or `hailer kernel build`"
         ),
-        Err(_) => format!("{image} (Docker does not answer: not checked)"),
+        Some(KernelImageStatus::Unknown { .. }) | None => {
+            format!("{image} (Docker does not answer: not checked)")
+        }
     }
 }
 
-/// Whether a docker kernel of `image` (this build's contract) can start now.
-pub async fn kernel_readiness(image: &str) -> KernelReadiness {
-    let not_ready = |reason: String, fix: &str| KernelReadiness::NotReady {
-        reason,
-        fix: fix.to_owned(),
-    };
-    let socket = match socket() {
-        Ok(socket) => socket,
-        Err(host) => {
-            return not_ready(
-                format!("DOCKER_HOST names a remote engine ({host}), which is not checked"),
-                "Point DOCKER_HOST at this machine's engine (or unset it).",
-            );
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ready(image: Option<KernelImageStatus>) -> DockerStatus {
+        DockerStatus {
+            endpoint: "unix:///var/run/docker.sock".to_owned(),
+            engine: DockerEngine::Ready {
+                version: "29.1".to_owned(),
+            },
+            image,
         }
-    };
-    let Some((version, os)) = engine_version(&socket).await else {
-        let reason = if socket.exists() {
-            format!("no Docker engine answers at {}", socket.display())
-        } else {
-            format!(
-                "Docker is not running here (no socket at {})",
-                socket.display()
-            )
+    }
+
+    #[test]
+    fn the_base_image_is_described_with_a_short_digest() {
+        let present = |base_digest| KernelImageStatus::Present {
+            contract: "c".to_owned(),
+            base: Some("python:3.13-slim".to_owned()),
+            base_digest,
         };
-        return not_ready(
-            reason,
-            "Install Docker Engine or Docker Desktop and start it.",
+        assert_eq!(
+            describe_base(&present(Some(format!("sha256:{}", "ab".repeat(32))))).as_deref(),
+            Some("built from python:3.13-slim (sha256:abababababab)")
         );
-    };
-    if os != "linux" {
-        return not_ready(
-            format!("Docker {version} runs {os} containers"),
-            "Switch the engine to Linux containers.",
+        assert_eq!(
+            describe_base(&present(None)).as_deref(),
+            Some("built from python:3.13-slim")
         );
+        assert_eq!(describe_base(&KernelImageStatus::Missing), None);
     }
-    let contract = hailer_kernel_bundle::contract();
-    match image_contract(&socket, image).await {
-        Ok(Some(found)) if found == contract => KernelReadiness::Ready { version },
-        Ok(Some(found)) => not_ready(
-            format!(
-                "the image {image} is for kernel contract '{found}', and this Hailer needs {contract}"
-            ),
-            "Download the right one (`hailer kernel pull`) or build it here (`hailer kernel build`), or set HAILER_KERNEL_IMAGE to an image of this contract.",
-        ),
-        Ok(None) => not_ready(
-            format!("Docker {version} runs, but the kernel image {image} is not on this machine"),
-            "Download it (`hailer kernel pull`), or build it here (`hailer kernel build`).",
-        ),
-        Err(error) => not_ready(
-            format!("the kernel image {image} could not be checked: {error:#}"),
-            "Check that Docker works (`docker info`).",
-        ),
+
+    #[test]
+    fn readiness_needs_a_linux_engine_and_the_image_of_this_contract() {
+        let contract = hailer_kernel_bundle::contract();
+        let present = |contract: &str| KernelImageStatus::Present {
+            contract: contract.to_owned(),
+            base: None,
+            base_digest: None,
+        };
+        assert_eq!(
+            kernel_readiness(&ready(Some(present(&contract))), "img"),
+            KernelReadiness::Ready {
+                version: "29.1".to_owned()
+            }
+        );
+        let reason = |status: &DockerStatus| match kernel_readiness(status, "img") {
+            KernelReadiness::NotReady { reason, .. } => reason,
+            KernelReadiness::Ready { .. } => String::new(),
+        };
+        assert!(reason(&ready(Some(present("other")))).contains("kernel contract 'other'"));
+        assert!(reason(&ready(Some(KernelImageStatus::Missing))).contains("not on this machine"));
+        let down = DockerStatus {
+            engine: DockerEngine::NotRunning {
+                message: "Docker is not running: the engine at unix:///x did not answer."
+                    .to_owned(),
+            },
+            image: None,
+            ..ready(None)
+        };
+        assert_eq!(
+            reason(&down),
+            "Docker is not running: the engine at unix:///x did not answer"
+        );
+        let windows = DockerStatus {
+            engine: DockerEngine::NotLinux {
+                os: "windows".to_owned(),
+            },
+            ..ready(None)
+        };
+        assert_eq!(reason(&windows), "Docker runs windows containers");
     }
-}
-
-/// `GET path` on the engine: its status and body.
-pub async fn get(socket: &EngineSocket, path: &str) -> anyhow::Result<(u16, Bytes)> {
-    tokio::time::timeout(PING_TIMEOUT, exchange(socket, path))
-        .await
-        .map_err(|_| anyhow::anyhow!("no answer within {} s", PING_TIMEOUT.as_secs()))?
-}
-
-async fn exchange(socket: &EngineSocket, path: &str) -> anyhow::Result<(u16, Bytes)> {
-    match socket {
-        #[cfg(unix)]
-        EngineSocket::Unix(file) => {
-            exchange_over(tokio::net::UnixStream::connect(file).await?, path).await
-        }
-        #[cfg(windows)]
-        EngineSocket::Pipe(name) => {
-            let pipe = tokio::net::windows::named_pipe::ClientOptions::new().open(name)?;
-            exchange_over(pipe, path).await
-        }
-        #[allow(unreachable_patterns)]
-        other => anyhow::bail!("{} cannot be reached on this system", other.display()),
-    }
-}
-
-async fn exchange_over<S>(stream: S, path: &str) -> anyhow::Result<(u16, Bytes)>
-where
-    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin + 'static,
-{
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-    let driver = tokio::spawn(connection);
-    let request = Request::get(path)
-        .header(hyper::header::HOST, "docker")
-        .body(Empty::<Bytes>::new())?;
-    let response = sender.send_request(request).await?;
-    let status = response.status().as_u16();
-    let body = response.into_body().collect().await?.to_bytes();
-    driver.abort();
-    Ok((status, body))
 }

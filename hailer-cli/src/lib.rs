@@ -157,7 +157,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 Some(dir) => dir,
                 None => std::env::current_dir()?,
             };
-            commands::init::run(&workspace, force, kernel).await?;
+            commands::init::run(&HailerHome::from_env()?, &workspace, force, kernel).await?;
         }
         Command::Exec {
             code,

@@ -18,46 +18,7 @@ pub const REQUIREMENTS: &str = include_str!("../../kernel-image/requirements.txt
 /// the cell checks run (ruff is a kernel package already). Not part of the image.
 pub const LOCAL_REQUIREMENTS: &str = include_str!("../../kernel-image/requirements-local.txt");
 
-/// The files of the `hailer-kernel` Python package, relative to its folder.
-pub const PACKAGE_FILES: [(&str, &str); 10] = [
-    (
-        "pyproject.toml",
-        include_str!("../../kernel-image/pyproject.toml"),
-    ),
-    ("README.md", include_str!("../../kernel-image/README.md")),
-    (
-        "hailer_kernel/__init__.py",
-        include_str!("../../kernel-image/hailer_kernel/__init__.py"),
-    ),
-    (
-        "hailer_kernel/charts.py",
-        include_str!("../../kernel-image/hailer_kernel/charts.py"),
-    ),
-    (
-        "hailer_kernel/data.py",
-        include_str!("../../kernel-image/hailer_kernel/data.py"),
-    ),
-    (
-        "hailer_kernel/errors.py",
-        include_str!("../../kernel-image/hailer_kernel/errors.py"),
-    ),
-    (
-        "hailer_kernel/forward.py",
-        include_str!("../../kernel-image/hailer_kernel/forward.py"),
-    ),
-    (
-        "hailer_kernel/periods.py",
-        include_str!("../../kernel-image/hailer_kernel/periods.py"),
-    ),
-    (
-        "hailer_kernel/probes.py",
-        include_str!("../../kernel-image/hailer_kernel/probes.py"),
-    ),
-    (
-        "hailer_kernel/workspace.py",
-        include_str!("../../kernel-image/hailer_kernel/workspace.py"),
-    ),
-];
+include!(concat!(env!("OUT_DIR"), "/package_files.rs"));
 
 /// The notebook templates.
 pub const STARTER_NOTEBOOK: &str = include_str!("../../kernel-image/templates/starter.py");
@@ -95,6 +56,11 @@ pub fn default_image_name(contract: &str) -> String {
 
 /// `marimo<version>-<12 hex>`: the marimo version and a digest over every embedded file.
 pub fn contract() -> String {
+    contract_of(&PACKAGE_FILES)
+}
+
+/// The contract of an image recipe and requirements as embedded, with these package files.
+fn contract_of(package_files: &[(&str, &str)]) -> String {
     let mut hasher = Sha256::new();
     let mut feed = |name: &str, text: &str| {
         hasher.update(name.as_bytes());
@@ -104,7 +70,7 @@ pub fn contract() -> String {
     };
     feed("requirements.txt", REQUIREMENTS);
     feed("Dockerfile", DOCKERFILE);
-    for (name, text) in PACKAGE_FILES {
+    for (name, text) in package_files {
         feed(name, text);
     }
     let digest = hex::encode(hasher.finalize());
@@ -179,6 +145,50 @@ mod tests {
     #[test]
     fn requirements_pin_the_driven_marimo() {
         assert!(REQUIREMENTS.contains(&format!("marimo=={MARIMO_VERSION}")));
+    }
+
+    #[test]
+    fn the_package_is_every_file_of_its_folder_in_sorted_order() {
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernel-image/hailer_kernel");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&folder)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| {
+                !name.starts_with('.') && name != "__pycache__" && !name.ends_with(".pyc")
+            })
+            .map(|name| format!("hailer_kernel/{name}"))
+            .collect();
+        on_disk.sort();
+        let embedded: Vec<&str> = PACKAGE_FILES
+            .iter()
+            .map(|(name, _)| *name)
+            .filter(|name| name.starts_with("hailer_kernel/"))
+            .collect();
+        assert_eq!(embedded, on_disk);
+        assert!(embedded.contains(&"hailer_kernel/__init__.py"));
+        assert_eq!(PACKAGE_FILES[0].0, "pyproject.toml");
+        assert_eq!(PACKAGE_FILES[1].0, "README.md");
+        for (name, text) in PACKAGE_FILES {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../kernel-image")
+                .join(name);
+            assert_eq!(std::fs::read_to_string(path).unwrap(), text, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_new_module_or_a_changed_one_is_a_new_contract() {
+        let mut files = PACKAGE_FILES.to_vec();
+        assert_eq!(contract_of(&files), contract());
+        files.push(("hailer_kernel/zz_new.py", "VALUE = 1\n"));
+        let with_new = contract_of(&files);
+        assert_ne!(with_new, contract());
+        files.pop();
+        if let Some(last) = files.last_mut() {
+            last.1 = "changed";
+        }
+        assert_ne!(contract_of(&files), contract());
+        assert_ne!(contract_of(&files), with_new);
     }
 
     #[test]

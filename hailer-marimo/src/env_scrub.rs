@@ -4,22 +4,6 @@
 
 use std::collections::BTreeMap;
 
-/// Names withheld exactly (compared case-insensitively).
-const EXACT_NAMES: [&str; 5] = ["PASSWORD", "SECRET", "TOKEN", "PGPASSWORD", "MYSQL_PWD"];
-
-/// Name endings withheld (compared case-insensitively).
-const SECRET_SUFFIXES: [&str; 9] = [
-    "_KEY",
-    "_TOKEN",
-    "_SECRET",
-    "_PASSWORD",
-    "_PASSWD",
-    "_PWD",
-    "_CREDENTIALS",
-    "_CONNECTION_STRING",
-    "APIKEY",
-];
-
 /// The environment for a kernel, and what was left out of it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ScrubbedEnv {
@@ -36,13 +20,8 @@ impl ScrubbedEnv {
     }
 }
 
-/// Whether a variable of this name holds a secret, by the name alone (any case): the one rule
-/// for the kernel's environment and for masking values in logs.
-pub fn is_secret_name(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    EXACT_NAMES.contains(&upper.as_str())
-        || SECRET_SUFFIXES.iter().any(|suffix| upper.ends_with(suffix))
-}
+/// Whether a variable of this name holds a secret: the one rule, shared with the redactor.
+pub use hailer_redact::is_secret_name;
 
 /// Whether `name` is withheld from a kernel, given the caller's extra names (each provider's
 /// key variable, `OPENAI_API_KEY`, the variables named by HTTP-header settings).
@@ -77,6 +56,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+    use hailer_redact::{EXACT_NAMES, SECRET_SUFFIXES};
     use proptest::prelude::*;
 
     fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {

@@ -175,7 +175,7 @@ impl ModelClient {
         let headers = request_headers(&settings)?;
         let transport = HttpTransport::new(options.timeouts, options.retry, is_loopback(&url))
             .map_err(|error| invalid(&settings, error.to_string()))?;
-        let redactor = Redactor::for_provider(&settings);
+        let redactor = crate::redact::for_provider(&settings);
         Ok(Self {
             inner: Arc::new(Inner {
                 settings,
@@ -192,7 +192,7 @@ impl ModelClient {
     /// A client whose replies come from `model`, in this process: no endpoint, no key, no
     /// network. `settings` name the provider and model in messages.
     pub fn local(settings: ProviderSettings, model: Arc<dyn LocalModel>) -> Self {
-        let redactor = Redactor::for_provider(&settings);
+        let redactor = crate::redact::for_provider(&settings);
         Self {
             inner: Arc::new(Inner {
                 settings,

@@ -11,6 +11,7 @@ pub mod exit_status;
 pub mod folders;
 #[cfg(windows)]
 pub mod job_object;
+pub mod log_follow;
 pub mod os;
 pub mod path_model;
 pub mod private_fs;

@@ -17,7 +17,6 @@ pub mod hardening;
 mod kernel;
 mod logging;
 mod notebooks;
-pub mod redact;
 mod run;
 pub mod runtime_file;
 mod serve;

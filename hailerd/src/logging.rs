@@ -11,7 +11,7 @@ use tracing_appender::rolling::{Builder, Rotation};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;
 
-use crate::redact::Redactor;
+use hailer_redact::Redactor;
 
 /// Log files kept before the oldest is deleted.
 const KEEP_FILES: usize = 7;

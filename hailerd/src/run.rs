@@ -10,11 +10,11 @@ use hailer_config::home::HailerHome;
 use hailer_protocol::RuntimeFile;
 use tokio::net::TcpListener;
 
-use crate::redact::Redactor;
 use crate::singleton::{self, Acquired};
 use crate::state::DaemonConfig;
 use crate::token::AccessToken;
 use crate::{VERSION, runtime_file};
+use hailer_redact::Redactor;
 
 /// Command-line settings of `hailerd`.
 #[derive(Debug, Clone, clap::Parser)]

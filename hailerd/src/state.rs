@@ -9,9 +9,9 @@ use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use crate::events::{DAEMON_CAPACITY, EventBus};
-use crate::redact::Redactor;
 use crate::session::Sessions;
 use crate::token::AccessToken;
+use hailer_redact::Redactor;
 
 /// Settings of one daemon run.
 #[derive(Debug, Clone)]

@@ -23,7 +23,7 @@ impl Stop {
             KEPT_HINT
         };
         Self::Failed {
-            message: redactor.redact(&error.to_string()),
+            message: redactor.redact(&error.to_string()).into_owned(),
             hint: hint.to_owned(),
         }
     }
@@ -42,7 +42,7 @@ impl Stop {
             retried,
         };
         Self::Failed {
-            message: client.redactor().redact(&error.to_string()),
+            message: client.redactor().redact(&error.to_string()).into_owned(),
             hint: KEPT_HINT.to_owned(),
         }
     }

@@ -1,11 +1,12 @@
 //! `hailer daemon start|stop|status|logs`.
 
-use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use hailer_config::home::HailerHome;
+use hailer_platform::log_follow;
 use hailer_protocol::{DaemonInfo, ShutdownResponse};
 use serde::Serialize;
 
@@ -14,6 +15,8 @@ use crate::daemon_client::{self, Connected};
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long `stop` waits for the daemon to go.
 const STOP_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often `logs --follow` reads the log for new lines.
+const FOLLOW_POLL: Duration = Duration::from_millis(200);
 
 pub async fn start(home: &HailerHome) -> anyhow::Result<()> {
     let connected = daemon_client::find_or_start(home).await?;
@@ -81,36 +84,33 @@ pub async fn status(home: &HailerHome, json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Prints the last `lines` lines of the newest log file, then follows it if asked.
+/// Prints the last `lines` lines of the newest log file, then follows it if asked (until the
+/// file is removed).
 pub async fn logs(home: &HailerHome, lines: usize, follow: bool) -> anyhow::Result<()> {
     let dir = home.log_dir();
     let Some(newest) = newest_log(&dir)? else {
         println!("No hailerd log yet in {}.", dir.display());
         return Ok(());
     };
-    let file = std::fs::File::open(&newest)
-        .with_context(|| format!("cannot open {}", newest.display()))?;
-    let all: Vec<String> = BufReader::new(&file)
-        .lines()
-        .map_while(Result::ok)
-        .collect();
-    let mut out = std::io::stdout().lock();
-    for line in &all[all.len().saturating_sub(lines)..] {
-        writeln!(out, "{line}")?;
-    }
-    drop(out);
-    if follow {
-        let mut reader = BufReader::new(file);
-        reader.seek(SeekFrom::End(0))?;
-        let mut line = String::new();
-        loop {
-            line.clear();
-            if reader.read_line(&mut line)? == 0 {
-                tokio::time::sleep(Duration::from_millis(200)).await;
-                continue;
-            }
-            print!("{line}");
+    if !follow {
+        let file = std::fs::File::open(&newest)
+            .with_context(|| format!("cannot open {}", newest.display()))?;
+        let all: Vec<String> = BufReader::new(&file)
+            .lines()
+            .map_while(Result::ok)
+            .collect();
+        let mut out = std::io::stdout().lock();
+        for line in &all[all.len().saturating_sub(lines)..] {
+            writeln!(out, "{line}")?;
         }
+        return Ok(());
+    }
+    std::fs::File::open(&newest).with_context(|| format!("cannot open {}", newest.display()))?;
+    let mut followed = log_follow::follow_file(newest, lines, FOLLOW_POLL, |line| line);
+    while let Some(line) = followed.recv().await {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{line}")?;
+        out.flush()?;
     }
     Ok(())
 }

@@ -4,9 +4,17 @@ use std::path::Path;
 
 use hailer_config::{InitAction, Runtime};
 
-use crate::docker_probe::{DockerProbe, probe};
+use hailer_config::home::HailerHome;
+use hailer_protocol::{DockerEngine, KernelImageStatus};
 
-pub async fn run(workspace: &Path, force: bool, kernel: Option<Runtime>) -> anyhow::Result<()> {
+use crate::docker_probe;
+
+pub async fn run(
+    home: &HailerHome,
+    workspace: &Path,
+    force: bool,
+    kernel: Option<Runtime>,
+) -> anyhow::Result<()> {
     let report = hailer_config::init(workspace, force, kernel)?;
     println!("Workspace: {}", report.workspace.display());
     for entry in &report.entries {
@@ -43,7 +51,7 @@ pub async fn run(workspace: &Path, force: bool, kernel: Option<Runtime>) -> anyh
     }
 
     let kept = what_the_file_says(workspace, kernel);
-    let kernel_note = kernel_note(kept.runtime, &kept.image).await;
+    let kernel_note = kernel_note(home, kept.runtime, &kept.image).await;
     println!("\nNext steps:");
     let mut steps = vec![
         "Review hailer.toml (the model, its provider, the data folder).".to_owned(),
@@ -140,61 +148,56 @@ struct KernelNote {
     image_missing: bool,
 }
 
-/// What `init` says about the kernel: the runtime, whether Docker answers, whether the image
-/// is here.
-async fn kernel_note(runtime: Runtime, image: &str) -> KernelNote {
+/// What `init` says about the kernel: the runtime, whether Docker answers (as hailerd finds
+/// it), whether the image is here.
+async fn kernel_note(home: &HailerHome, runtime: Runtime, image: &str) -> KernelNote {
     let note = |text: String| KernelNote {
         text,
         image_missing: false,
     };
-    match (runtime, probe().await) {
-        (Runtime::UnsafeLocal, _) => note(
+    if runtime == Runtime::UnsafeLocal {
+        return note(
             "Kernel: unsafe-local. Notebook code will run as you, with your files and network; \
              it is not isolated."
                 .to_owned(),
-        ),
-        (Runtime::Docker, DockerProbe::Answers) => {
-            let contract = hailer_kernel_bundle::contract();
-            let found = match crate::docker_probe::socket() {
-                Ok(socket) => crate::docker_probe::image_contract(&socket, image)
-                    .await
-                    .ok(),
-                Err(_) => None,
-            };
-            match found {
-                Some(Some(found)) if found == contract => note(format!(
-                    "Kernel: docker. A Docker engine answers here and the kernel image {image} \
-                     is ready."
-                )),
-                Some(_) => KernelNote {
-                    text: format!(
-                        "Kernel: docker. A Docker engine answers here; the kernel image {image} \
-                         of this Hailer's contract is not here yet:\n  \
-                         hailer kernel pull     downloads it\n  \
-                         hailer kernel build    builds it on this machine instead"
-                    ),
-                    image_missing: true,
-                },
-                None => note("Kernel: docker. A Docker engine answers on this machine.".to_owned()),
-            }
-        }
-        (Runtime::Docker, other) => {
-            let why = match other {
-                DockerProbe::NoSocket(path) => format!("no engine socket at {}", path.display()),
-                DockerProbe::NotAnswering(reason) => {
-                    format!("the engine does not answer ({reason})")
-                }
-                DockerProbe::Remote(host) => {
-                    format!("DOCKER_HOST points elsewhere ({host}); not checked")
-                }
-                DockerProbe::Answers => String::new(),
-            };
-            note(format!(
-                "Kernel: docker, but no Docker engine answers here: {why}.\n  \
-                 Install Docker Engine or Docker Desktop and start it, then run `hailer kernel \
-                 pull`; or, if you accept that notebook code then runs as you, set runtime = \
-                 \"unsafe-local\" under [kernel]."
-            ))
-        }
+        );
     }
+    let why = match docker_probe::status(home, image).await {
+        Ok(status) => match status.engine {
+            DockerEngine::Ready { .. } => {
+                let contract = hailer_kernel_bundle::contract();
+                return match status.image {
+                    Some(KernelImageStatus::Present {
+                        contract: found, ..
+                    }) if found == contract => note(format!(
+                        "Kernel: docker. A Docker engine answers here and the kernel image \
+                             {image} is ready."
+                    )),
+                    Some(KernelImageStatus::Unknown { .. }) | None => {
+                        note("Kernel: docker. A Docker engine answers on this machine.".to_owned())
+                    }
+                    Some(_) => KernelNote {
+                        text: format!(
+                            "Kernel: docker. A Docker engine answers here; the kernel image \
+                             {image} of this Hailer's contract is not here yet:\n  \
+                             hailer kernel pull     downloads it\n  \
+                             hailer kernel build    builds it on this machine instead"
+                        ),
+                        image_missing: true,
+                    },
+                };
+            }
+            DockerEngine::NotLinux { os } => format!("the engine runs {os} containers"),
+            DockerEngine::NotInstalled { message } | DockerEngine::NotRunning { message } => {
+                message.trim_end_matches('.').to_owned()
+            }
+        },
+        Err(error) => format!("hailerd could not ask it ({error:#})"),
+    };
+    note(format!(
+        "Kernel: docker, but no Docker engine answers here: {why}.\n  \
+         Install Docker Engine or Docker Desktop and start it, then run `hailer kernel \
+         pull`; or, if you accept that notebook code then runs as you, set runtime = \
+         \"unsafe-local\" under [kernel]."
+    ))
 }

@@ -3,8 +3,6 @@
 //! The token rides in the link's fragment (`#token=...`), which browsers never send to a server
 //! and which the page removes from the address bar as soon as it has read it.
 
-use std::process::{Command, Stdio};
-
 use hailer_config::home::HailerHome;
 
 use crate::daemon_client;
@@ -27,9 +25,9 @@ pub async fn open(home: &HailerHome, flags: &SessionFlags, print_only: bool) -> 
         println!("{link}");
         return Ok(());
     }
-    match launch_browser(&link) {
-        Ok(browser) => {
-            println!("Opened the chat page in {browser}. If it did not appear, open:\n{link}")
+    match crate::browser::launch(&link) {
+        Ok(()) => {
+            println!("Opened the chat page in your browser. If it did not appear, open:\n{link}")
         }
         Err(reason) => println!("{reason}; open this link in your browser:\n{link}"),
     }
@@ -45,51 +43,6 @@ pub(crate) fn signed_link(port: u16, token: &str, session: Option<&str>) -> Stri
         link.push_str(session);
     }
     link
-}
-
-/// Starts `$BROWSER` (a `:`-separated list; `%s` marks where the link goes) or the desktop's
-/// opener, without waiting; answers which one, or why none could start.
-fn launch_browser(link: &str) -> Result<String, String> {
-    let mut candidates: Vec<String> = std::env::var("BROWSER")
-        .ok()
-        .map(|value| {
-            value
-                .split(':')
-                .filter(|part| !part.trim().is_empty())
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default();
-    candidates.push(
-        if cfg!(target_os = "macos") {
-            "open"
-        } else {
-            "xdg-open"
-        }
-        .to_owned(),
-    );
-    for candidate in &candidates {
-        let mut words = candidate.split_whitespace();
-        let Some(program) = words.next() else {
-            continue;
-        };
-        let mut args: Vec<String> = words.map(str::to_owned).collect();
-        if args.iter().any(|arg| arg.contains("%s")) {
-            args = args.iter().map(|arg| arg.replace("%s", link)).collect();
-        } else {
-            args.push(link.to_owned());
-        }
-        let spawned = Command::new(program)
-            .args(&args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn();
-        if spawned.is_ok() {
-            return Ok(program.to_owned());
-        }
-    }
-    Err("No browser could be started".to_owned())
 }
 
 #[cfg(test)]

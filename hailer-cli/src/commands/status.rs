@@ -58,15 +58,17 @@ pub async fn run(home: &HailerHome, overrides: Overrides, json: bool) -> anyhow:
             session: None,
         });
     let mut workspace = workspace;
+    let daemon = daemon_client::find(home).await;
     if let Some(image) = workspace.as_mut().and_then(|w| w.image.as_mut()) {
-        *image = crate::docker_probe::describe_image(image).await;
+        let endpoint = daemon.as_ref().map(|connected| &connected.endpoint);
+        *image = crate::docker_probe::describe_image(endpoint, image).await;
     }
     let mut status = Status {
         daemon: None,
         sessions: Vec::new(),
         workspace,
     };
-    if let Some(connected) = daemon_client::find(home).await {
+    if let Some(connected) = daemon {
         status.sessions = connected
             .endpoint
             .get("/v1/sessions", REQUEST_TIMEOUT)

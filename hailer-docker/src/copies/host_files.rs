@@ -209,35 +209,22 @@ pub fn set_marker(state_dir: &Path) -> std::io::Result<()> {
     )
 }
 
-/// `YYYYmmdd-HHMMSS` in UTC.
+/// `YYYYmmdd-HHMMSS` in UTC (a time before 1970 reads as 1970's start).
 fn utc_stamp(time: SystemTime) -> String {
-    let seconds = time
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let days = i64::try_from(seconds / 86_400).unwrap_or(0);
-    let rest = seconds % 86_400;
-    let (year, month, day) = civil_from_days(days);
+    let time = jiff::Timestamp::try_from(time)
+        .ok()
+        .filter(|time| *time >= jiff::Timestamp::UNIX_EPOCH)
+        .unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    let at = jiff::tz::TimeZone::UTC.to_datetime(time);
     format!(
-        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
+        "{:04}{:02}{:02}-{:02}{:02}{:02}",
+        at.year(),
+        at.month(),
+        at.day(),
+        at.hour(),
+        at.minute(),
+        at.second()
     )
-}
-
-/// The calendar date of a day count since 1970-01-01 (proleptic Gregorian).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]
@@ -256,6 +243,19 @@ mod tests {
         let at = SystemTime::UNIX_EPOCH + Duration::from_secs(1_709_210_096);
         assert_eq!(utc_stamp(at), "20240229-123456");
         assert_eq!(utc_stamp(SystemTime::UNIX_EPOCH), "19700101-000000");
+        let cases = [
+            (951_782_400, "20000229-000000"),
+            (951_868_799, "20000229-235959"),
+            (4_102_444_799, "20991231-235959"),
+            (1_483_228_799, "20161231-235959"),
+            (1_796_207_405, "20261202-103005"),
+        ];
+        for (seconds, stamp) in cases {
+            let at = SystemTime::UNIX_EPOCH + Duration::from_secs(seconds);
+            assert_eq!(utc_stamp(at), stamp, "{seconds}");
+        }
+        let before = SystemTime::UNIX_EPOCH - Duration::from_secs(86_400);
+        assert_eq!(utc_stamp(before), "19700101-000000");
     }
 
     // These two make symlinks and set Unix modes.

@@ -46,12 +46,21 @@ pub async fn ensure_image(engine: &Engine, image: &str, contract: &str) -> Resul
 /// The contract label of `image`: `None` when the image is not here, `Some("")` when it has
 /// no such label.
 pub async fn image_contract(engine: &Engine, image: &str) -> Result<Option<String>> {
+    Ok(image_labels(engine, image)
+        .await?
+        .map(|labels| labels.get(CONTRACT_LABEL).cloned().unwrap_or_default()))
+}
+
+/// The labels of `image`: `None` when the image is not here.
+pub async fn image_labels(
+    engine: &Engine,
+    image: &str,
+) -> Result<Option<std::collections::HashMap<String, String>>> {
     match engine.docker().inspect_image(image).await {
         Ok(inspect) => Ok(Some(
             inspect
                 .config
                 .and_then(|config| config.labels)
-                .and_then(|labels| labels.get(CONTRACT_LABEL).cloned())
                 .unwrap_or_default(),
         )),
         Err(error) if engine_status(&error) == Some(404) => Ok(None),

@@ -38,7 +38,7 @@ impl Diagnosis<'_> {
     }
 
     fn base_url(&self) -> String {
-        self.redactor.redact(&self.settings.base_url)
+        self.redactor.redact(&self.settings.base_url).into_owned()
     }
 
     fn provider(&self) -> String {
@@ -156,7 +156,7 @@ impl Diagnosis<'_> {
         match error {
             TransportError::Build(detail) => ModelError::InvalidSettings {
                 provider: self.provider(),
-                detail: self.redactor.redact(&detail),
+                detail: self.redactor.redact(&detail).into_owned(),
             },
             TransportError::Connect { reason, attempts } => ModelError::Connection {
                 base_url: self.base_url(),

@@ -48,7 +48,8 @@ impl Reading {
 }
 
 fn read(text: &str, depth: usize, codes: &mut Vec<String>) -> Option<String> {
-    let text = sse_payload(text).unwrap_or(text).trim();
+    let payload = sse_payload(text);
+    let text = payload.as_deref().unwrap_or(text).trim();
     if depth >= MAX_DEPTH {
         return Some(collapse(text));
     }
@@ -80,17 +81,20 @@ fn read(text: &str, depth: usize, codes: &mut Vec<String>) -> Option<String> {
     Some(collapse(&unwrapped))
 }
 
-/// The first event's data of an SSE-framed body, when the body is framed so.
-fn sse_payload(text: &str) -> Option<&str> {
+/// The first event's data of an SSE-framed body, when the body is framed so (read by the one
+/// SSE parser, [`hailer_sse`]).
+fn sse_payload(text: &str) -> Option<String> {
     let trimmed = text.trim_start();
     if !(trimmed.starts_with("data:") || trimmed.starts_with("event:")) {
         return None;
     }
-    trimmed
-        .lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .map(str::trim)
-        .find(|data| !data.is_empty() && *data != "[DONE]")
+    let mut parser = hailer_sse::SseParser::new(trimmed.len(), trimmed.len());
+    let mut events = parser.feed(trimmed.as_bytes()).ok()?;
+    events.extend(parser.finish());
+    events
+        .into_iter()
+        .map(|event| event.data.trim().to_owned())
+        .find(|data| !data.is_empty() && data != "[DONE]")
 }
 
 fn collapse(text: &str) -> String {
@@ -313,6 +317,23 @@ mod tests {
         );
         let framed = "data: {\"error\":{\"message\":\"stop\"}}\n\ndata: [DONE]\n\n";
         assert_eq!(words(framed).as_deref(), Some("stop"));
+        let cases = [
+            (
+                "event: error\ndata: {\"error\":\"first\"}\n\n",
+                Some("{\"error\":\"first\"}"),
+            ),
+            ("data:\n\ndata: [DONE]\n\ndata:  later \n\n", Some("later")),
+            (
+                "data: {\"error\":\ndata: \"split\"}\n\n",
+                Some("{\"error\":\n\"split\"}"),
+            ),
+            ("data: unfinished", Some("unfinished")),
+            ("event: ping\n\n", None),
+            ("not framed", None),
+        ];
+        for (body, payload) in cases {
+            assert_eq!(sse_payload(body).as_deref(), payload, "{body:?}");
+        }
     }
 
     #[test]

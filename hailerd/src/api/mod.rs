@@ -4,6 +4,7 @@ mod audit_routes;
 mod conversation_routes;
 mod credential_routes;
 mod daemon_routes;
+mod docker_routes;
 mod error;
 mod events_ws;
 mod guard;
@@ -64,6 +65,7 @@ pub fn router(daemon: Daemon) -> Router {
         .route("/kernel/build", post(kernel_routes::build))
         .route("/kernel/pull", post(kernel_routes::pull))
         .route("/kernel/stop", post(kernel_routes::stop))
+        .route("/docker/status", post(docker_routes::status))
         .route("/sessions", post(sessions::start).get(sessions::list))
         .route("/sessions/{id}", get(sessions::get).delete(sessions::stop))
         .route(
@@ -104,10 +106,8 @@ pub fn router(daemon: Daemon) -> Router {
         .fallback(|| async { ApiError::NotFound("no such API route".to_owned()) })
         .layer(limit(CLIENT_BODY))
         .layer(from_fn_with_state(daemon.clone(), guard::require_token));
-    let page = web_page::ASSETS.iter().fold(Router::new(), |page, asset| {
-        page.route(asset.path, get(web_page::serve))
-    });
-    page.nest(hailer_protocol::API_PREFIX, v1)
+    web_page::routes()
+        .nest(hailer_protocol::API_PREFIX, v1)
         .fallback(|| async { ApiError::NotFound("not found".to_owned()) })
         .layer(from_fn_with_state(
             daemon.clone(),

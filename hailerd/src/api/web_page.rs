@@ -5,9 +5,12 @@
 //! Content-Security-Policy: the page runs only its own script, talks only to this daemon, and
 //! cannot be framed.
 
+use axum::Router;
 use axum::extract::Request;
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use tower_http::set_header::SetResponseHeaderLayer;
 
 /// One file of the page.
 #[derive(Debug, Clone, Copy)]
@@ -46,8 +49,37 @@ pub const ASSETS: [Asset; 5] = [
     },
 ];
 
+/// The page's routes, every response with its security headers, set by tower-http layers.
+pub fn routes<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+{
+    let fixed =
+        |name, value| SetResponseHeaderLayer::overriding(name, HeaderValue::from_static(value));
+    ASSETS
+        .iter()
+        .fold(Router::new(), |page, asset| {
+            page.route(asset.path, get(serve))
+        })
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CONTENT_SECURITY_POLICY,
+            |response: &Response| {
+                let PageHost(host) = response.extensions().get::<PageHost>()?;
+                HeaderValue::from_str(&content_security_policy(host)).ok()
+            },
+        ))
+        .layer(fixed(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .layer(fixed(header::REFERRER_POLICY, "no-referrer"))
+        .layer(fixed(header::X_FRAME_OPTIONS, "DENY"))
+        .layer(fixed(header::CACHE_CONTROL, "no-cache"))
+}
+
+/// The `Host` a page request named, which its policy lets the page's WebSocket reach.
+#[derive(Debug, Clone)]
+struct PageHost(String);
+
 /// Serves the asset at the request's path (the router sends only those paths here).
-pub async fn serve(request: Request) -> Response {
+async fn serve(request: Request) -> Response {
     let path = request.uri().path();
     let Some(asset) = ASSETS.iter().find(|asset| asset.path == path) else {
         return super::ApiError::NotFound("not found".to_owned()).into_response();
@@ -57,26 +89,18 @@ pub async fn serve(request: Request) -> Response {
         .headers()
         .get(header::HOST)
         .and_then(|value| value.to_str().ok())
-        .unwrap_or_default();
-    let mut headers = HeaderMap::new();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(asset.content_type),
-    );
-    if let Ok(policy) = HeaderValue::from_str(&content_security_policy(host)) {
-        headers.insert(header::CONTENT_SECURITY_POLICY, policy);
-    }
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    (headers, asset.body).into_response()
+        .unwrap_or_default()
+        .to_owned();
+    let mut response = (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(asset.content_type),
+        )],
+        asset.body,
+    )
+        .into_response();
+    response.extensions_mut().insert(PageHost(host));
+    response
 }
 
 /// The page's policy; `host` is the daemon's own `name:port`, which the page's WebSocket uses.
@@ -90,7 +114,38 @@ fn content_security_policy(host: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
     use super::*;
+    use tower::ServiceExt as _;
+
+    #[tokio::test]
+    async fn every_file_goes_out_with_the_same_security_headers() {
+        for asset in ASSETS {
+            let request = Request::get(asset.path)
+                .header(header::HOST, "localhost:4000")
+                .body(axum::body::Body::empty())
+                .unwrap();
+            let response = routes::<()>().oneshot(request).await.unwrap();
+            let headers = response.headers();
+            let value = |name| {
+                headers
+                    .get(name)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("")
+            };
+            assert_eq!(value(header::CONTENT_TYPE), asset.content_type);
+            assert_eq!(
+                value(header::CONTENT_SECURITY_POLICY),
+                content_security_policy("localhost:4000")
+            );
+            assert_eq!(value(header::X_CONTENT_TYPE_OPTIONS), "nosniff");
+            assert_eq!(value(header::REFERRER_POLICY), "no-referrer");
+            assert_eq!(value(header::X_FRAME_OPTIONS), "DENY");
+            assert_eq!(value(header::CACHE_CONTROL), "no-cache");
+            assert!(response.extensions().get::<PageHost>().is_some());
+        }
+    }
 
     /// The whole page, uncompressed, stays small enough to load at once on any machine.
     #[test]

@@ -47,7 +47,7 @@ impl std::fmt::Debug for Audit {
 impl Audit {
     /// The trail of the workspace whose state folder is `state_dir`, for `session`; its secrets
     /// masked by `redactor` before each line is written.
-    pub fn open(state_dir: &Path, session: &str, redactor: crate::redact::Redactor) -> Self {
+    pub fn open(state_dir: &Path, session: &str, redactor: hailer_redact::Redactor) -> Self {
         let Some(writer) = writer::shared(state_dir, redactor) else {
             return Self::default();
         };

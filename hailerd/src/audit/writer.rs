@@ -25,7 +25,7 @@ static WRITERS: std::sync::LazyLock<
 /// The writer of the trail in `state_dir`: the live one, or a new one.
 pub(super) fn shared(
     state_dir: &std::path::Path,
-    redactor: crate::redact::Redactor,
+    redactor: hailer_redact::Redactor,
 ) -> Option<std::sync::Arc<Writer>> {
     let mut writers = WRITERS.lock().ok()?;
     writers.retain(|_, writer| writer.strong_count() > 0);
@@ -42,7 +42,7 @@ pub(super) fn shared(
 /// Starts the writer thread of the trail in `state_dir`; it ends when every sender is gone.
 fn spawn(
     state_dir: PathBuf,
-    redactor: crate::redact::Redactor,
+    redactor: hailer_redact::Redactor,
 ) -> Option<std::sync::mpsc::Sender<Message>> {
     let (sender, receiver) = std::sync::mpsc::channel::<Message>();
     let started = std::thread::Builder::new()
@@ -84,7 +84,7 @@ fn spawn(
 }
 
 /// The digest of the code or URL as it ran, then every text with secrets masked.
-fn masked(mut entry: AuditEntry, redactor: &crate::redact::Redactor) -> AuditEntry {
+fn masked(mut entry: AuditEntry, redactor: &hailer_redact::Redactor) -> AuditEntry {
     if entry.sha256.is_none() {
         entry.sha256 = entry
             .code

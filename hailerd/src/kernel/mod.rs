@@ -411,15 +411,45 @@ impl Kernel {
     }
 }
 
+/// What a notebook's name keeps unencoded in the link's query: letters, digits, `-_.~` and the
+/// `/` between folders; every other byte is `%XX`.
+const QUERY_KEEPS: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~')
+    .remove(b'/');
+
 fn encode_query(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b'/' => {
-                out.push(char::from(byte));
-            }
-            _ => out.push_str(&format!("%{byte:02X}")),
+    percent_encoding::utf8_percent_encode(text, QUERY_KEEPS).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn notebook_names_are_encoded_as_before_and_decode_back() {
+        let cases = [
+            ("analysis.py", "analysis.py"),
+            ("sub/one.py", "sub/one.py"),
+            ("a b&c=d?.py", "a%20b%26c%3Dd%3F.py"),
+            ("~tilde_-.py", "~tilde_-.py"),
+            ("100%.py", "100%25.py"),
+            ("caf\u{e9}.py", "caf%C3%A9.py"),
+            ("#hash+plus.py", "%23hash%2Bplus.py"),
+            ("", ""),
+        ];
+        for (name, encoded) in cases {
+            assert_eq!(encode_query(name), encoded, "{name}");
+            assert_eq!(
+                percent_encoding::percent_decode_str(encoded)
+                    .decode_utf8()
+                    .unwrap(),
+                name
+            );
         }
     }
-    out
 }

@@ -7,15 +7,13 @@ use std::time::Duration;
 use futures_util::StreamExt as _;
 use hailer_docker::runtime::Ended;
 use hailer_marimo::access_token::mask_token;
+use hailer_platform::log_follow::{self, LineSplitter};
 use hailer_protocol::{KernelExit, KernelExitCause};
 use secrecy::SecretString;
-use tokio::io::{AsyncReadExt as _, AsyncSeekExt as _};
 use tokio::sync::mpsc;
 
 /// How often an unsafe-local kernel's log file is read for new lines.
 const LOG_POLL: Duration = Duration::from_millis(200);
-/// A line longer than this goes out in pieces (a runaway line must not grow without bound).
-const MAX_LINE_BYTES: usize = 16 * 1024;
 /// Lines buffered between the reader and a slow client.
 const LOG_CHANNEL: usize = 512;
 
@@ -88,104 +86,10 @@ pub fn docker_exit(ended: &Ended, memory: &str) -> KernelExit {
     }
 }
 
-/// Splits bytes into lines, masking the token in each; a partial line waits for its end.
-#[derive(Debug)]
-pub struct LineSplitter {
-    pending: Vec<u8>,
-    token: SecretString,
-}
-
-impl LineSplitter {
-    pub fn new(token: SecretString) -> Self {
-        Self {
-            pending: Vec::new(),
-            token,
-        }
-    }
-
-    /// The complete lines `bytes` finishes, masked.
-    pub fn push(&mut self, bytes: &[u8]) -> Vec<String> {
-        self.pending.extend_from_slice(bytes);
-        let mut lines = Vec::new();
-        while let Some(end) = self.pending.iter().position(|b| *b == b'\n') {
-            let line: Vec<u8> = self.pending.drain(..=end).collect();
-            lines.push(self.mask(&line[..line.len() - 1]));
-        }
-        if self.pending.len() > MAX_LINE_BYTES {
-            let line = std::mem::take(&mut self.pending);
-            lines.push(self.mask(&line));
-        }
-        lines
-    }
-
-    /// What is left when the log ends.
-    pub fn finish(&mut self) -> Option<String> {
-        let rest = std::mem::take(&mut self.pending);
-        (!rest.is_empty()).then(|| self.mask(&rest))
-    }
-
-    fn mask(&self, line: &[u8]) -> String {
-        let text = String::from_utf8_lossy(line);
-        mask_token(text.trim_end_matches('\r'), &self.token)
-    }
-}
-
-/// Follows an unsafe-local kernel's log file from its last `tail` lines on, until the file is
-/// removed (the kernel stopped) or the receiver goes away.
+/// Follows an unsafe-local kernel's log file from its last `tail` lines on, with the token
+/// masked, until the file is removed (the kernel stopped) or the receiver goes away.
 pub fn follow_file(path: PathBuf, token: SecretString, tail: usize) -> mpsc::Receiver<String> {
-    let (sender, receiver) = mpsc::channel(LOG_CHANNEL);
-    tokio::spawn(async move {
-        let Ok(mut file) = tokio::fs::File::open(&path).await else {
-            return;
-        };
-        let mut splitter = LineSplitter::new(token);
-        let mut first = Vec::new();
-        if file.read_to_end(&mut first).await.is_err() {
-            return;
-        }
-        let lines = splitter.push(&first);
-        let skip = lines.len().saturating_sub(tail);
-        for line in lines.into_iter().skip(skip) {
-            if sender.send(line).await.is_err() {
-                return;
-            }
-        }
-        let mut chunk = vec![0u8; 64 * 1024];
-        loop {
-            tokio::select! {
-                () = sender.closed() => return,
-                () = tokio::time::sleep(LOG_POLL) => {}
-            }
-            loop {
-                match file.read(&mut chunk).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(read) => {
-                        for line in splitter.push(&chunk[..read]) {
-                            if sender.send(line).await.is_err() {
-                                return;
-                            }
-                        }
-                    }
-                }
-            }
-            if !path.exists() {
-                break;
-            }
-            // The file was truncated (a new server writing it): start over from its start.
-            if let (Ok(position), Ok(meta)) = (
-                file.stream_position().await,
-                tokio::fs::metadata(&path).await,
-            ) && meta.len() < position
-                && file.seek(std::io::SeekFrom::Start(0)).await.is_err()
-            {
-                break;
-            }
-        }
-        if let Some(rest) = splitter.finish() {
-            let _ = sender.send(rest).await;
-        }
-    });
-    receiver
+    log_follow::follow_file(path, tail, LOG_POLL, move |line| mask_token(&line, &token))
 }
 
 /// Follows a docker kernel's output until the container stops or the receiver goes away.
@@ -196,7 +100,7 @@ where
     let (sender, receiver) = mpsc::channel(LOG_CHANNEL);
     tokio::spawn(async move {
         let mut stream = std::pin::pin!(stream);
-        let mut splitter = LineSplitter::new(token);
+        let mut splitter = LineSplitter::default();
         loop {
             let next = tokio::select! {
                 () = sender.closed() => return,
@@ -204,13 +108,13 @@ where
             };
             let Some(Ok(bytes)) = next else { break };
             for line in splitter.push(&bytes) {
-                if sender.send(line).await.is_err() {
+                if sender.send(mask_token(&line, &token)).await.is_err() {
                     return;
                 }
             }
         }
         if let Some(rest) = splitter.finish() {
-            let _ = sender.send(rest).await;
+            let _ = sender.send(mask_token(&rest, &token)).await;
         }
     });
     receiver
@@ -222,26 +126,21 @@ mod tests {
 
     use super::*;
 
-    #[test]
-    fn lines_are_split_across_chunks_and_the_token_is_masked_even_when_split() {
+    #[tokio::test]
+    async fn a_docker_log_is_split_into_lines_with_the_token_masked_even_when_split() {
         let token = SecretString::from("s3cr3t-token-value".to_owned());
-        let mut splitter = LineSplitter::new(token);
-        assert!(splitter.push(b"first line with s3cr3t-to").is_empty());
-        assert_eq!(
-            splitter.push(b"ken-value inside\r\nsecond\n"),
-            vec!["first line with <token> inside", "second"]
-        );
-        assert_eq!(splitter.push(b"third, unfinished"), Vec::<String>::new());
-        assert_eq!(splitter.finish().as_deref(), Some("third, unfinished"));
-        assert_eq!(splitter.finish(), None);
-    }
-
-    #[test]
-    fn a_runaway_line_goes_out_in_pieces() {
-        let mut splitter = LineSplitter::new(SecretString::from("t".repeat(43)));
-        let lines = splitter.push(&vec![b'x'; MAX_LINE_BYTES + 10]);
-        assert_eq!(lines.len(), 1);
-        assert_eq!(lines[0].len(), MAX_LINE_BYTES + 10);
+        let chunks = [
+            "first line with s3cr3t-to",
+            "ken-value inside\r\nsecond\n",
+            "third",
+        ]
+        .map(|chunk| Ok(bytes::Bytes::from(chunk)));
+        let mut lines = follow_stream(futures_util::stream::iter(chunks), token);
+        let mut all = Vec::new();
+        while let Some(line) = lines.recv().await {
+            all.push(line);
+        }
+        assert_eq!(all, ["first line with <token> inside", "second", "third"]);
     }
 
     #[cfg(unix)]

@@ -32,11 +32,11 @@ pub struct Sessions {
     data_dir: PathBuf,
     /// Hailer's configuration folder (the credential file).
     config_dir: PathBuf,
-    redactor: crate::redact::Redactor,
+    redactor: hailer_redact::Redactor,
 }
 
 impl Sessions {
-    pub fn new(data_dir: PathBuf, config_dir: PathBuf, redactor: crate::redact::Redactor) -> Self {
+    pub fn new(data_dir: PathBuf, config_dir: PathBuf, redactor: hailer_redact::Redactor) -> Self {
         Self {
             live: Mutex::new(HashMap::new()),
             data_dir,

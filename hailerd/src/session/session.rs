@@ -80,7 +80,7 @@ pub struct Session {
     pub(super) notices: std::sync::Mutex<Vec<String>>,
     /// The conversation so far and the running turn's events, for clients that attach.
     turn_replay: std::sync::Mutex<Replay>,
-    redactor: crate::redact::Redactor,
+    redactor: hailer_redact::Redactor,
     /// The workspace's audit trail, for this session's records.
     pub audit: crate::audit::Audit,
     /// The charts the turns made.
@@ -95,7 +95,7 @@ impl Session {
         inputs: StartSessionParams,
         owner: OwnerLock,
         folders: (PathBuf, PathBuf),
-        redactor: crate::redact::Redactor,
+        redactor: hailer_redact::Redactor,
     ) -> Self {
         let (hailer_data_dir, config_dir) = folders;
         let (notebooks, notebooks_warning) =

@@ -25,7 +25,7 @@ impl Served {
             token: AccessToken::from_value(TOKEN.to_owned()),
             idle_exit: None,
             heartbeat: Duration::from_secs(60),
-            redactor: hailerd::redact::Redactor::with_env(Vec::<(String, String)>::new()),
+            redactor: hailer_redact::Redactor::with_env(Vec::<(String, String)>::new()),
             data_dir: dirs.path().join("data"),
             config_dir: dirs.path().join("config"),
         };

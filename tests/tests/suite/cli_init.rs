@@ -18,6 +18,21 @@ fn hailer(cwd: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// Stops the hailerd that `init` started to ask about Docker, when the test ends.
+struct StopsDaemon<'a>(&'a Path);
+
+impl Drop for StopsDaemon<'_> {
+    fn drop(&mut self) {
+        if self
+            .0
+            .join(".hailer-home-for-test/run/hailerd.json")
+            .exists()
+        {
+            let _ = hailer(self.0, &["daemon", "stop"]);
+        }
+    }
+}
+
 /// Every file under `dir` with its contents and mode.
 fn snapshot(dir: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
     use std::os::unix::fs::PermissionsExt;
@@ -45,6 +60,7 @@ fn snapshot(dir: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
 #[test]
 fn init_creates_the_layout_and_a_second_run_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
+    let _daemon = StopsDaemon(dir.path());
     let first = hailer(dir.path(), &["init"]);
     assert!(first.status.success(), "{first:?}");
     for expected in [
@@ -113,6 +129,7 @@ fn init_refuses_the_old_runtime_name_with_exit_2() {
 #[test]
 fn config_check_reports_problems_and_exits_1() {
     let dir = tempfile::tempdir().unwrap();
+    let _daemon = StopsDaemon(dir.path());
     assert!(hailer(dir.path(), &["init"]).status.success());
     let clean = hailer(dir.path(), &["config", "check"]);
     assert!(clean.status.success(), "{clean:?}");

@@ -29,6 +29,10 @@ fn doctor(workspace: &TestWorkspace, env: &[(&str, &str)]) -> (i32, String) {
 #[test]
 fn docker_unreachable_and_no_key_fail() {
     let workspace = TestWorkspace::docker();
+    // Docker is judged as hailerd finds it, and `init` started hailerd with this machine's
+    // engine: stop it, so the doctor below starts it with that shell's DOCKER_HOST.
+    let stop = workspace.hailer(&["daemon", "stop"]);
+    assert!(stop.status.success(), "{stop:?}");
     // A socket nobody listens on any more.
     let dead = workspace.home.path().join("dead-docker.sock");
     drop(std::os::unix::net::UnixListener::bind(&dead).unwrap());
@@ -38,6 +42,10 @@ fn docker_unreachable_and_no_key_fail() {
     let table = table.replace(&dead.display().to_string(), "[dead socket]");
     insta::assert_snapshot!("doctor_docker_unreachable", table);
 
+    // The daemon the first doctor started keeps that shell's DOCKER_HOST: another engine
+    // counts once it starts again with the new one.
+    let stop = workspace.hailer(&["daemon", "stop"]);
+    assert!(stop.status.success(), "{stop:?}");
     // No engine at all.
     let (code, table) = doctor(
         &workspace,
@@ -45,7 +53,7 @@ fn docker_unreachable_and_no_key_fail() {
     );
     assert_eq!(code, 1, "{table}");
     assert!(
-        table.contains("docker       FAIL  Docker is not running here (no socket at /nonexistent/hailer-test/docker.sock)"),
+        table.contains("docker       FAIL  Docker is not running: the engine at unix:///nonexistent/hailer-test/docker.sock did not answer (docker said: there is no socket at /nonexistent/hailer-test/docker.sock)"),
         "{table}"
     );
 }

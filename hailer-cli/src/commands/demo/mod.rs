@@ -27,7 +27,7 @@ pub async fn run(
     dir: Option<PathBuf>,
     kernel: Option<Runtime>,
 ) -> anyhow::Result<ExitCode> {
-    let (runtime, why) = match runtime::choose(kernel).await {
+    let (runtime, why) = match runtime::choose(home, kernel).await {
         Ok(chosen) => chosen,
         Err(what_to_do) => {
             eprintln!("hailer: {what_to_do}");

@@ -1,13 +1,17 @@
-//! Which kernel runtime the demo uses: docker when the engine and the kernel image are here;
-//! unsafe-local only when the user asks for it. Without either, the demo says what to do and
-//! runs nothing.
+//! Which kernel runtime the demo uses: docker when the engine (as hailerd finds it) and the
+//! kernel image are here; unsafe-local only when the user asks for it. Without either, the demo
+//! says what to do and writes nothing.
 
 use hailer_config::Runtime;
+use hailer_config::home::HailerHome;
 
-use crate::docker_probe::{KernelReadiness, kernel_readiness};
+use crate::docker_probe::{self, KernelReadiness, kernel_readiness};
 
 /// The runtime, and a line saying why; or what to do instead.
-pub async fn choose(requested: Option<Runtime>) -> Result<(Runtime, String), String> {
+pub async fn choose(
+    home: &HailerHome,
+    requested: Option<Runtime>,
+) -> Result<(Runtime, String), String> {
     if requested == Some(Runtime::UnsafeLocal) {
         return Ok((
             Runtime::UnsafeLocal,
@@ -22,7 +26,14 @@ pub async fn choose(requested: Option<Runtime>) -> Result<(Runtime, String), Str
         .unwrap_or_else(|| {
             hailer_kernel_bundle::default_image_name(&hailer_kernel_bundle::contract())
         });
-    match kernel_readiness(&image).await {
+    let readiness = match docker_probe::status(home, &image).await {
+        Ok(status) => kernel_readiness(&status, &image),
+        Err(error) => KernelReadiness::NotReady {
+            reason: format!("hailerd could not ask Docker ({error:#})"),
+            fix: "Check `hailer daemon logs`.".to_owned(),
+        },
+    };
+    match readiness {
         KernelReadiness::Ready { version } => Ok((
             Runtime::Docker,
             format!("docker: Docker {version} answers and the kernel image {image} is here"),

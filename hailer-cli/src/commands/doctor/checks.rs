@@ -1,11 +1,12 @@
 //! The rows that need no engine: configuration, notebook, credentials, kernel, data folder.
 
+use hailer_config::home::HailerHome;
 use hailer_config::{Area, LoadInputs, Loaded, Problem, Runtime, Severity};
 
 use super::{Row, Verdict, docker_rows};
 
 /// Every row, in order.
-pub async fn all(inputs: &LoadInputs) -> Vec<Row> {
+pub async fn all(home: &HailerHome, inputs: &LoadInputs) -> Vec<Row> {
     let report = hailer_config::check(inputs);
     let loaded = hailer_config::load(inputs).ok();
     let in_area = |area: Area| -> Vec<&Problem> {
@@ -30,7 +31,7 @@ pub async fn all(inputs: &LoadInputs) -> Vec<Row> {
     rows.push(credentials_row(&loaded));
     rows.push(kernel_row(&in_area(Area::Kernel), &loaded));
     if loaded.config.kernel.runtime == Runtime::Docker {
-        rows.extend(docker_rows::engine_and_image(&loaded).await);
+        rows.extend(docker_rows::engine_and_image(home, &loaded).await);
         rows.push(data_row(&in_area(Area::Data), &loaded));
     }
     rows

@@ -1,12 +1,15 @@
-//! The rows that ask the Docker engine: is it there, and is the kernel image of this contract?
+//! The rows on Docker, as hailerd finds it: does the engine answer, and is the kernel image of
+//! this contract there?
 
 use hailer_config::Loaded;
+use hailer_config::home::HailerHome;
+use hailer_protocol::{DockerEngine, KernelImageStatus};
 
 use super::{Row, Verdict};
 use crate::docker_probe;
 
 /// The `docker` and `image` rows.
-pub async fn engine_and_image(loaded: &Loaded) -> Vec<Row> {
+pub async fn engine_and_image(home: &HailerHome, loaded: &Loaded) -> Vec<Row> {
     let contract = hailer_kernel_bundle::contract();
     let image = loaded
         .config
@@ -14,63 +17,48 @@ pub async fn engine_and_image(loaded: &Loaded) -> Vec<Row> {
         .image
         .clone()
         .unwrap_or_else(|| hailer_kernel_bundle::default_image_name(&contract));
-    let socket = match docker_probe::socket() {
-        Ok(socket) => socket,
-        Err(host) => {
+    let status = match docker_probe::status(home, &image).await {
+        Ok(status) => status,
+        Err(error) => {
             return vec![
-                Row::new(
-                    "docker",
-                    Verdict::Warn,
-                    format!("DOCKER_HOST names a remote engine ({host}); not checked"),
-                ),
+                Row::new("docker", Verdict::Warn, format!("not checked: {error:#}")),
                 Row::new("image", Verdict::Warn, format!("{image}: not checked")),
             ];
         }
     };
-    let Some((version, os)) = docker_probe::engine_version(&socket).await else {
-        let why = if socket.exists() {
-            format!("Docker does not answer at {}", socket.display())
-        } else {
-            format!(
-                "Docker is not running here (no socket at {})",
-                socket.display()
-            )
-        };
-        return vec![
-            Row::new("docker", Verdict::Fail, why).hint(
-                "Start Docker (or point DOCKER_HOST at it), or write runtime = \"unsafe-local\" under [kernel] to run notebook code as you, without isolation.",
-            ),
-            Row::new(
-                "image",
-                Verdict::Warn,
-                format!("{image}: not checked, Docker does not answer"),
-            ),
-        ];
-    };
-    let docker = if os == "linux" {
-        Row::new(
+    let docker = match &status.engine {
+        DockerEngine::Ready { version } => Row::new(
             "docker",
             Verdict::Ok,
-            format!("Docker {version} (Linux engine)"),
-        )
-    } else {
-        Row::new(
+            format!("Docker {version} (Linux engine, at {})", status.endpoint),
+        ),
+        DockerEngine::NotLinux { os } => Row::new(
             "docker",
             Verdict::Fail,
-            format!("Docker {version} runs {os} containers"),
+            format!("Docker runs {os} containers"),
         )
-        .hint("Switch the engine to Linux containers.")
+        .hint("Switch the engine to Linux containers."),
+        DockerEngine::NotInstalled { message } | DockerEngine::NotRunning { message } => {
+            return vec![
+                Row::new("docker", Verdict::Fail, message.clone()).hint(
+                    "Start Docker (or point DOCKER_HOST or the docker context at it, then run `hailer daemon stop` so hailerd starts again with it), or write runtime = \"unsafe-local\" under [kernel] to run notebook code as you, without isolation.",
+                ),
+                Row::new(
+                    "image",
+                    Verdict::Warn,
+                    format!("{image}: not checked, Docker does not answer"),
+                ),
+            ];
+        }
     };
-    vec![docker, image_row(&socket, &image, &contract).await]
-}
-
-async fn image_row(socket: &docker_probe::EngineSocket, image: &str, contract: &str) -> Row {
-    match docker_probe::image_labels(socket, image).await {
-        Ok(Some(labels)) => {
-            let found = &labels.contract;
-            if found == contract {
-                let base = labels
-                    .describe_base()
+    let image_row = match &status.image {
+        Some(
+            present @ KernelImageStatus::Present {
+                contract: found, ..
+            },
+        ) => {
+            if *found == contract {
+                let base = docker_probe::describe_base(present)
                     .map(|base| format!("; {base}"))
                     .unwrap_or_default();
                 Row::new(
@@ -89,7 +77,7 @@ async fn image_row(socket: &docker_probe::EngineSocket, image: &str, contract: &
                 .hint("Download the right one with `hailer kernel pull`, or build it here with `hailer kernel build`; or set image under [kernel] to an image of this contract.")
             }
         }
-        Ok(None) => Row::new(
+        Some(KernelImageStatus::Missing) => Row::new(
             "image",
             Verdict::Warn,
             format!("{image} is not on this machine yet"),
@@ -97,25 +85,10 @@ async fn image_row(socket: &docker_probe::EngineSocket, image: &str, contract: &
         .hint(
             "Download it with `hailer kernel pull`, or build it here with `hailer kernel build`.",
         ),
-        Err(error) => Row::new("image", Verdict::Warn, format!("{image}: {error:#}")),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::docker_probe::ImageLabels;
-
-    #[test]
-    fn the_base_image_is_described_with_a_short_digest() {
-        let labels = ImageLabels {
-            contract: "c".to_owned(),
-            base: Some("python:3.13-slim".to_owned()),
-            base_digest: Some(format!("sha256:{}", "ab".repeat(32))),
-        };
-        assert_eq!(
-            labels.describe_base().as_deref(),
-            Some("built from python:3.13-slim (sha256:abababababab)")
-        );
-        assert_eq!(ImageLabels::default().describe_base(), None);
-    }
+        Some(KernelImageStatus::Unknown { message }) => {
+            Row::new("image", Verdict::Warn, format!("{image}: {message}"))
+        }
+        None => Row::new("image", Verdict::Warn, format!("{image}: not checked")),
+    };
+    vec![docker, image_row]
 }

@@ -84,7 +84,7 @@ pub async fn run(
     json: bool,
 ) -> anyhow::Result<ExitCode> {
     let inputs = LoadInputs::from_process(overrides)?;
-    let mut rows = checks::all(&inputs).await;
+    let mut rows = checks::all(home, &inputs).await;
     // A key missing from this shell may be in the credential store (`hailer login`); only the
     // daemon reads the store, so ask it.
     if let Some(row) = rows
