@@ -100,6 +100,6 @@ async fn a_download_from_an_unreachable_registry_fails_with_what_docker_said() {
     assert!(text.contains("docker said:"), "{text}");
     assert_eq!(
         lines.lock().unwrap()[0],
-        "Downloading 127.0.0.1:9/hailer/kernel:none ..."
+        "Downloading 127.0.0.1:9/hailer/kernel:none"
     );
 }
