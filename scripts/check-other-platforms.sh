@@ -87,7 +87,7 @@ step "daemon life-cycle under Wine ($windows)"
 wine_daemon() {
     cargo build --quiet --locked --target "$windows" -p hailer --bins
     cp "$HAILER_TEST_WINE_DLL" "$windows_debug/"
-    local home hailer runtime port token code mode
+    local home runtime port token code mode status
     home="$(mktemp -d)"
     # Wine sees the Unix file system as drive Z:.
     export HAILER_HOME="Z:${home//\//\\}"
@@ -99,7 +99,9 @@ wine_daemon() {
         exit 1
     }
     hailer daemon start || fail "hailer daemon start failed"
-    hailer daemon status --json | grep -q '"pid"' || fail "hailer daemon status --json printed no pid"
+    # Read all of it before matching: `grep -q` would close the pipe while hailer still writes.
+    status="$(hailer daemon status --json)" || fail "hailer daemon status --json failed"
+    grep -q '"pid"' <<<"$status" || fail "hailer daemon status --json printed no pid: $status"
     runtime="$home/run/hailerd.json"
     [ -f "$runtime" ] || fail "no runtime file at $runtime"
     port="$(sed -n 's/.*"port":\([0-9]*\).*/\1/p' "$runtime")"
