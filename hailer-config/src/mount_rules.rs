@@ -262,7 +262,13 @@ pub fn judge(os: Os, folders: &MountFolders) -> Result<(), MountRefusal> {
         }
     }
 
-    let state = folders.workspace.join(STATE_DIR);
+    // Joined as `os` writes paths (not with the host's separator), so the rules read the same on
+    // every host.
+    let state = PathBuf::from(hailer_platform::path_model::join_text(
+        os,
+        &folders.workspace.to_string_lossy(),
+        STATE_DIR,
+    ));
     let mut never_touches: Vec<(Exposed, &PathBuf)> = vec![(Exposed::HailerState, &state)];
     for (name, path) in &folders.credentials {
         never_touches.push((Exposed::Credentials(name), path));

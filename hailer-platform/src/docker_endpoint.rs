@@ -214,11 +214,10 @@ fn default_host(lookup: &Lookup<'_>) -> String {
 /// Where the engine usually listens on `os`, most likely first.
 pub fn default_candidates(os: Os, home: Option<&Path>) -> Vec<String> {
     let per_user = |parts: &[&str]| {
+        // Joined as `os` writes paths, not as the host does: the same answer on every host.
         home.map(|home| {
-            let path = parts
-                .iter()
-                .fold(home.to_path_buf(), |path, part| path.join(part));
-            format!("unix://{}", path.display())
+            let path = crate::path_model::join_text(os, &home.to_string_lossy(), &parts.join("/"));
+            format!("unix://{path}")
         })
     };
     match os {

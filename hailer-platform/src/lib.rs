@@ -17,5 +17,7 @@ pub mod path_model;
 pub mod private_fs;
 pub mod program;
 pub mod stop_signal;
+#[cfg(windows)]
+pub mod wine;
 
 pub use os::Os;

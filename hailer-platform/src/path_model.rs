@@ -5,6 +5,22 @@
 
 use crate::Os;
 
+/// `base` with `relative` (names written with `/`) appended as `os` writes paths: with `\\` on
+/// Windows, `/` elsewhere. A pure string function, so a Unix path joined on a Windows host (or
+/// the other way round) reads as its own system would write it, unlike the host's `PathBuf::join`.
+pub fn join_text(os: Os, base: &str, relative: &str) -> String {
+    let separator = if os == Os::Windows { '\\' } else { '/' };
+    let mut joined = base.to_owned();
+    for name in relative.split('/').filter(|name| !name.is_empty()) {
+        let ends_in_separator = joined.ends_with(separator) || joined.ends_with('/');
+        if !joined.is_empty() && !ends_in_separator {
+            joined.push(separator);
+        }
+        joined.push_str(name);
+    }
+    joined
+}
+
 /// Where a path starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Root {
@@ -162,6 +178,36 @@ fn share_root(text: &str) -> (Root, &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn joins_with_the_separator_of_the_system_not_of_the_host() {
+        let table = [
+            (Os::Linux, "/home/zoë/ws", ".hailer", "/home/zoë/ws/.hailer"),
+            (
+                Os::MacOs,
+                "/Users/Zoë Ås",
+                ".docker/run/docker.sock",
+                "/Users/Zoë Ås/.docker/run/docker.sock",
+            ),
+            (Os::Linux, "/", "var/run", "/var/run"),
+            (
+                Os::Windows,
+                r"C:\Users\Zoë Ås",
+                ".docker/config.json",
+                r"C:\Users\Zoë Ås\.docker\config.json",
+            ),
+            (Os::Windows, r"C:\", "Users", r"C:\Users"),
+            (
+                Os::Windows,
+                r"\\server\share",
+                "sales",
+                r"\\server\share\sales",
+            ),
+        ];
+        for (os, base, relative, expected) in table {
+            assert_eq!(join_text(os, base, relative), expected, "{os:?}");
+        }
+    }
 
     #[test]
     fn windows_paths_of_every_kind() {

@@ -90,12 +90,23 @@ pub fn check_private(dir: &Path) -> Result<(), NotPrivate> {
     #[cfg(windows)]
     {
         if windows_acl::is_owner_only(dir).map_err(unreadable)? {
-            Ok(())
-        } else {
-            Err(NotPrivate::Acl {
-                path: dir.display().to_string(),
-            })
+            return Ok(());
         }
+        // Wine 8 does not keep a file's access list: SetNamedSecurityInfoW succeeds, and
+        // GetNamedSecurityInfoW then reads back Wine's default list (SYSTEM, Administrators and
+        // the user). There the owner-only list cannot be checked, and the folder's Unix mode is
+        // what protects it; say so rather than refuse to start.
+        if let Some(version) = crate::wine::version() {
+            tracing::warn!(
+                path = %dir.display(),
+                wine = %version,
+                "running under Wine, which does not keep access lists: not checking that only you can open this folder"
+            );
+            return Ok(());
+        }
+        Err(NotPrivate::Acl {
+            path: dir.display().to_string(),
+        })
     }
 }
 
@@ -139,6 +150,20 @@ mod tests {
         let dir = root.path().join("run dir ünï");
         ensure_private_dir(&dir).unwrap();
         check_private(&dir).unwrap();
+        // Real Windows keeps the owner-only list and this reads it back. Wine 8 cannot: it
+        // forgets the list it was given and reads back its default one (see `check_private`),
+        // so under Wine (found through ntdll's `wine_get_version`) only the setting, the reading
+        // and the folder's use are checked, and the test says so in its output.
+        #[cfg(windows)]
+        let wine = crate::wine::version();
+        #[cfg(windows)]
+        match &wine {
+            None => assert!(windows_acl::is_owner_only(&dir).unwrap()),
+            Some(version) => println!(
+                "under Wine {version}: owner-only access list set and read without error, \
+                 but not checked (Wine does not keep access lists)"
+            ),
+        }
         let mut file = private_temp_file(&dir, ".t-").unwrap();
         file.write_all(b"x").unwrap();
         let path = dir.join("file.json");
@@ -150,7 +175,12 @@ mod tests {
             assert_eq!(mode, 0o600);
         }
         #[cfg(windows)]
-        assert!(windows_acl::is_owner_only(&path).unwrap());
+        {
+            let owner_only = windows_acl::is_owner_only(&path).unwrap();
+            if wine.is_none() {
+                assert!(owner_only);
+            }
+        }
     }
 
     #[cfg(unix)]
