@@ -1,8 +1,11 @@
-//! Finding and ending a server's processes through `/proc`.
+//! Finding and ending a server's processes: through `/proc` on Linux, through `ps` on the other
+//! Unix systems (macOS has no `/proc`; see [`ps`](self::ps)).
 //!
 //! marimo starts each kernel as its own session leader, so signalling the server's process group
 //! does not reach kernels: they are found as descendants of the server instead, and identified by
-//! pid plus start time so a reused pid is never signalled.
+//! pid plus start time so a reused pid is never signalled. The start time's unit depends on the
+//! source (clock ticks since boot from `/proc`, seconds since the epoch from `ps`), so a value is
+//! only ever compared with one read the same way on the same system.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
@@ -10,15 +13,20 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 
+#[cfg(any(not(target_os = "linux"), test))]
+mod ps;
+
 /// A process, pinned to one incarnation of its pid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProcessId {
     pub pid: i32,
-    /// Start time in clock ticks since boot (field 22 of `/proc/<pid>/stat`).
+    /// Start time: clock ticks since boot on Linux (field 22 of `/proc/<pid>/stat`), seconds
+    /// since the Unix epoch elsewhere (`ps`'s `lstart`).
     pub start_time: u64,
 }
 
-/// The fields of `/proc/<pid>/stat` this module uses.
+/// The fields of a process this module uses (named after `/proc/<pid>/stat`'s; `state` has its
+/// letters: `Z` is a zombie, `R` running, `S` asleep, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProcStat {
     pub state: char,
@@ -41,25 +49,48 @@ pub fn parse_stat(text: &str) -> Option<ProcStat> {
 }
 
 /// The stat of `pid`, if it exists.
+#[cfg(target_os = "linux")]
 pub fn read_stat(pid: i32) -> Option<ProcStat> {
     parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }
 
+/// The stat of `pid`, if it exists.
+#[cfg(not(target_os = "linux"))]
+pub fn read_stat(pid: i32) -> Option<ProcStat> {
+    ps::read_one(pid)
+}
+
+/// Every process of the system.
+#[cfg(target_os = "linux")]
+fn process_table() -> Vec<(i32, ProcStat)> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(|pid| Some((pid, read_stat(pid)?)))
+        .collect()
+}
+
+/// Every process of the system.
+#[cfg(not(target_os = "linux"))]
+fn process_table() -> Vec<(i32, ProcStat)> {
+    ps::read_table()
+}
+
 /// Every live process below `root` (children, grandchildren, ...), parents first.
 pub fn descendants(root: i32) -> Vec<(ProcessId, ProcStat)> {
+    descendants_in(process_table(), root)
+}
+
+/// The processes below `root` in `table`, parents first.
+fn descendants_in(table: Vec<(i32, ProcStat)>, root: i32) -> Vec<(ProcessId, ProcStat)> {
     let mut children: HashMap<i32, Vec<(i32, ProcStat)>> = HashMap::new();
-    if let Ok(entries) = std::fs::read_dir("/proc") {
-        for entry in entries.flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<i32>().ok())
-            else {
-                continue;
-            };
-            if let Some(stat) = read_stat(pid) {
-                children.entry(stat.ppid).or_default().push((pid, stat));
-            }
+    for (pid, stat) in table {
+        // A pid that is its own parent (pid 0 on macOS) would loop.
+        if pid != stat.ppid {
+            children.entry(stat.ppid).or_default().push((pid, stat));
         }
     }
     let mut found = Vec::new();
@@ -83,6 +114,26 @@ pub fn descendants(root: i32) -> Vec<(ProcessId, ProcStat)> {
 pub fn is_running(process: ProcessId) -> bool {
     read_stat(process.pid).is_some_and(|stat| {
         stat.start_time == process.start_time && !matches!(stat.state, 'Z' | 'X' | 'x')
+    })
+}
+
+/// Whether any of `processes` still runs.
+#[cfg(target_os = "linux")]
+fn any_running(processes: &[ProcessId]) -> bool {
+    processes.iter().any(|p| is_running(*p))
+}
+
+/// Whether any of `processes` still runs (one `ps` for them all).
+#[cfg(not(target_os = "linux"))]
+fn any_running(processes: &[ProcessId]) -> bool {
+    if processes.is_empty() {
+        return false;
+    }
+    let table: HashMap<i32, ProcStat> = process_table().into_iter().collect();
+    processes.iter().any(|p| {
+        table.get(&p.pid).is_some_and(|stat| {
+            stat.start_time == p.start_time && !matches!(stat.state, 'Z' | 'X' | 'x')
+        })
     })
 }
 
@@ -111,7 +162,7 @@ pub async fn end_processes(processes: &[ProcessId], grace: Duration) {
         signal_process(*process, Signal::SIGTERM);
     }
     let until = tokio::time::Instant::now() + grace;
-    while processes.iter().any(|p| is_running(*p)) && tokio::time::Instant::now() < until {
+    while any_running(processes) && tokio::time::Instant::now() < until {
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
     kill_now(processes);
@@ -163,5 +214,98 @@ mod tests {
         kill_now(&[process]);
         child.wait().unwrap();
         assert!(!is_running(process));
+    }
+
+    #[test]
+    fn descendants_walk_the_tree_parents_first() {
+        let stat = |ppid, start_time| ProcStat {
+            state: 'S',
+            ppid,
+            pgrp: 1,
+            start_time,
+        };
+        let table = vec![
+            (0, stat(0, 1)),
+            (1, stat(0, 2)),
+            (30, stat(20, 3)),
+            (20, stat(10, 4)),
+            (10, stat(1, 5)),
+            (11, stat(1, 6)),
+            (99, stat(98, 7)),
+        ];
+        let pids: Vec<i32> = descendants_in(table.clone(), 1)
+            .iter()
+            .map(|(p, _)| p.pid)
+            .collect();
+        assert_eq!(pids, [10, 11, 20, 30]);
+        let pids: Vec<i32> = descendants_in(table, 0)
+            .iter()
+            .map(|(p, _)| p.pid)
+            .collect();
+        assert_eq!(pids, [1, 10, 11, 20, 30]);
+    }
+
+    /// The `ps` path (macOS's) run for real: Linux's procps `ps` takes the same options.
+    #[test]
+    fn ps_sees_the_child_that_proc_sees() {
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let pid = i32::try_from(child.id()).unwrap();
+        let me = i32::try_from(std::process::id()).unwrap();
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+
+        let from_proc = read_stat(pid).unwrap();
+        let first = ps::read_one(pid).unwrap();
+        let second = ps::read_one(pid).unwrap();
+        let (_, in_table) = ps::read_table()
+            .into_iter()
+            .find(|(found, _)| *found == pid)
+            .unwrap();
+        assert_eq!((first.ppid, first.pgrp), (me, pid));
+        assert_eq!((first.ppid, first.pgrp), (from_proc.ppid, from_proc.pgrp));
+        assert_eq!(first.start_time, second.start_time);
+        assert_eq!(in_table.start_time, first.start_time);
+        assert!(
+            first.start_time.abs_diff(started) < 120,
+            "start {} is not about now {started}",
+            first.start_time
+        );
+        assert!(!matches!(first.state, 'Z' | 'X' | 'x'));
+
+        let found = descendants_in(ps::read_table(), me);
+        assert!(
+            found
+                .iter()
+                .any(|(p, stat)| p.pid == pid && stat.pgrp == pid)
+        );
+
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(ps::read_one(pid), None);
+    }
+
+    #[test]
+    fn ps_marks_a_zombie() {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = i32::try_from(child.id()).unwrap();
+        let until = std::time::Instant::now() + Duration::from_secs(5);
+        let mut state = None;
+        while std::time::Instant::now() < until {
+            state = ps::read_one(pid).map(|stat| stat.state);
+            if state == Some('Z') {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(state, Some('Z'));
+        child.wait().unwrap();
+        assert_eq!(ps::read_one(pid), None);
     }
 }

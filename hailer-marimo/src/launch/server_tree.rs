@@ -1,7 +1,8 @@
 //! A marimo server's process tree and how it ends. Unix: the server leads its own process group,
-//! and its kernels (each a session leader of its own) are found through `/proc` and signalled by
-//! pid and start time (`process_tree`). Windows: the server is put in a Job Object that its
-//! kernels join as they start; ending the job ends them all, and so does the daemon's end.
+//! and its kernels (each a session leader of its own) are found through `/proc` (Linux) or `ps`
+//! (macOS) and signalled by pid and start time (`process_tree`). Windows: the server is put in a
+//! Job Object that its kernels join as they start; ending the job ends them all, and so does the
+//! daemon's end.
 
 use std::time::Duration;
 
