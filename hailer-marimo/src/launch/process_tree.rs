@@ -1,5 +1,5 @@
 //! Finding and ending a server's processes: through `/proc` on Linux, through `ps` on the other
-//! Unix systems (macOS has no `/proc`; see [`ps`](self::ps)).
+//! Unix systems (macOS has no `/proc`; see the `ps` submodule).
 //!
 //! marimo starts each kernel as its own session leader, so signalling the server's process group
 //! does not reach kernels: they are found as descendants of the server instead, and identified by
