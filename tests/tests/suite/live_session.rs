@@ -294,7 +294,8 @@ async fn the_page_opened_later_shows_both_questions_and_answers() {
     let shown = shown.as_str().unwrap();
     for seen in [
         "The first question",
-        "Tool: marimo_execute",
+        "marimo_execute",
+        "print(6 * 7)",
         "The first answer is 42.",
         "The second question",
     ] {
