@@ -136,6 +136,24 @@ async fn a_chart_the_agent_makes_shows_under_the_answer_with_its_code_in_full() 
         .unwrap();
     assert_eq!(cells, 4);
 
+    // The audit panel lists the run with its code in full and the cell it created.
+    let audit = browser
+        .wait_for(
+            "the audit panel's records",
+            "const items = [...document.querySelectorAll('#audit-list li')];\
+             const exec = items.find(li => li.dataset.kind === 'exec');\
+             const cell = items.find(li => li.dataset.kind === 'cell');\
+             if (!exec || !cell) return '';\
+             return [exec.querySelector('pre code').textContent, cell.textContent];",
+            WAIT,
+        )
+        .await
+        .unwrap();
+    assert_eq!(audit[0], CHART_CODE);
+    let cell = audit[1].as_str().unwrap();
+    assert!(cell.contains("created cell"), "{cell}");
+    assert!(cell.contains("import altair as _alt"), "{cell}");
+
     // The tool call's code, in full and highlighted, once expanded.
     let collapsed = browser
         .eval("return document.querySelector('details.tool-call').open")
