@@ -38,7 +38,7 @@ pub struct SyntaxIssue {
 }
 
 /// One cell, as the notebook document holds it.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct CellSnapshot {
     pub id: String,
     /// Empty or `_` for an unnamed cell.

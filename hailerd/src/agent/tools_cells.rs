@@ -344,14 +344,8 @@ mod tests {
     fn cell(id: &str, chart: Option<&str>) -> CellSnapshot {
         CellSnapshot {
             id: id.to_owned(),
-            name: String::new(),
-            code: String::new(),
-            status: None,
-            errors: Vec::new(),
-            defs: Vec::new(),
-            refs: Vec::new(),
-            syntax: None,
             chart: chart.map(str::to_owned),
+            ..CellSnapshot::default()
         }
     }
 

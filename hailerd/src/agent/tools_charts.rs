@@ -107,13 +107,8 @@ mod tests {
         CellSnapshot {
             id: id.to_owned(),
             name: name.to_owned(),
-            code: String::new(),
-            status: None,
-            errors: Vec::new(),
-            defs: Vec::new(),
-            refs: Vec::new(),
-            syntax: None,
             chart: Some("f".to_owned()),
+            ..CellSnapshot::default()
         }
     }
 

@@ -110,8 +110,7 @@ mod tests {
             errors: Vec::new(),
             defs: defs.iter().map(|s| (*s).to_owned()).collect(),
             refs: refs.iter().map(|s| (*s).to_owned()).collect(),
-            syntax: None,
-            chart: None,
+            ..CellSnapshot::default()
         }
     }
 
