@@ -94,9 +94,13 @@ where
                     }
                 }
             }
-            // Gone: no longer there, or (Windows, where a removed file open elsewhere can linger
-            // as "delete pending") there but no longer openable.
-            if !path.exists() || tokio::fs::File::open(&path).await.is_err() {
+            if !path.exists() {
+                break;
+            }
+            // On Windows a removed file that is still open can linger as "delete pending": there,
+            // but no longer openable. Unix takes the name away at once.
+            #[cfg(windows)]
+            if tokio::fs::File::open(&path).await.is_err() {
                 break;
             }
             // The file was truncated (a new writer): start over from its start.
