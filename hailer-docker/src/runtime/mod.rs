@@ -26,6 +26,7 @@ pub use leftovers::{
 pub use memory::MemoryCheck;
 pub use readiness::log_tail;
 pub use removal::{Object, Removal};
+use removal::Unanswered;
 pub use settings::kernel_command;
 pub use spec::{
     DATA_IN_KERNEL, DockerSpec, KERNEL_PORT, NOTEBOOKS_IN_KERNEL, kernel_user, nano_cpus,
@@ -59,15 +60,27 @@ pub struct DockerKernel {
     docker: Docker,
 }
 
-/// What a start created, in creation order; removed on drop unless emptied.
+/// What a start created, in creation order, and the creates it is waiting on; removed on drop
+/// unless emptied.
 #[derive(Debug)]
 struct Created {
     docker: Docker,
     containers: Vec<Object>,
     networks: Vec<Object>,
+    unanswered: Vec<Unanswered>,
 }
 
 impl Created {
+    /// Notes a create about to be sent, so a drop before its answer still removes the object.
+    fn asking(&mut self, item: Unanswered) {
+        self.unanswered.push(item);
+    }
+
+    /// Notes that a create was answered, with the object made or with an error.
+    fn answered(&mut self, item: &Unanswered) {
+        self.unanswered.retain(|other| other != item);
+    }
+
     async fn remove(&mut self) -> Removal {
         // the forwarder before the kernel, then the network
         let containers: Vec<Object> = self.containers.drain(..).rev().collect();
@@ -80,7 +93,8 @@ impl Drop for Created {
     fn drop(&mut self) {
         let containers: Vec<Object> = self.containers.drain(..).rev().collect();
         let networks = std::mem::take(&mut self.networks);
-        remove_in_background(self.docker.clone(), containers, networks);
+        let unanswered = std::mem::take(&mut self.unanswered);
+        remove_in_background(self.docker.clone(), unanswered, containers, networks);
     }
 }
 
@@ -112,6 +126,7 @@ impl DockerKernel {
             docker: engine.docker().clone(),
             containers: Vec::new(),
             networks: Vec::new(),
+            unanswered: Vec::new(),
         };
         let settings = KernelSettings {
             image: &spec.image,
@@ -210,10 +225,13 @@ async fn create_and_wait(
     };
     let network_name = object_name(Role::Network, &spec.workspace_id, &suffix);
     if !spec.network {
+        let asked = Unanswered::Network(network_name.clone());
+        created.asking(asked.clone());
         let reply = docker
             .create_network(network_body(&network_name, &ownership))
-            .await
-            .map_err(Error::engine("create the kernel's network"))?;
+            .await;
+        created.answered(&asked);
+        let reply = reply.map_err(Error::engine("create the kernel's network"))?;
         created.networks.push(Object {
             id: reply.id,
             name: network_name.clone(),
@@ -222,13 +240,17 @@ async fn create_and_wait(
         tracing::debug!(elapsed = ?began.elapsed(), "network created");
     }
     let kernel_name = object_name(Role::Kernel, &spec.workspace_id, &suffix);
+    let asked = Unanswered::Container(kernel_name.clone());
+    created.asking(asked.clone());
     let kernel = create_container(
         docker,
         &kernel_name,
         kernel_body(&settings, &ownership),
         "kernel",
     )
-    .await?;
+    .await;
+    created.answered(&asked);
+    let kernel = kernel?;
     created.containers.push(kernel.clone());
     tracing::debug!(elapsed = ?began.elapsed(), "kernel container created");
     // The kernel boots (the long part) while the forwarder is made and joined to its network.
@@ -245,6 +267,8 @@ async fn create_and_wait(
         kernel.clone()
     } else {
         let name = object_name(Role::Forwarder, &spec.workspace_id, &suffix);
+        let asked = Unanswered::Container(name.clone());
+        created.asking(asked.clone());
         let (kernel_started, forwarder) = tokio::join!(
             start_kernel,
             create_container(
@@ -255,6 +279,7 @@ async fn create_and_wait(
             )
         );
         // Recorded before anything else can fail, so every exit path removes it.
+        created.answered(&asked);
         let forwarder = forwarder?;
         created.containers.push(forwarder.clone());
         tracing::debug!(elapsed = ?began.elapsed(), "forwarder created");

@@ -132,15 +132,72 @@ fn verdict(name: &str, gone: bool, error: Option<bollard::errors::Error>) -> Rem
     }
 }
 
-/// Removes what a dropped start or kernel left behind. It runs on a thread of its own with its
-/// own runtime and is waited for: a spawned task would be lost when the caller's runtime is
-/// shutting down (a panic, the end of `main`), which is exactly when this is needed.
-pub fn remove_in_background(docker: Docker, containers: Vec<Object>, networks: Vec<Object>) {
-    if containers.is_empty() && networks.is_empty() {
+/// A create request whose answer never came because the start was dropped while it was on its
+/// way: the engine may still make the object, a moment later, under the name we gave it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unanswered {
+    Container(String),
+    Network(String),
+}
+
+/// How long an unanswered create is waited for before it counts as never made.
+const UNANSWERED_TRIES: usize = 12;
+const UNANSWERED_PAUSE: Duration = Duration::from_millis(250);
+
+/// Removes the objects of unanswered creates by name, containers first. One the engine has
+/// not made (yet) is looked for again a few times, since the create may land after the drop.
+async fn remove_unanswered(docker: &Docker, unanswered: &[Unanswered]) -> Removal {
+    let mut removal = Removal::default();
+    let (containers, networks): (Vec<_>, Vec<_>) = unanswered
+        .iter()
+        .partition(|item| matches!(item, Unanswered::Container(_)));
+    for item in containers.into_iter().chain(networks) {
+        for _ in 0..UNANSWERED_TRIES {
+            let (name, outcome) = match item {
+                Unanswered::Container(name) => {
+                    let options = RemoveContainerOptions {
+                        force: true,
+                        v: true,
+                        ..Default::default()
+                    };
+                    (name, docker.remove_container(name, Some(options)).await)
+                }
+                Unanswered::Network(name) => (name, docker.remove_network(name).await),
+            };
+            match outcome {
+                Ok(()) => {
+                    removal.removed.push(name.clone());
+                    break;
+                }
+                Err(error) if engine_status(&error) == Some(404) => {
+                    tokio::time::sleep(UNANSWERED_PAUSE).await;
+                }
+                Err(error) => {
+                    removal.failed.push((name.clone(), engine_said(&error)));
+                    break;
+                }
+            }
+        }
+    }
+    removal
+}
+
+/// Removes what a dropped start or kernel left behind: the objects of unanswered creates, then
+/// the containers, then the networks. It runs on a thread of its own with its own runtime and
+/// is waited for: a spawned task would be lost when the caller's runtime is shutting down (a
+/// panic, the end of `main`), which is exactly when this is needed.
+pub fn remove_in_background(
+    docker: Docker,
+    unanswered: Vec<Unanswered>,
+    containers: Vec<Object>,
+    networks: Vec<Object>,
+) {
+    if unanswered.is_empty() && containers.is_empty() && networks.is_empty() {
         return;
     }
     let work = async move {
-        let removal = remove_all(&docker, &containers, &networks).await;
+        let mut removal = remove_unanswered(&docker, &unanswered).await;
+        removal.merge(remove_all(&docker, &containers, &networks).await);
         if removal.is_complete() {
             tracing::info!(removed = ?removal.removed, "removed the containers of a kernel that was dropped");
         } else {
