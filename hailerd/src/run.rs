@@ -71,7 +71,17 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // The token goes into this folder: refuse to start when others could read it.
     runtime_file::check_private(&home.runtime_dir)?;
 
-    let lock = match singleton::try_acquire(&home.daemon_lock())? {
+    // A daemon that was just asked to stop may still hold the lock for a moment after removing
+    // its runtime file: the one started right after it waits for it instead of giving up.
+    let runtime_path = home.runtime_file();
+    let serving = || runtime_path.exists();
+    let lock = match singleton::acquire_past_a_leaving_holder(
+        &home.daemon_lock(),
+        serving,
+        singleton::LEAVING_PATIENCE,
+    )
+    .await?
+    {
         Acquired::Lock(lock) => lock,
         Acquired::HeldByAnother => {
             match runtime_file::read(&home.runtime_file()) {
@@ -99,7 +109,6 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // runtime file exists must stop the daemon the orderly way, not kill it.
     let stop = stop_signal();
     let pid = std::process::id();
-    let runtime_path = home.runtime_file();
     runtime_file::write(
         &runtime_path,
         &RuntimeFile {

@@ -25,8 +25,8 @@ pub use leftovers::{
 };
 pub use memory::MemoryCheck;
 pub use readiness::log_tail;
-pub use removal::{Object, Removal};
 use removal::Unanswered;
+pub use removal::{Object, Removal};
 pub use settings::kernel_command;
 pub use spec::{
     DATA_IN_KERNEL, DockerSpec, KERNEL_PORT, NOTEBOOKS_IN_KERNEL, kernel_user, nano_cpus,
