@@ -9,8 +9,8 @@ use hailer_model::{Completion, Item, ModelClient, ModelRequest, ReasoningEffort}
 use tokio_util::sync::CancellationToken;
 
 use crate::item::{StoredItem, ThreadItem};
-use crate::turn::call_model;
 use crate::turn::stop::Stop;
+use crate::turn::{StreamBudget, call_model};
 
 /// Items kept verbatim after a summary.
 pub const KEEP_RECENT_ITEMS: usize = 20;
@@ -148,6 +148,7 @@ impl Summariser {
         items: &[StoredItem],
         reasoning_effort: Option<ReasoningEffort>,
         cancel: &CancellationToken,
+        budget: &mut StreamBudget,
     ) -> Result<Option<Summary>, Stop> {
         let Some(cut) = self.split_point(items) else {
             return Ok(None);
@@ -161,7 +162,7 @@ impl Summariser {
             tools: Vec::new(),
             reasoning_effort,
         };
-        let completion = call_model(client, &request, None, cancel).await?;
+        let completion = call_model(client, &request, None, cancel, budget).await?;
         let text = completion.text.trim().to_owned();
         if text.is_empty() {
             return Ok(None);

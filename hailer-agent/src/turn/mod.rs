@@ -15,7 +15,7 @@ use hailer_model::{AssistantMessage, Completion, ModelClient, ModelRequest, Reas
 use tokio_util::sync::CancellationToken;
 
 pub use events::{ARGUMENT_PREVIEW_CHARS, EventSink, RESULT_PREVIEW_CHARS, TurnEvent};
-pub(crate) use model_call::call_model;
+pub(crate) use model_call::{StreamBudget, call_model};
 pub use tool_calls::{argument_preview, call_code, result_output, result_preview};
 
 use self::stop::Stop;
@@ -33,6 +33,10 @@ const EMPTY_ANSWER_RETRIES: usize = 1;
 /// The default cap on model calls in one turn.
 pub const DEFAULT_MAX_MODEL_CALLS: usize = 40;
 
+/// The default cap on what the model sends in one turn (text and tool-call arguments, over all
+/// its calls): far above any answer, far below what would strain memory.
+pub const DEFAULT_MAX_STREAM_BYTES: usize = 16 * 1024 * 1024;
+
 /// How turns run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TurnSettings {
@@ -40,6 +44,8 @@ pub struct TurnSettings {
     pub max_model_calls: usize,
     /// Tool results are capped to this many characters before the model or the store sees them.
     pub max_tool_output_chars: usize,
+    /// Bytes the model may send in one turn before it ends with a message saying so.
+    pub max_stream_bytes: usize,
     /// Sent with every call when set.
     pub reasoning_effort: Option<ReasoningEffort>,
     pub summariser: Summariser,
@@ -50,6 +56,7 @@ impl Default for TurnSettings {
         Self {
             max_model_calls: DEFAULT_MAX_MODEL_CALLS,
             max_tool_output_chars: DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+            max_stream_bytes: DEFAULT_MAX_STREAM_BYTES,
             reasoning_effort: None,
             summariser: Summariser::default(),
         }
@@ -94,8 +101,8 @@ pub struct Turn<'a> {
 }
 
 /// What a turn keeps track of as it goes.
-#[derive(Default)]
 struct Progress {
+    budget: StreamBudget,
     usage: Option<TokenUsage>,
     user_saved: bool,
     history: Vec<StoredItem>,
@@ -112,7 +119,8 @@ async fn answer(
     progress: &mut Progress,
 ) -> Result<Completion, Stop> {
     for _ in 0..=EMPTY_ANSWER_RETRIES {
-        let completion = call_model(client, request, Some(events), cancel).await?;
+        let completion =
+            call_model(client, request, Some(events), cancel, &mut progress.budget).await?;
         progress.usage = TokenUsage::accumulate(progress.usage, completion.usage);
         if !completion.text.trim().is_empty() || !completion.tool_calls.is_empty() {
             return Ok(completion);
@@ -138,7 +146,13 @@ impl Turn<'_> {
             turn_id: turn_id.clone(),
             text: user_text.to_owned(),
         });
-        let mut progress = Progress::default();
+        let mut progress = Progress {
+            budget: StreamBudget::new(self.settings.max_stream_bytes),
+            usage: None,
+            user_saved: false,
+            history: Vec::new(),
+            reported_input: None,
+        };
         let outcome = match self.drive(user_text, &mut progress).await {
             Ok(outcome) => outcome,
             Err(Stop::Cancelled) => TurnOutcome::Cancelled,
@@ -208,6 +222,7 @@ impl Turn<'_> {
                 &progress.history,
                 self.settings.reasoning_effort,
                 self.cancel,
+                &mut progress.budget,
             )
             .await
         {

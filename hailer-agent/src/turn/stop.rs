@@ -60,6 +60,26 @@ impl Stop {
     }
 }
 
+impl Stop {
+    pub(crate) fn stream_cap(cap: usize) -> Self {
+        const MIB: usize = 1024 * 1024;
+        let cap = if cap >= MIB && cap % MIB == 0 {
+            format!("{} MiB", cap / MIB)
+        } else {
+            format!("{cap} bytes")
+        };
+        Self::Failed {
+            message: format!(
+                "The model sent more than {cap} in this turn, far more than an answer needs, \
+                 so the turn was stopped."
+            ),
+            hint: "Ask again; if it happens again, the model or the endpoint is misbehaving: \
+                   try another model with /model."
+                .to_owned(),
+        }
+    }
+}
+
 impl From<Error> for Stop {
     fn from(error: Error) -> Self {
         Self::Failed {

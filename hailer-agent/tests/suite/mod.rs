@@ -7,6 +7,7 @@ mod secrets;
 mod step_cap;
 mod store;
 mod store_kill;
+mod stream_budget;
 mod summarise;
 mod support;
 mod tool_errors;
