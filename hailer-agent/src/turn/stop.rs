@@ -63,7 +63,7 @@ impl Stop {
 impl Stop {
     pub(crate) fn stream_cap(cap: usize) -> Self {
         const MIB: usize = 1024 * 1024;
-        let cap = if cap >= MIB && cap % MIB == 0 {
+        let cap = if cap >= MIB && cap.is_multiple_of(MIB) {
             format!("{} MiB", cap / MIB)
         } else {
             format!("{cap} bytes")
