@@ -2,6 +2,8 @@
 
 use std::path::Path;
 
+use anyhow::Context as _;
+
 use hailer_config::{InitAction, Runtime};
 
 use hailer_config::home::HailerHome;
@@ -16,6 +18,10 @@ pub async fn run(
     kernel: Option<Runtime>,
 ) -> anyhow::Result<()> {
     let report = hailer_config::init(workspace, force, kernel)?;
+    // What `--kernel` wrote is the user's own choice, not a repository's.
+    report
+        .trust_the_written_config(&home.config_dir)
+        .context("cannot record the new hailer.toml as trusted")?;
     println!("Workspace: {}", report.workspace.display());
     for entry in &report.entries {
         let shown = entry
@@ -66,7 +72,9 @@ pub async fn run(
     ];
     if kept.needs_trust {
         steps.push(
-            "hailer.toml names programs to run or an endpoint for your key: once you have read              it, run `hailer trust` (`hailer trust --show` lists them)."
+            "hailer.toml names programs to run, an endpoint for your key or the unsafe-local \
+             runtime: none of them applies until you have read it and run `hailer trust` \
+             (`hailer trust --show` lists them)."
                 .to_owned(),
         );
     }
@@ -115,6 +123,14 @@ fn what_the_file_says(workspace: &Path, asked: Option<Runtime>) -> Kept {
                 .iter()
                 .find(|s| s.provider.as_deref() == Some(loaded.config.model.provider.as_str()))
                 .and_then(|s| s.variables.first().cloned());
+            // A runtime waiting for `hailer trust` is what the file asks for, and what the
+            // next steps are about.
+            let refused_runtime = needs_trust
+                && loaded
+                    .trust
+                    .settings
+                    .iter()
+                    .any(|s| s.name == "[kernel] runtime");
             let config = loaded.config;
             let data = &config.hailer.data_dir;
             let data_folder = match data.strip_prefix(&loaded.workspace.root) {
@@ -122,7 +138,11 @@ fn what_the_file_says(workspace: &Path, asked: Option<Runtime>) -> Kept {
                 Err(_) => data.display().to_string(),
             };
             Kept {
-                runtime: config.kernel.runtime,
+                runtime: if refused_runtime {
+                    Runtime::UnsafeLocal
+                } else {
+                    config.kernel.runtime
+                },
                 key_variable: config
                     .active_provider()
                     .map(|p| p.env_key.clone())

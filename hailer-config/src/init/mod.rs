@@ -70,6 +70,34 @@ impl InitReport {
             .map(|entry| entry.path.as_path())
     }
 
+    /// Agrees to the settings that need trust in the configuration file this init wrote
+    /// (`--kernel unsafe-local`): the user asked for them by running `init`, no repository
+    /// brought them. A kept file is left to `hailer trust`. `None` when nothing was recorded.
+    pub fn trust_the_written_config(
+        &self,
+        config_dir: &Path,
+    ) -> std::result::Result<Option<crate::trust::TrustDecision>, crate::trust::TrustError> {
+        let file = Path::new(CONFIG_FILE);
+        if !self
+            .written()
+            .any(|path| path == file || path == self.workspace.join(file))
+        {
+            return Ok(None);
+        }
+        let mut inputs = crate::LoadInputs::new(&self.workspace);
+        inputs.config_dir = Some(config_dir.to_path_buf());
+        let Ok(loaded) = crate::load(&inputs) else {
+            return Ok(None);
+        };
+        if !loaded.trust.state.refuses() {
+            return Ok(None);
+        }
+        crate::trust::grant(
+            &loaded.trust,
+            &crate::trust::TrustStore::in_config_dir(config_dir),
+        )
+    }
+
     /// Paths that existed and were kept.
     pub fn kept(&self) -> impl Iterator<Item = &Path> {
         self.entries

@@ -3,8 +3,11 @@
 //!
 //! A cloned repository can carry a `hailer.toml`. Most of it is harmless, but a few settings
 //! would act with the user's powers: `[checks] ruff`/`ty` and `[kernel] python` run programs
-//! here, and a `[model_providers.<id>]` table decides which endpoint gets requests and the
-//! values of its key and header variables. These are the *gated* settings ([`gated`]). The
+//! here, `[kernel] runtime = "unsafe-local"` runs the agent's code here outside the sandbox,
+//! and a `[model_providers.<id>]` table decides which endpoint gets requests and the values of
+//! its key and header variables. These are the *gated* settings ([`gated`]). A program inside
+//! the workspace is trusted with its content: the digest covers the file's SHA-256 too, so a
+//! pulled change to the script asks again. The
 //! loader applies them only when the user's configuration folder holds a record (written by
 //! `hailer trust`) whose digest matches them; otherwise it drops them, with a warning naming
 //! each one and the command. A change to any of them changes the digest and asks again.
@@ -21,7 +24,11 @@ use sha2::{Digest, Sha256};
 
 use crate::paths;
 use crate::problem::{Area, Origin, Problem, Report};
-use crate::schema::{Config, OPENAI_PROVIDER, ProviderSettings, WireApi};
+use crate::schema::{Config, OPENAI_PROVIDER, ProviderSettings, Runtime, WireApi};
+
+/// How much of a program file inside the workspace the digest reads; a longer file is covered
+/// by this much and its length.
+const PROGRAM_DIGEST_BYTES: u64 = 64 * 1024 * 1024;
 
 pub use store::{TrustError, TrustStore};
 
@@ -111,7 +118,7 @@ impl Trust {
                 .unwrap_or_default();
             (
                 format!(
-                    "the provider '{provider}' is declared in {file}, which you have not                      trusted{}, so nothing is sent to it",
+                    "the provider '{provider}' is declared in {file}, which you have not trusted{}, so nothing is sent to it",
                     if self.state == TrustState::Changed {
                         " since its settings changed"
                     } else {
@@ -178,24 +185,39 @@ pub fn revoke(file: &Path, store: &TrustStore) -> Result<Option<TrustDecision>, 
         .then(|| TrustDecision::Revoked { file: file.clone() }))
 }
 
-/// The gated settings of a configuration read from a file, in a fixed order.
-pub fn gated(config: &Config, workspace: &Path) -> Vec<GatedSetting> {
+/// The gated settings of a configuration read from a file, in a fixed order. `runtime_from_file`
+/// says whether the file (rather than a flag or a variable of the user's) chose the runtime.
+pub fn gated(config: &Config, workspace: &Path, runtime_from_file: bool) -> Vec<GatedSetting> {
     let mut settings = Vec::new();
     let program = |name: &str, path: Option<&PathBuf>| {
         path.map(|path| {
             let shown = paths::display_relative(workspace, path);
+            let content = program_content(workspace, path)
+                .map(|digest| format!(" ({digest})"))
+                .unwrap_or_default();
             GatedSetting {
                 name: name.to_owned(),
                 provider: None,
                 effect: format!("runs {shown} on this machine"),
                 variables: Vec::new(),
-                exact: format!("{name} = {:?}", path.display().to_string()),
+                exact: format!("{name} = {:?}{content}", path.display().to_string()),
             }
         })
     };
     settings.extend(program("[checks] ruff", config.checks.ruff.as_ref()));
     settings.extend(program("[checks] ty", config.checks.ty.as_ref()));
     settings.extend(program("[kernel] python", config.kernel.python.as_ref()));
+    if runtime_from_file && config.kernel.runtime == Runtime::UnsafeLocal {
+        settings.push(GatedSetting {
+            name: "[kernel] runtime".to_owned(),
+            provider: None,
+            effect: "runs the agent's notebook code on this machine as you, outside the Docker \
+                     sandbox"
+                .to_owned(),
+            variables: Vec::new(),
+            exact: "[kernel] runtime = \"unsafe-local\"".to_owned(),
+        });
+    }
     let builtin = ProviderSettings::openai();
     for (id, provider) in &config.model_providers {
         let is_builtin = id == OPENAI_PROVIDER && *provider == builtin;
@@ -205,6 +227,49 @@ pub fn gated(config: &Config, workspace: &Path) -> Vec<GatedSetting> {
         settings.push(provider_setting(id, provider));
     }
     settings
+}
+
+/// `sha256:<hex>` of a program that lives inside the workspace (after following links), or
+/// `missing` when it does not exist; `None` for a program elsewhere (an installed tool whose
+/// upgrades are the user's own).
+fn program_content(workspace: &Path, path: &Path) -> Option<String> {
+    use std::io::Read as _;
+    let path = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        workspace.join(path)
+    };
+    let root = paths::resolve_existing(workspace);
+    let Ok(real) = std::fs::canonicalize(&path) else {
+        // A program that is not there (yet) is trusted as missing: one that appears asks again.
+        return paths::resolve_existing(&path)
+            .starts_with(&root)
+            .then(|| "missing".to_owned());
+    };
+    if !real.starts_with(&root) {
+        return None;
+    }
+    let mut hasher = Sha256::new();
+    let read = std::fs::File::open(&real).and_then(|file| {
+        let length = file.metadata()?.len();
+        let mut limited = file.take(PROGRAM_DIGEST_BYTES);
+        let mut buffer = vec![0u8; 64 * 1024];
+        loop {
+            let n = limited.read(&mut buffer)?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buffer[..n]);
+        }
+        Ok(length)
+    });
+    match read {
+        Ok(length) => {
+            hasher.update(length.to_le_bytes());
+            Some(format!("sha256:{}", hex::encode(hasher.finalize())))
+        }
+        Err(error) => Some(format!("unreadable: {}", error.kind())),
+    }
 }
 
 fn provider_setting(id: &str, provider: &ProviderSettings) -> GatedSetting {
@@ -250,13 +315,14 @@ pub(crate) fn apply(
     config: &mut Config,
     file: Option<&Path>,
     workspace: &Path,
+    runtime_from_file: bool,
     config_dir: Option<&Path>,
     report: &mut Report,
 ) -> Trust {
     let Some(file) = file else {
         return Trust::default();
     };
-    let settings = gated(config, workspace);
+    let settings = gated(config, workspace, runtime_from_file);
     let digest = digest_of(&settings);
     let file = paths::resolve_existing(file);
     let state = if settings.is_empty() {
@@ -293,6 +359,12 @@ fn refuse(
     config.checks.ruff = None;
     config.checks.ty = None;
     config.kernel.python = None;
+    if settings
+        .iter()
+        .any(|setting| setting.name == "[kernel] runtime")
+    {
+        config.kernel.runtime = Runtime::Docker;
+    }
     for id in settings.iter().filter_map(|s| s.provider.as_deref()) {
         if id == OPENAI_PROVIDER {
             // A redefined built-in provider: the definition is refused, the built-in stays.

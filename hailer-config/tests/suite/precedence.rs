@@ -81,7 +81,7 @@ fn defaults_then_file_then_environment_then_flags() {
         )
     );
 
-    let scratch = Scratch::with_config(FILE);
+    let scratch = Scratch::trusted_with_config(FILE);
     let mut inputs = scratch.inputs();
     assert_eq!(
         effective(&inputs),
@@ -130,7 +130,7 @@ fn defaults_then_file_then_environment_then_flags() {
 
 #[test]
 fn empty_variables_count_as_unset() {
-    let scratch = Scratch::with_config(FILE);
+    let scratch = Scratch::trusted_with_config(FILE);
     let mut inputs = scratch.inputs();
     inputs.env = ClientEnv::from_pairs([("HAILER_MODEL", ""), ("HAILER_KERNEL", "")]);
     let loaded = load(&inputs).unwrap();

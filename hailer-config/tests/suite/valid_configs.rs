@@ -13,7 +13,11 @@ use pretty_assertions::assert_eq;
 fn the_template_from_init_loads_with_zero_problems() {
     for runtime in [Runtime::Docker, Runtime::UnsafeLocal] {
         let scratch = Scratch::new();
-        init(&scratch.workspace(), false, Some(runtime)).unwrap();
+        let written = init(&scratch.workspace(), false, Some(runtime)).unwrap();
+        // The runtime asked for is the user's own: init records it as trusted.
+        written
+            .trust_the_written_config(&scratch.config_dir())
+            .unwrap();
         let report = check(&scratch.inputs());
         assert!(report.is_clean(), "{runtime}: {report:#?}");
         let loaded = load(&scratch.inputs()).unwrap();
@@ -295,8 +299,9 @@ fn docker_refuses_a_data_folder_that_exposes_home() {
         "{report:#?}"
     );
     // unsafe-local mounts nothing, so the rule does not apply there.
-    let scratch =
-        Scratch::with_config(b"[hailer]\ndata_dir = \"~\"\n[kernel]\nruntime = \"unsafe-local\"\n");
+    let scratch = Scratch::trusted_with_config(
+        b"[hailer]\ndata_dir = \"~\"\n[kernel]\nruntime = \"unsafe-local\"\n",
+    );
     init(&scratch.workspace(), false, None).unwrap();
     assert!(check(&scratch.inputs()).is_ok());
 }

@@ -55,6 +55,7 @@ impl Session {
         params.workspace = Some(self.workspace().display().to_string());
         let loaded = hailer_config::load(&load_inputs(&params, &self.config_dir)?)?;
         fatal_problems(&loaded)?;
+        self.audit_trust(&loaded);
         let loaded = Arc::new(loaded);
         if let Ok(mut current) = self.loaded.write() {
             *current = Arc::clone(&loaded);

@@ -9,6 +9,7 @@ mod owner_lock;
 #[allow(clippy::module_inception)]
 mod session;
 mod sweep;
+mod trust_audit;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -120,6 +121,7 @@ impl Sessions {
             (self.data_dir.clone(), self.config_dir.clone()),
             self.redactor.clone(),
         ));
+        session.audit_trust(&session.loaded());
         let setup = crate::agent::Agent::set_up(&session, &self.config_dir, params.new_thread);
         let _ = session.agent.set(Arc::new(setup.agent));
         if let (Some(notice), Ok(mut notices)) = (setup.notice, session.notices.lock()) {

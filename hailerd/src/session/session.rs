@@ -64,6 +64,8 @@ pub struct Session {
     pub(super) config_dir: PathBuf,
     /// The settings the kernel was (or is being) started with.
     pub(super) kernel_settings: std::sync::Mutex<Option<super::kernel_settings::KernelSettings>>,
+    /// The last trust decision written to the audit trail, to record each change once.
+    pub(super) audited_trust: std::sync::Mutex<Option<super::trust_audit::TrustSeen>>,
     pub started_at: i64,
     pub events: SessionBus,
     pub(super) kernel_state: watch::Sender<KernelSlot>,
@@ -118,6 +120,7 @@ impl Session {
             hailer_data_dir,
             config_dir,
             kernel_settings: std::sync::Mutex::new(None),
+            audited_trust: std::sync::Mutex::new(None),
             started_at: crate::clock::unix_now(),
             events: SessionBus::new(SESSION_CAPACITY, SESSION_BACKLOG),
             kernel_state,

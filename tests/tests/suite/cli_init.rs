@@ -175,5 +175,10 @@ fn init_on_a_kept_file_gives_the_next_steps_of_that_file() {
     assert!(said.contains("Set ACME_LLM_KEY in the shell"), "{said}");
     assert!(said.contains("files in sales-data/."), "{said}");
     assert!(said.contains("Kernel: unsafe-local."), "{said}");
+    // A kept file is not the user's own choice: its runtime and provider wait for trust.
+    assert!(
+        said.contains("none of them applies until you have read it and run `hailer trust`"),
+        "{said}"
+    );
     assert!(!said.contains("OPENAI_API_KEY"), "{said}");
 }

@@ -79,6 +79,12 @@ async fn a_cloned_config_runs_and_sends_nothing_until_trusted_and_again_nothing_
         said.contains("[model_providers.gh] sends your requests and the value of GITHUB_TOKEN"),
         "{said}"
     );
+    assert!(
+        said.contains(
+            "[kernel] runtime runs the agent's notebook code on this machine as you, outside the Docker sandbox"
+        ),
+        "{said}"
+    );
     assert!(said.contains("run `hailer trust` here"), "{said}");
     assert!(said.contains("the provider 'gh' is declared in"), "{said}");
     assert!(
@@ -91,13 +97,14 @@ async fn a_cloned_config_runs_and_sends_nothing_until_trusted_and_again_nothing_
     );
     let show = workspace.hailer(&["trust", "--show"]);
     assert!(
-        text(&show).contains("not trusted: these settings are not applied"),
+        text(&show).contains("not trusted: these settings"),
         "{}",
         text(&show)
     );
     let doctor = workspace.hailer(&["doctor"]);
     assert!(
-        text(&doctor).contains("not trusted: not applied: [checks] ruff, [model_providers.gh]"),
+        text(&doctor)
+            .contains(": not applied: [checks] ruff, [kernel] runtime, [model_providers.gh]"),
         "{}",
         text(&doctor)
     );
@@ -125,10 +132,28 @@ async fn a_cloned_config_runs_and_sends_nothing_until_trusted_and_again_nothing_
     );
     let doctor = workspace.hailer(&["doctor"]);
     assert!(
-        text(&doctor).contains("trusted ([checks] ruff, [model_providers.gh])"),
+        text(&doctor).contains("trusted ([checks] ruff, [kernel] runtime, [model_providers.gh])"),
         "{}",
         text(&doctor)
     );
+
+    // The same checker path with other content (a `git pull`) asks again: the new script
+    // never runs and nothing is sent.
+    std::fs::remove_file(workspace.path().join("ran-x")).unwrap();
+    write_checker(&workspace, "tools/x.sh", "ran-pulled");
+    let pulled = ask(&workspace);
+    let said = text(&pulled);
+    assert!(!pulled.status.success(), "{said}");
+    assert!(
+        said.contains("changed since you trusted this file"),
+        "{said}"
+    );
+    assert_eq!(model.requests().len(), 2, "a request reached the endpoint");
+    assert!(
+        !workspace.path().join("ran-pulled").exists(),
+        "the changed script ran"
+    );
+    assert!(!workspace.path().join("ran-x").exists());
 
     // A changed checker path asks again: nothing more is sent and the new script never runs.
     model.push(
@@ -154,6 +179,28 @@ async fn a_cloned_config_runs_and_sends_nothing_until_trusted_and_again_nothing_
         "the changed checker ran"
     );
     let _ = workspace.hailer(&["daemon", "stop"]);
+
+    // Every decision is in the audit trail, once each, in order.
+    let trail = std::fs::read_to_string(workspace.path().join(".hailer/audit.jsonl")).unwrap();
+    let decisions: Vec<String> = trail
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|entry| entry["kind"] == "trust")
+        .filter_map(|entry| entry["detail"].as_str().map(str::to_owned))
+        .collect();
+    let starts: Vec<&str> = decisions
+        .iter()
+        .map(|detail| detail.split(" the settings of ").next().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        starts,
+        ["refused", "applies", "refused", "refused"],
+        "{decisions:#?}"
+    );
+    assert!(
+        decisions[1].ends_with("[checks] ruff, [kernel] runtime, [model_providers.gh]"),
+        "{decisions:#?}"
+    );
 }
 
 #[test]

@@ -35,7 +35,7 @@ pub async fn run(
         }
     };
     let mut presses = ctrl_c_presses();
-    let workspace = workspace::create(dir.as_deref(), runtime)?;
+    let workspace = workspace::create(dir.as_deref(), runtime, &home.config_dir)?;
     let root = &workspace.root;
     let row = |label: &str, value: &str| {
         let label = if label.is_empty() {

@@ -15,7 +15,11 @@ pub struct DemoWorkspace {
 }
 
 /// Makes the workspace in `dir` (new or empty), or in a new temporary folder.
-pub fn create(dir: Option<&Path>, runtime: Runtime) -> anyhow::Result<DemoWorkspace> {
+pub fn create(
+    dir: Option<&Path>,
+    runtime: Runtime,
+    config_dir: &Path,
+) -> anyhow::Result<DemoWorkspace> {
     let root = match dir {
         Some(dir) => {
             let is_empty = match std::fs::read_dir(dir) {
@@ -40,10 +44,14 @@ pub fn create(dir: Option<&Path>, runtime: Runtime) -> anyhow::Result<DemoWorksp
     };
     let root = std::fs::canonicalize(&root)
         .with_context(|| format!("cannot resolve {}", root.display()))?;
-    hailer_config::init(&root, false, Some(runtime))?;
+    let report = hailer_config::init(&root, false, Some(runtime))?;
     let toml = root.join("hailer.toml");
     std::fs::write(&toml, hailer_demo::hailer_toml(&runtime.to_string()))
         .with_context(|| format!("cannot write {}", toml.display()))?;
+    // The runtime the demo chose for this machine is the user's, not a repository's.
+    report
+        .trust_the_written_config(config_dir)
+        .context("cannot record the demo's hailer.toml as trusted")?;
     let files = sample::write_all(&root.join("data"))?;
     Ok(DemoWorkspace { root, files })
 }
