@@ -64,12 +64,9 @@ pub async fn remove_all(docker: &Docker, containers: &[Object], networks: &[Obje
 }
 
 async fn remove_container(docker: &Docker, container: &Object) -> Removal {
-    let options = RemoveContainerOptions {
-        force: true,
-        v: true,
-        ..Default::default()
-    };
-    let outcome = docker.remove_container(&container.id, Some(options)).await;
+    let outcome = docker
+        .remove_container(&container.id, Some(forced_removal()))
+        .await;
     let gone = match &outcome {
         Ok(()) => true,
         Err(error) => {
@@ -103,6 +100,15 @@ async fn remove_network(docker: &Docker, network: &Object) -> Removal {
             Err(ref inspect) if engine_status(inspect) == Some(404)
         );
         return verdict(&network.name, gone, Some(error));
+    }
+}
+
+/// Removes a container running or not, with its anonymous volumes.
+fn forced_removal() -> RemoveContainerOptions {
+    RemoveContainerOptions {
+        force: true,
+        v: true,
+        ..Default::default()
     }
 }
 
@@ -154,14 +160,10 @@ async fn remove_unanswered(docker: &Docker, unanswered: &[Unanswered]) -> Remova
     for item in containers.into_iter().chain(networks) {
         for _ in 0..UNANSWERED_TRIES {
             let (name, outcome) = match item {
-                Unanswered::Container(name) => {
-                    let options = RemoveContainerOptions {
-                        force: true,
-                        v: true,
-                        ..Default::default()
-                    };
-                    (name, docker.remove_container(name, Some(options)).await)
-                }
+                Unanswered::Container(name) => (
+                    name,
+                    docker.remove_container(name, Some(forced_removal())).await,
+                ),
                 Unanswered::Network(name) => (name, docker.remove_network(name).await),
             };
             match outcome {
