@@ -51,12 +51,15 @@ pub fn hailer_toml(runtime: &str) -> String {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-    use hailer_config::{ClientEnv, LoadInputs, Overrides, Runtime, WireApi, check, load};
+    use hailer_config::{
+        Area, ClientEnv, LoadInputs, Overrides, Runtime, TrustStore, WireApi, check, load, trust,
+    };
 
     #[test]
-    fn the_demo_configuration_is_clean_and_names_the_scripted_model() {
+    fn the_demo_configuration_is_clean_once_trusted_and_names_the_scripted_model() {
         for runtime in [Runtime::Docker, Runtime::UnsafeLocal] {
             let dir = tempfile::tempdir().unwrap();
+            let config_dir = tempfile::tempdir().unwrap();
             std::fs::create_dir_all(dir.path().join("notebooks")).unwrap();
             std::fs::create_dir_all(dir.path().join("data")).unwrap();
             std::fs::write(dir.path().join("notebooks/analysis.py"), "").unwrap();
@@ -70,8 +73,20 @@ mod tests {
                 home: None,
                 overrides: Overrides::default(),
                 env: ClientEnv::default(),
-                config_dir: None,
+                config_dir: Some(config_dir.path().to_path_buf()),
             };
+            // A file choosing unsafe-local needs the user's trust; the demo grants it for the
+            // file it wrote, so here it is granted the same way.
+            let before = check(&inputs);
+            let needs_trust = runtime == Runtime::UnsafeLocal;
+            assert!(before.fatal.is_empty(), "{runtime}: {before:#?}");
+            assert_eq!(
+                before.warnings.iter().any(|p| p.area == Area::Trust),
+                needs_trust,
+                "{runtime}: {before:#?}"
+            );
+            let first = load(&inputs).unwrap();
+            trust::grant(&first.trust, &TrustStore::in_config_dir(config_dir.path())).unwrap();
             let report = check(&inputs);
             assert!(report.is_clean(), "{runtime}: {report:#?}");
             let loaded = load(&inputs).unwrap();
