@@ -8,6 +8,7 @@ mod daemon_client;
 mod docker_probe;
 mod http;
 mod logging;
+mod model_check;
 mod session_client;
 
 use std::process::ExitCode;

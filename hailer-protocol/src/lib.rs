@@ -21,7 +21,9 @@ mod turns;
 pub use audit::{AuditEntry, AuditKind, AuditList, AuditOutcome};
 pub use charts::{Chart, ChartImage};
 pub use conversation::{ConversationReason, ConversationStarted, NewConversationParams};
-pub use credentials::{CredentialTarget, CredentialsResponse, LoginParams, LogoutParams};
+pub use credentials::{
+    CredentialTarget, CredentialsResponse, LoginParams, LogoutParams, ModelCheck, ModelCheckParams,
+};
 pub use daemon::{DaemonInfo, RuntimeFile, ShutdownResponse};
 pub use docker::{DockerEngine, DockerStatus, DockerStatusParams, KernelImageStatus};
 pub use error::{ErrorBody, ErrorCode};

@@ -54,15 +54,34 @@ pub trait SecretBackend: Send + Sync {
 
 /// No key for the provider anywhere. The message says exactly how to provide one.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{env_key} is not set (required by provider '{provider}'). Run `hailer login {provider}` to \
-     store the key, or set {env_key} in the environment you run hailer from.{problem}"
-)]
+#[error("{}. {}", self.message(), self.hint())]
 pub struct MissingKey {
     pub provider: String,
     pub env_key: String,
     /// Why the store could not be read, when that was the reason, with a leading space.
     problem: String,
+}
+
+impl MissingKey {
+    /// What is missing: `X is not set (required by provider 'p'), and no key is stored for it`.
+    pub fn message(&self) -> String {
+        let (env_key, provider) = (&self.env_key, &self.provider);
+        let stored = if self.problem.is_empty() {
+            ", and no key is stored for it".to_owned()
+        } else {
+            self.problem.clone()
+        };
+        format!("{env_key} is not set (required by provider '{provider}'){stored}")
+    }
+
+    /// How to provide the key.
+    pub fn hint(&self) -> String {
+        let (env_key, provider) = (&self.env_key, &self.provider);
+        format!(
+            "Run `hailer login {provider}` to store the key, or set {env_key} in the environment \
+             you run hailer from."
+        )
+    }
 }
 
 /// Where keys are looked up and kept, following the `credentials_store` setting.
@@ -146,7 +165,7 @@ impl Credentials {
         let problem = match self.stored_key(provider, env_key) {
             Ok(Some(found)) => return Ok(found),
             Ok(None) => String::new(),
-            Err(error) => format!(" (The stored keys could not be read: {error})"),
+            Err(error) => format!("; the stored keys could not be read: {error}"),
         };
         Err(MissingKey {
             provider: provider.to_owned(),

@@ -122,9 +122,17 @@ fn a_missing_key_names_the_exact_fix() {
         .resolve_key("local", "LOCAL_LLM_KEY", &BTreeMap::new())
         .unwrap_err();
     assert_eq!(
+        missing.message(),
+        "LOCAL_LLM_KEY is not set (required by provider 'local'), and no key is stored for it"
+    );
+    assert_eq!(
+        missing.hint(),
+        "Run `hailer login local` to store the key, or set LOCAL_LLM_KEY in the environment you \
+         run hailer from."
+    );
+    assert_eq!(
         missing.to_string(),
-        "LOCAL_LLM_KEY is not set (required by provider 'local'). Run `hailer login local` to \
-         store the key, or set LOCAL_LLM_KEY in the environment you run hailer from."
+        format!("{}. {}", missing.message(), missing.hint())
     );
 }
 

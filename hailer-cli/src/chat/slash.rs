@@ -188,13 +188,20 @@ async fn status(context: &Context<'_>) {
     };
     let row = |label: &str, value: String| format!("  {:<13}{value}", format!("{label}:"));
     let (provider, model) = panel::session_model(&info, context.loaded);
+    let in_use = format!("{provider}:{model}");
     screen.line(row("Model", model));
     if let Some(loaded) = context.loaded {
         screen.line(row("Provider", panel::provider_named(loaded, &provider)));
-        screen.line(row(
-            "Credentials",
-            crate::commands::doctor::credentials_summary(loaded),
-        ));
+        // The key as hailerd judges it for the model this session uses.
+        let flags = SessionFlags {
+            model: Some(in_use),
+            ..context.flags.clone()
+        };
+        let credentials = match crate::model_check::ask(&link.endpoint, &flags).await {
+            Ok(check) => crate::model_check::summary(&check),
+            Err(error) => format!("not checked: {error:#}"),
+        };
+        screen.line(row("Credentials", credentials));
     }
     let view = context.view;
     screen.line(row(

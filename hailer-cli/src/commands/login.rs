@@ -68,23 +68,6 @@ pub async fn logout(
     Ok(())
 }
 
-/// Where the configured provider's key is stored (`keyring` or `file`), as the daemon's store
-/// sees it; `None` when no key is stored. Starts hailerd if it is not running.
-pub async fn stored_in(home: &HailerHome, flags: &SessionFlags) -> anyhow::Result<Option<String>> {
-    let target = target(flags, None)?;
-    let connected = daemon_client::find_or_start(home).await?;
-    let found: CredentialsResponse = connected
-        .endpoint
-        .post(
-            "/v1/credentials/status",
-            &LogoutParams { target },
-            STORE_TIMEOUT,
-        )
-        .await?
-        .json()?;
-    Ok(found.stored_in)
-}
-
 /// The workspace and provider as this shell sees them; only `HAILER_*` variables are sent,
 /// never a key from the environment.
 fn target(flags: &SessionFlags, provider: Option<String>) -> anyhow::Result<CredentialTarget> {

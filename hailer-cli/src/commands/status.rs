@@ -10,6 +10,7 @@ use hailer_protocol::{DaemonInfo, SessionInfo, SessionList};
 use serde::Serialize;
 
 use crate::daemon_client;
+use crate::session_client::SessionFlags;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -37,6 +38,16 @@ struct WorkspaceStatus {
 }
 
 pub async fn run(home: &HailerHome, overrides: Overrides, json: bool) -> anyhow::Result<ExitCode> {
+    let flags = SessionFlags {
+        workspace: overrides.workspace.clone(),
+        config: overrides.config.clone(),
+        model: match (&overrides.provider, &overrides.model) {
+            (Some(provider), Some(model)) => Some(format!("{provider}:{model}")),
+            (None, Some(model)) => Some(model.clone()),
+            _ => None,
+        },
+        ..SessionFlags::default()
+    };
     let inputs = LoadInputs::from_process(overrides)?;
     let workspace = hailer_config::load(&inputs)
         .ok()
@@ -48,7 +59,8 @@ pub async fn run(home: &HailerHome, overrides: Overrides, json: bool) -> anyhow:
                 .map(|path| path.display().to_string()),
             model: loaded.config.model.name.clone(),
             provider: crate::chat::provider_line(&loaded),
-            credentials: super::doctor::credentials_summary(&loaded),
+            // hailerd judges the key; filled in below when it runs.
+            credentials: "not checked: hailerd is not running".to_owned(),
             kernel: loaded.config.kernel_line(&hailer_kernel_bundle::contract()),
             image: (loaded.config.kernel.runtime == hailer_config::Runtime::Docker).then(|| {
                 loaded.config.kernel.image.clone().unwrap_or_else(|| {
@@ -69,6 +81,13 @@ pub async fn run(home: &HailerHome, overrides: Overrides, json: bool) -> anyhow:
         workspace,
     };
     if let Some(connected) = daemon {
+        if let Some(workspace) = status.workspace.as_mut() {
+            workspace.credentials = match crate::model_check::ask(&connected.endpoint, &flags).await
+            {
+                Ok(check) => crate::model_check::summary(&check),
+                Err(error) => format!("not checked: {error:#}"),
+            };
+        }
         status.sessions = connected
             .endpoint
             .get("/v1/sessions", REQUEST_TIMEOUT)

@@ -181,7 +181,7 @@ async fn switched_model(
     })
     .await
     .map_err(|error| SessionError::CredentialStore(format!("the key lookup failed: {error}")))?;
-    let (_client, key) = built.map_err(|refusal| match refusal {
+    let built = built.map_err(|refusal| match refusal {
         Refusal::NotDeclared { provider, declared } => {
             match session.loaded().trust.provider_refusal(&provider) {
                 Some((message, hint)) => SessionError::Rejected {
@@ -195,15 +195,15 @@ async fn switched_model(
             }
         }
         Refusal::MissingKey(missing) => SessionError::Rejected {
-            message: missing.to_string(),
-            hint: None,
+            message: missing.message(),
+            hint: Some(missing.hint()),
         },
         Refusal::Invalid(message) => SessionError::AgentUnavailable {
             message,
             hint: Some("Check the provider's section in hailer.toml.".to_owned()),
         },
     })?;
-    if let Some(key) = &key {
+    if let Some((key, _)) = &built.key {
         session.redact_secret(key);
     }
     let thread = ready

@@ -56,27 +56,6 @@ pub async fn logout(
     })
 }
 
-/// Where the target's provider has a stored key, if anywhere (`stored_in` is `None` then).
-pub async fn status(
-    target: &CredentialTarget,
-    config_dir: &Path,
-) -> Result<CredentialsResponse, SessionError> {
-    let found = find_provider(target, config_dir)?;
-    let (provider, env_key) = (found.provider.clone(), found.env_key.clone());
-    let stored = blocking(move || {
-        found
-            .credentials
-            .stored_key(&found.provider, &found.env_key)
-    })
-    .await?;
-    Ok(CredentialsResponse {
-        provider,
-        env_key,
-        stored_in: stored.map(|(_, source)| source.to_string()),
-        removed: false,
-    })
-}
-
 struct Found {
     provider: String,
     env_key: String,

@@ -4,6 +4,7 @@
 mod conversation;
 mod demo_model;
 pub mod login;
+pub mod model_check;
 mod model_client;
 mod prompt;
 mod prompt_context;
@@ -35,7 +36,7 @@ pub struct Unavailable {
 
 impl Unavailable {
     /// Why no model client could be made under `loaded`, and what to do.
-    fn refused(refusal: model_client::Refusal, loaded: &hailer_config::Loaded) -> Self {
+    pub(crate) fn refused(refusal: model_client::Refusal, loaded: &hailer_config::Loaded) -> Self {
         match refusal {
             model_client::Refusal::NotDeclared { provider, .. } => {
                 match loaded.trust.provider_refusal(&provider) {
@@ -52,8 +53,8 @@ impl Unavailable {
                 }
             }
             model_client::Refusal::MissingKey(missing) => Self {
-                message: missing.to_string(),
-                hint: None,
+                message: missing.message(),
+                hint: Some(missing.hint()),
             },
             model_client::Refusal::Invalid(message) => Self {
                 message,
@@ -279,10 +280,11 @@ impl Agent {
         if let Ok(mut problem) = self.problem.lock() {
             *problem = built.as_ref().err().cloned();
         }
-        let (client, key) = built?;
-        if let Some(key) = &key {
+        let built = built?;
+        if let Some((key, _)) = &built.key {
             session.redact_secret(key);
         }
+        let client = built.client;
         session.apply_kernel_settings(&loaded, false).await?;
         let config = &loaded.config;
         let settings = turn_settings(config);

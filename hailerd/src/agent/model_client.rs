@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use hailer_agent::{Credentials, MissingKey};
+use hailer_agent::{Credentials, KeySource, MissingKey};
 use hailer_config::Config;
 use hailer_model::{ClientOptions, ModelClient, ProviderSettings, WireApi};
 use secrecy::SecretString;
@@ -41,8 +41,39 @@ impl Refusal {
     }
 }
 
-/// The client for `model` at `provider_id`, and the key it sends (to be masked in the log):
-/// none for the scripted demo model (`wire_api = "demo"`), which runs inside the daemon.
+/// A model client, and the key it sends with where that key came from.
+pub struct Built {
+    pub client: ModelClient,
+    /// The key (to be masked in the log) and its origin: none for the scripted demo model.
+    pub key: Option<(SecretString, KeySource)>,
+    /// The provider's key variable.
+    pub env_key: String,
+}
+
+impl Built {
+    /// Where the key comes from, in words, or why none is needed.
+    pub fn credentials_line(&self) -> String {
+        match &self.key {
+            None => "none needed: the scripted demo model runs inside hailerd and calls no \
+                     endpoint"
+                .to_owned(),
+            Some((_, KeySource::Environment)) => format!("{} from the environment", self.env_key),
+            Some((_, KeySource::Keyring)) => format!(
+                "stored in the OS credential store (`hailer login`); {} in the environment \
+                 would win",
+                self.env_key
+            ),
+            Some((_, KeySource::File)) => format!(
+                "stored in the key file (`hailer login`); {} in the environment would win",
+                self.env_key
+            ),
+        }
+    }
+}
+
+/// The client for `model` at `provider_id`, and the key it sends: none for the scripted demo
+/// model (`wire_api = "demo"`), which runs inside the daemon. This is the one judgement of the
+/// settings and the key: sessions, turns and `POST /v1/credentials/check` all ask it.
 /// Reading a stored key may wait on the OS credential store: call from a blocking context.
 pub fn build(
     config: &Config,
@@ -50,7 +81,7 @@ pub fn build(
     model: &str,
     client_env: &BTreeMap<String, String>,
     credentials_dir: &Path,
-) -> Result<(ModelClient, Option<SecretString>), Refusal> {
+) -> Result<Built, Refusal> {
     let provider = config
         .model_providers
         .get(provider_id)
@@ -69,11 +100,15 @@ pub fn build(
                 model.to_owned(),
             );
             let client = ModelClient::local(settings, Arc::new(super::demo_model::DemoModel));
-            return Ok((client, None));
+            return Ok(Built {
+                client,
+                key: None,
+                env_key: provider.env_key.clone(),
+            });
         }
     };
     let credentials = Credentials::new(config.model.credentials_store, credentials_dir);
-    let (key, _source) = credentials
+    let (key, source) = credentials
         .resolve_key(provider_id, &provider.env_key, client_env)
         .map_err(Refusal::MissingKey)?;
     let env_headers = provider
@@ -102,5 +137,9 @@ pub fn build(
     };
     let client = ModelClient::new(settings, ClientOptions::default())
         .map_err(|error| Refusal::Invalid(error.to_string()))?;
-    Ok((client, Some(key)))
+    Ok(Built {
+        client,
+        key: Some((key, source)),
+        env_key: provider.env_key.clone(),
+    })
 }

@@ -1,14 +1,16 @@
-//! `/v1/credentials/...`: `hailer login`, `hailer logout`, and whether a key is stored
-//! (`hailer doctor`).
+//! `/v1/credentials/...`: `hailer login`, `hailer logout`, and whether the model can be
+//! reached with the settings and key at hand (`hailer doctor`, `hailer status`).
 
 use axum::Json;
 use axum::extract::State;
-use hailer_protocol::{CredentialsResponse, LoginParams, LogoutParams};
+use hailer_protocol::{
+    CredentialsResponse, LoginParams, LogoutParams, ModelCheck, ModelCheckParams,
+};
 use secrecy::SecretString;
 
 use super::error::ApiError;
 use super::json_body::JsonBody;
-use crate::agent::login;
+use crate::agent::{login, model_check};
 use crate::state::Daemon;
 
 /// Keeps a provider's API key in the store the workspace's configuration chooses (the OS
@@ -55,24 +57,25 @@ pub async fn logout(
     Ok(Json(done))
 }
 
-/// Says whether the provider has a key in the store the configuration chooses, and where; the
-/// key itself never leaves the daemon.
+/// Judges, as a session would at its next attach or turn, whether the model the asking shell's
+/// workspace names can be reached: the provider is declared and usable and a key is at hand,
+/// from the request's variables or where `hailer login` kept it. The key never leaves the
+/// daemon; the answer says only where it came from.
 #[utoipa::path(
-    post, path = "/v1/credentials/status", tag = "credentials",
-    request_body = LogoutParams,
+    post, path = "/v1/credentials/check", tag = "credentials",
+    request_body = ModelCheckParams,
     responses(
-        (status = 200, body = CredentialsResponse),
-        (status = 400, description = "Unknown provider", body = hailer_protocol::ErrorBody),
+        (status = 200, body = ModelCheck),
+        (status = 400, description = "Malformed request", body = hailer_protocol::ErrorBody),
         (status = 422, description = "The configuration has fatal problems", body = hailer_protocol::ErrorBody),
-        (status = 503, description = "The credential store is not available", body = hailer_protocol::ErrorBody),
     ),
     security(("bearer" = []))
 )]
-pub async fn status(
+pub async fn check(
     State(daemon): State<Daemon>,
-    JsonBody(params): JsonBody<LogoutParams>,
-) -> Result<Json<CredentialsResponse>, ApiError> {
+    JsonBody(params): JsonBody<ModelCheckParams>,
+) -> Result<Json<ModelCheck>, ApiError> {
     Ok(Json(
-        login::status(&params.target, &daemon.config.config_dir).await?,
+        model_check::check(&params, &daemon.config.config_dir).await?,
     ))
 }

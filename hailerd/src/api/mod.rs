@@ -59,7 +59,7 @@ pub fn router(daemon: Daemon) -> Router {
         .route("/openapi.json", get(openapi::document))
         .route("/credentials/login", post(credential_routes::login))
         .route("/credentials/logout", post(credential_routes::logout))
-        .route("/credentials/status", post(credential_routes::status))
+        .route("/credentials/check", post(credential_routes::check))
         .route("/render", post(render::render).layer(limit(RENDER_BODY)))
         .route("/kernel/install-local", post(kernel_routes::install_local))
         .route("/kernel/build", post(kernel_routes::build))

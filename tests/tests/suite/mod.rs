@@ -25,6 +25,7 @@ mod kernel_install_local;
 mod kernel_job_progress;
 mod live_session;
 mod login;
+mod model_judgement;
 mod notebook_in_browser;
 mod sandbox_gate;
 mod session_docker;

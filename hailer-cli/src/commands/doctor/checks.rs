@@ -4,9 +4,10 @@ use hailer_config::home::HailerHome;
 use hailer_config::{Area, LoadInputs, Loaded, Problem, Runtime, Severity};
 
 use super::{Row, Verdict, docker_rows};
+use crate::session_client::SessionFlags;
 
 /// Every row, in order.
-pub async fn all(home: &HailerHome, inputs: &LoadInputs) -> Vec<Row> {
+pub async fn all(home: &HailerHome, inputs: &LoadInputs, flags: &SessionFlags) -> Vec<Row> {
     let report = hailer_config::check(inputs);
     let loaded = hailer_config::load(inputs).ok();
     let in_area = |area: Area| -> Vec<&Problem> {
@@ -28,7 +29,7 @@ pub async fn all(home: &HailerHome, inputs: &LoadInputs) -> Vec<Row> {
     };
     rows.push(super::trust_row::row(&loaded));
     rows.push(notebook_row(&in_area(Area::Notebook), &loaded));
-    rows.push(credentials_row(&loaded));
+    rows.push(credentials_row(home, flags).await);
     rows.push(kernel_row(&in_area(Area::Kernel), &loaded));
     if loaded.config.kernel.runtime == Runtime::Docker {
         rows.extend(docker_rows::engine_and_image(home, &loaded).await);
@@ -98,61 +99,32 @@ fn notebook_row(problems: &[&Problem], loaded: &Loaded) -> Row {
     Row::new("notebook", Verdict::Ok, format!("{shown} (configured)"))
 }
 
-pub(super) fn credentials_row(loaded: &Loaded) -> Row {
-    let id = &loaded.config.model.provider;
-    let Some(provider) = loaded.config.active_provider() else {
-        if let Some((message, hint)) = loaded.trust.provider_refusal(id) {
-            return Row::new("credentials", Verdict::Fail, message).hint(hint);
-        }
-        return Row::new(
-            "credentials",
-            Verdict::Fail,
-            format!("the provider '{id}' is not declared"),
-        )
-        .hint(format!(
-            "Add a [model_providers.{id}] section to hailer.toml."
-        ));
-    };
-    if provider.wire_api == hailer_config::WireApi::Demo {
-        return Row::new(
-            "credentials",
-            Verdict::Ok,
-            "none needed: the scripted demo model runs inside hailerd and calls no endpoint",
-        );
-    }
-    let key = &provider.env_key;
-    if std::env::var(key).is_ok_and(|value| !value.is_empty()) {
+/// The credentials row: hailerd's judgement of the model settings and the key, the one a
+/// session started from this shell would make.
+async fn credentials_row(home: &HailerHome, flags: &SessionFlags) -> Row {
+    let not_checked = |error: anyhow::Error| {
         Row::new(
             "credentials",
-            Verdict::Ok,
-            format!("{key} from the environment"),
-        )
-    } else {
-        let mut row = Row::new(
-            "credentials",
             Verdict::Fail,
-            format!("{key} is not set (required by provider '{id}')"),
+            format!("not checked: hailerd did not answer ({error:#})"),
         )
-        .hint(format!(
-            "Export {key} in the shell you start hailer from (hailer hands it to hailerd, which keeps it in memory only), or run `hailer login {id}`."
-        ));
-        row.missing_key = Some(key.clone());
-        row
-    }
-}
-
-/// The credentials row when this shell lacks the key but `hailer login` stored one.
-pub(super) fn stored_key_row(variable: &str, place: &str) -> Row {
-    let place = match place {
-        "keyring" => "the OS credential store",
-        "file" => "the key file",
-        other => other,
     };
-    Row::new(
-        "credentials",
-        Verdict::Ok,
-        format!("stored in {place} (`hailer login`); {variable} in the environment would win"),
-    )
+    let connected = match crate::daemon_client::find_or_start(home).await {
+        Ok(connected) => connected,
+        Err(error) => return not_checked(error),
+    };
+    match crate::model_check::ask(&connected.endpoint, flags).await {
+        Ok(check) => match check.problem {
+            Some(problem) => Row::new("credentials", Verdict::Fail, problem.message)
+                .hint(problem.hint.unwrap_or_default()),
+            None => Row::new(
+                "credentials",
+                Verdict::Ok,
+                crate::model_check::summary(&check),
+            ),
+        },
+        Err(error) => not_checked(error),
+    }
 }
 
 fn kernel_row(problems: &[&Problem], loaded: &Loaded) -> Row {

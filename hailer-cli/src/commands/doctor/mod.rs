@@ -41,9 +41,6 @@ pub struct Row {
     pub summary: String,
     /// What to do, or the details of the summary.
     pub hints: Vec<String>,
-    /// For the credentials row: the key variable this shell does not set.
-    #[serde(skip)]
-    pub missing_key: Option<String>,
 }
 
 impl Row {
@@ -53,7 +50,6 @@ impl Row {
             verdict,
             summary: summary.into(),
             hints: Vec::new(),
-            missing_key: None,
         }
     }
 
@@ -64,11 +60,6 @@ impl Row {
         }
         self
     }
-}
-
-/// Where this shell's model key comes from, in a few words.
-pub fn credentials_summary(loaded: &hailer_config::Loaded) -> String {
-    checks::credentials_row(loaded).summary
 }
 
 #[derive(Debug, Serialize)]
@@ -84,22 +75,7 @@ pub async fn run(
     json: bool,
 ) -> anyhow::Result<ExitCode> {
     let inputs = LoadInputs::from_process(overrides)?;
-    let mut rows = checks::all(home, &inputs).await;
-    // A key missing from this shell may be in the credential store (`hailer login`); only the
-    // daemon reads the store, so ask it.
-    if let Some(row) = rows
-        .iter_mut()
-        .find(|row| row.check == "credentials" && row.verdict == Verdict::Fail)
-        && let Some(variable) = row.missing_key.clone()
-    {
-        match crate::commands::login::stored_in(home, flags).await {
-            Ok(Some(place)) => *row = checks::stored_key_row(&variable, &place),
-            Ok(None) => row.hints.push("No key is stored for it either.".to_owned()),
-            Err(error) => row.hints.push(format!(
-                "The credential store could not be checked: {error:#}"
-            )),
-        }
-    }
+    let rows = checks::all(home, &inputs, flags).await;
     let ok = rows.iter().all(|row| row.verdict != Verdict::Fail);
     if json {
         println!(
