@@ -9,6 +9,7 @@ pub mod gateway;
 pub mod live;
 pub mod marimo_floor;
 pub mod prereqs;
+pub mod relay;
 pub mod running;
 pub mod tmux;
 pub mod workspace;
