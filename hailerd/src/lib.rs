@@ -17,6 +17,7 @@ pub mod hardening;
 mod kernel;
 mod logging;
 mod notebooks;
+mod owner_lock;
 mod run;
 pub mod runtime_file;
 mod serve;

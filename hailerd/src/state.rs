@@ -51,6 +51,7 @@ impl DaemonState {
             config.data_dir.clone(),
             config.config_dir.clone(),
             config.redactor.clone(),
+            crate::agent::factory(config.config_dir.clone()),
         );
         Self {
             sessions,

@@ -8,6 +8,7 @@ pub mod model_check;
 mod model_client;
 mod prompt;
 mod prompt_context;
+mod session_link;
 mod sink;
 mod tools;
 mod tools_cells;
@@ -16,6 +17,7 @@ mod tools_notebook;
 mod tools_workspace;
 
 pub use prompt_context::turn_message;
+pub use session_link::{factory, of};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
@@ -126,16 +128,14 @@ impl std::fmt::Debug for Agent {
     }
 }
 
-/// What the agent said when it was set up: a notice for the user, if any.
-pub struct Setup {
-    pub agent: Agent,
-    pub notice: Option<String>,
-}
-
 impl Agent {
     /// Sets up the agent for `session`: the conversation (resumed unless `new_thread`) and a
     /// first judgement of the model's settings and key.
-    pub fn set_up(session: &Arc<Session>, config_dir: &Path, new_thread: bool) -> Setup {
+    fn set_up(
+        session: &Arc<Session>,
+        config_dir: &Path,
+        new_thread: bool,
+    ) -> (Self, Option<String>) {
         let (ready, notice) = match prepare(session, config_dir, new_thread) {
             Ok((ready, notice)) => (Ok(ready), notice),
             Err(unavailable) => (Err(unavailable), None),
@@ -147,11 +147,11 @@ impl Agent {
             problem: std::sync::Mutex::new(None),
         };
         agent.judge_now(session);
-        Setup { agent, notice }
+        (agent, notice)
     }
 
     /// Why the agent cannot answer, as last judged.
-    pub fn problem(&self) -> Option<hailer_protocol::AgentProblem> {
+    fn problem(&self) -> Option<hailer_protocol::AgentProblem> {
         let problem = match &self.ready {
             Err(unavailable) => Some(unavailable.clone()),
             Ok(_) => self.problem.lock().ok().and_then(|problem| problem.clone()),
@@ -160,13 +160,6 @@ impl Agent {
             message: problem.message,
             hint: problem.hint,
         })
-    }
-
-    /// Judges again whether the model can be reached with the session's configuration and
-    /// key as they are now (the OS credential store may be asked: off the async workers).
-    pub async fn judge(self: &Arc<Self>, session: &Arc<Session>) {
-        let (agent, session) = (Arc::clone(self), Arc::clone(session));
-        let _ = tokio::task::spawn_blocking(move || agent.judge_now(&session)).await;
     }
 
     fn judge_now(&self, session: &Session) {
@@ -367,7 +360,7 @@ impl Agent {
 
     /// Runs `work` while no turn runs and none can start; `None` (and `work` not run) while
     /// one runs.
-    pub async fn between_turns<T>(&self, work: impl Future<Output = T>) -> Option<T> {
+    async fn between_turns<T>(&self, work: impl Future<Output = T>) -> Option<T> {
         self.begin(Activity::Switching).ok()?;
         let switching = conversation::Switching(self);
         let out = work.await;
@@ -395,7 +388,7 @@ impl Agent {
     }
 
     /// The model in use, as `provider:name`; `None` when the agent cannot answer.
-    pub fn model_label(&self) -> Option<String> {
+    fn model_label(&self) -> Option<String> {
         let in_use = self.ready.as_ref().ok()?.in_use()?;
         Some(format!("{}:{}", in_use.provider, in_use.model))
     }

@@ -82,7 +82,7 @@ pub async fn stop(
         ));
     }
     Ok(Json(
-        crate::kernel::workspace_stop::stop(&daemon.sessions, &workspace).await,
+        crate::session::workspace_stop::stop(&daemon.sessions, &workspace).await,
     ))
 }
 

@@ -39,7 +39,7 @@ pub async fn start(
     // would.
     if attached
         && params.new_thread
-        && let Some(agent) = session.agent.get().cloned()
+        && let Some(agent) = crate::agent::of(&session)
     {
         let fresh = NewConversationParams {
             model: None,
@@ -248,7 +248,7 @@ pub async fn cancel(
     Path(id): Path<String>,
 ) -> Result<Json<CancelResponse>, ApiError> {
     let session = daemon.sessions.get(&id).await?;
-    let cancelled = session.agent.get().is_some_and(|agent| agent.cancel());
+    let cancelled = crate::agent::of(&session).is_some_and(|agent| agent.cancel());
     Ok(Json(CancelResponse { cancelled }))
 }
 
@@ -256,10 +256,7 @@ pub async fn cancel(
 pub(super) fn agent_of(
     session: &crate::session::Session,
 ) -> Result<std::sync::Arc<crate::agent::Agent>, ApiError> {
-    session
-        .agent
-        .get()
-        .cloned()
+    crate::agent::of(session)
         .ok_or_else(|| ApiError::NotFound("the session has no agent".to_owned()))
 }
 

@@ -6,7 +6,12 @@ use std::time::Instant;
 use hailer_protocol::{AuditEntry, AuditKind, AuditOutcome, ExecResponse};
 
 use super::{Audit, millis};
-use crate::kernel::KernelError;
+
+/// How a failed run is recorded: its outcome and its message. The kernel's errors say which
+/// of them the memory limit ended.
+pub trait RunFailure: std::fmt::Display {
+    fn outcome(&self) -> AuditOutcome;
+}
 
 /// A run of code under way; see [`Audit::start_exec`].
 #[derive(Debug)]
@@ -36,7 +41,7 @@ impl Audit {
 
 impl ExecRecord {
     /// The run ended with `result`.
-    pub fn finish(mut self, result: &Result<ExecResponse, KernelError>) {
+    pub fn finish(mut self, result: &Result<ExecResponse, impl RunFailure>) {
         let Some(mut entry) = self.entry.take() else {
             return;
         };
@@ -54,10 +59,7 @@ impl ExecRecord {
                     .fresh_kernel
                     .then(|| "the kernel was restarted before the run".to_owned()),
             ),
-            Err(error @ KernelError::OutOfMemory { .. }) => {
-                (AuditOutcome::OutOfMemory, 0, Some(error.to_string()))
-            }
-            Err(error) => (AuditOutcome::Error, 0, Some(error.to_string())),
+            Err(error) => (error.outcome(), 0, Some(error.to_string())),
         };
         entry.outcome = Some(outcome);
         entry.output_bytes = Some(bytes as u64);

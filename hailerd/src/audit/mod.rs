@@ -6,6 +6,8 @@
 //! of the trail's own, never on the async workers.
 
 mod exec;
+
+pub use exec::RunFailure;
 mod writer;
 
 use std::path::{Path, PathBuf};

@@ -193,7 +193,7 @@ pub async fn start(
 }
 
 fn owner_alive(state_dir: &Path, owner: &str) -> bool {
-    crate::session::OwnerLock::is_held(&state_dir.join(format!("owner-{owner}.lock")))
+    crate::owner_lock::OwnerLock::is_held(&state_dir.join(format!("owner-{owner}.lock")))
 }
 
 async fn copy_back_periodically(

@@ -13,7 +13,6 @@ pub mod local_leftovers;
 #[cfg(windows)]
 #[path = "local_leftovers_windows.rs"]
 pub mod local_leftovers;
-pub mod workspace_stop;
 
 pub use local::managed_venv;
 mod value;
@@ -88,6 +87,15 @@ pub enum KernelError {
         memory: String,
         container_stopped: bool,
     },
+}
+
+impl crate::audit::RunFailure for KernelError {
+    fn outcome(&self) -> hailer_protocol::AuditOutcome {
+        match self {
+            Self::OutOfMemory { .. } => hailer_protocol::AuditOutcome::OutOfMemory,
+            _ => hailer_protocol::AuditOutcome::Error,
+        }
+    }
 }
 
 impl KernelError {

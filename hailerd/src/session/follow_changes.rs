@@ -144,10 +144,10 @@ impl Session {
         let Some(agent) = self.agent.get().cloned() else {
             return Ok(());
         };
-        agent.judge(self).await;
+        Arc::clone(&agent).judge(Arc::clone(self)).await;
         let agreed = params.run_sandbox_notebooks;
         match agent
-            .between_turns(self.apply_kernel_settings(&loaded, agreed))
+            .between_turns(Box::pin(self.apply_kernel_settings(&loaded, agreed)))
             .await
         {
             Some(applied) => applied,

@@ -1,15 +1,16 @@
 //! Sessions: at most one live session per workspace, shared by every client that attaches.
 
+mod agent_handle;
 mod charts;
 mod error;
 mod follow_changes;
 mod kernel_settings;
 mod notebook_ops;
-mod owner_lock;
 #[allow(clippy::module_inception)]
 mod session;
 mod sweep;
 mod trust_audit;
+pub mod workspace_stop;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -19,14 +20,15 @@ use hailer_config::{ClientEnv, LoadInputs, Loaded, Overrides, Severity};
 use hailer_protocol::{KernelStatus, NoticeLevel, StartSessionParams};
 use tokio::sync::Mutex;
 
+pub use agent_handle::{AgentFactory, AgentSetup, BoxFuture, SessionAgent};
 pub use error::SessionError;
-pub use owner_lock::OwnerLock;
+
+use crate::owner_lock::OwnerLock;
 pub use session::{KernelSlot, Session};
 
 use crate::kernel::Kernel;
 
 /// Every live session of this daemon.
-#[derive(Debug)]
 pub struct Sessions {
     live: Mutex<HashMap<String, Arc<Session>>>,
     /// Hailer's data folder (managed environments).
@@ -34,15 +36,32 @@ pub struct Sessions {
     /// Hailer's configuration folder (the credential file).
     config_dir: PathBuf,
     redactor: hailer_redact::Redactor,
+    /// Makes each new session's agent.
+    agents: AgentFactory,
+}
+
+impl std::fmt::Debug for Sessions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sessions")
+            .field("data_dir", &self.data_dir)
+            .field("config_dir", &self.config_dir)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Sessions {
-    pub fn new(data_dir: PathBuf, config_dir: PathBuf, redactor: hailer_redact::Redactor) -> Self {
+    pub fn new(
+        data_dir: PathBuf,
+        config_dir: PathBuf,
+        redactor: hailer_redact::Redactor,
+        agents: AgentFactory,
+    ) -> Self {
         Self {
             live: Mutex::new(HashMap::new()),
             data_dir,
             config_dir,
             redactor,
+            agents,
         }
     }
 
@@ -122,8 +141,8 @@ impl Sessions {
             self.redactor.clone(),
         ));
         session.audit_trust(&session.loaded());
-        let setup = crate::agent::Agent::set_up(&session, &self.config_dir, params.new_thread);
-        let _ = session.agent.set(Arc::new(setup.agent));
+        let setup = (self.agents)(&session, params.new_thread);
+        let _ = session.agent.set(setup.agent);
         if let (Some(notice), Ok(mut notices)) = (setup.notice, session.notices.lock()) {
             notices.push(notice);
         }

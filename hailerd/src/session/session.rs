@@ -15,10 +15,10 @@ use tokio::sync::{Mutex, RwLock, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::error::SessionError;
-use super::owner_lock::OwnerLock;
 use crate::events::{SESSION_BACKLOG, SESSION_CAPACITY, SessionBus, Shared};
 use crate::kernel::{DEFAULT_EXEC_TIMEOUT, Kernel, KernelSpec};
 use crate::notebooks::NotebookState;
+use crate::owner_lock::OwnerLock;
 
 /// How long a request waits for a kernel that is still starting (the first start may have to
 /// build the Python environment).
@@ -77,7 +77,7 @@ pub struct Session {
     idle_since: std::sync::Mutex<Option<Instant>>,
     pub stopping: CancellationToken,
     /// The agent, set right after the session is created.
-    pub agent: std::sync::OnceLock<Arc<crate::agent::Agent>>,
+    pub agent: std::sync::OnceLock<Arc<dyn super::SessionAgent>>,
     /// Notices from setting the session up, shown to each client that attaches.
     pub(super) notices: std::sync::Mutex<Vec<String>>,
     /// The conversation so far and the running turn's events, for clients that attach.

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::owner_lock::OwnerLock;
+use crate::owner_lock::OwnerLock;
 
 /// Removes the leftovers in `state_dir`; how many files went.
 pub fn sweep_leftovers(state_dir: &Path) -> usize {

@@ -1,2 +1,3 @@
 mod limits;
+mod module_order;
 mod openapi_drift;

@@ -162,9 +162,13 @@ async fn a_model_switch_uses_the_new_model_until_the_session_ends() {
         )
         .await;
     assert_eq!(status, 400, "{body}");
-    let message = body["message"].as_str().unwrap();
-    assert!(message.contains("`hailer login second`"), "{message}");
-    assert!(message.contains("SECOND_KEY"), "{message}");
+    let (message, hint) = (
+        body["message"].as_str().unwrap(),
+        body["hint"].as_str().unwrap(),
+    );
+    assert!(message.contains("SECOND_KEY"), "{body}");
+    assert!(hint.contains("`hailer login second`"), "{body}");
+    assert!(hint.contains("SECOND_KEY"), "{body}");
     // A client whose environment lacks the key, for a model of the same provider: the same
     // fix. (A client that sends no environment at all, as the page, uses what the session has.)
     let (status, body) = live
@@ -175,7 +179,7 @@ async fn a_model_switch_uses_the_new_model_until_the_session_ends() {
         .await;
     assert_eq!(status, 400, "{body}");
     assert!(
-        body["message"]
+        body["hint"]
             .as_str()
             .unwrap()
             .contains("`hailer login scripted`"),

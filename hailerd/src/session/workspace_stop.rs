@@ -7,7 +7,7 @@ use std::path::Path;
 use hailer_docker::{Engine, Error, labels};
 use hailer_protocol::{DockerAvailability, KernelStopFailure, KernelStopResponse};
 
-use crate::session::Sessions;
+use super::Sessions;
 
 /// What a session ended this way is told.
 const STOP_REASON: &str = "`hailer kernel stop` ended this workspace's kernel";
