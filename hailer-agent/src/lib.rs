@@ -12,6 +12,7 @@
 //! The crate knows nothing of the daemon, kernels or notebooks: the daemon registers the tools
 //! and passes in the system prompt.
 
+pub mod blocking;
 pub mod credentials;
 mod error;
 pub mod history;

@@ -20,6 +20,7 @@ pub use tool_calls::{argument_preview, call_code, result_output, result_preview}
 
 use self::stop::Stop;
 use self::tool_calls::Batch;
+use crate::blocking::off_the_worker;
 use crate::item::{StoredItem, ThreadItem, model_view};
 use crate::repair::with_user_message;
 use crate::store::ConversationStore;
@@ -159,7 +160,7 @@ impl Turn<'_> {
             Err(Stop::Failed { message, hint }) => TurnOutcome::Failed { message, hint },
         };
         if progress.user_saved
-            && let Err(error) = self.store.add_usage(self.thread, progress.usage)
+            && let Err(error) = off_the_worker(|| self.store.add_usage(self.thread, progress.usage))
         {
             tracing::warn!(%error, "the turn's usage could not be counted");
         }
@@ -169,13 +170,18 @@ impl Turn<'_> {
     }
 
     fn save(&mut self, progress: &mut Progress, item: ThreadItem) -> Result<(), crate::Error> {
-        let seq = self.store.append(self.thread, &item)?;
+        let seq = off_the_worker(|| self.store.append(self.thread, &item))?;
         progress.history.push(StoredItem { seq, item });
         Ok(())
     }
 
     /// Repairs the stored history and saves the user's message (merged into an unanswered one).
+    /// The store's reads and commits run off the async worker.
     fn begin(&mut self, user_text: &str, progress: &mut Progress) -> Result<(), Stop> {
+        off_the_worker(|| self.begin_now(user_text, progress))
+    }
+
+    fn begin_now(&mut self, user_text: &str, progress: &mut Progress) -> Result<(), Stop> {
         let thread = self.store.thread(self.thread)?;
         progress.reported_input = thread.and_then(|thread| thread.context_tokens);
         let stored = self.store.load_items(self.thread)?;
@@ -235,8 +241,10 @@ impl Turn<'_> {
             }
         };
         progress.usage = TokenUsage::accumulate(progress.usage, summary.completion.usage);
-        self.store
-            .replace_prefix(self.thread, summary.upto_seq, &summary.text)?;
+        off_the_worker(|| {
+            self.store
+                .replace_prefix(self.thread, summary.upto_seq, &summary.text)
+        })?;
         progress
             .history
             .retain(|stored| stored.seq > summary.upto_seq);
@@ -310,7 +318,7 @@ impl Turn<'_> {
             let history = &mut progress.history;
             batch
                 .run(&calls, |item| {
-                    let seq = store.append(thread, &item)?;
+                    let seq = off_the_worker(|| store.append(thread, &item))?;
                     history.push(StoredItem { seq, item });
                     Ok(())
                 })

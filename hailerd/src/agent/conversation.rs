@@ -1,6 +1,7 @@
 //! A new conversation inside a running session: the same model with the stored conversation
 //! deleted (`/new`), or another model in a thread of its own (`/model`), the earlier thread kept.
 
+use hailer_agent::blocking::off_the_worker;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -148,11 +149,8 @@ impl Agent {
 
 /// The same model in a new thread; every stored thread is deleted.
 async fn fresh_thread(ready: &Ready, current: InUse) -> Result<InUse, SessionError> {
-    let thread = ready
-        .store
-        .lock()
-        .await
-        .new_thread(&current.model, &current.provider)
+    let mut store = ready.store.lock().await;
+    let thread = off_the_worker(|| store.new_thread(&current.model, &current.provider))
         .map_err(SessionError::Store)?;
     Ok(InUse {
         thread: thread.id,
@@ -206,12 +204,10 @@ async fn switched_model(
     if let Some((key, _)) = &built.key {
         session.redact_secret(key);
     }
-    let thread = ready
-        .store
-        .lock()
-        .await
-        .add_thread(&choice.model, &choice.provider)
+    let mut store = ready.store.lock().await;
+    let thread = off_the_worker(|| store.add_thread(&choice.model, &choice.provider))
         .map_err(SessionError::Store)?;
+    drop(store);
     Ok(InUse {
         thread: thread.id,
         model: choice.model,

@@ -22,6 +22,7 @@ pub use session_link::{factory, of};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
 
+use hailer_agent::blocking::off_the_worker;
 use hailer_agent::{ConversationStore, Resumption, ToolRegistry, Turn, TurnSettings};
 use hailer_model::ModelClient;
 use tokio::sync::Mutex;
@@ -318,15 +319,11 @@ impl Agent {
         let (provider, model) = configured.clone();
         let thread = {
             let mut store = ready.store.lock().await;
-            match store
-                .latest_thread_for(&model, &provider)
-                .map_err(SessionError::Store)?
-            {
-                Some(thread) => thread,
-                None => store
-                    .add_thread(&model, &provider)
-                    .map_err(SessionError::Store)?,
-            }
+            off_the_worker(|| match store.latest_thread_for(&model, &provider)? {
+                Some(thread) => Ok(thread),
+                None => store.add_thread(&model, &provider),
+            })
+            .map_err(SessionError::Store)?
         };
         session.set_history(history(&*ready.store.lock().await, &thread.id));
         let next = InUse {
@@ -435,8 +432,9 @@ impl Ready {
 }
 
 /// The thread's turns as attaching clients are sent them; empty when it cannot be read.
+/// The read runs off the async worker.
 fn history(store: &ConversationStore, thread: &str) -> Vec<hailer_protocol::PastTurn> {
-    let items = match store.load_items(thread) {
+    let items = match off_the_worker(|| store.load_items(thread)) {
         Ok(items) => items,
         Err(error) => {
             tracing::warn!(%error, "the conversation could not be read for attaching clients");

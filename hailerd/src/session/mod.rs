@@ -24,6 +24,7 @@ pub use agent_handle::{AgentFactory, AgentSetup, BoxFuture, SessionAgent};
 pub use error::SessionError;
 
 use crate::owner_lock::OwnerLock;
+use hailer_agent::blocking::off_the_worker;
 pub use session::{KernelSlot, Session};
 
 use crate::kernel::Kernel;
@@ -91,7 +92,7 @@ impl Sessions {
         params: &StartSessionParams,
     ) -> Result<(Arc<Session>, bool), SessionError> {
         let inputs = load_inputs(params, &self.config_dir)?;
-        let loaded = hailer_config::load(&inputs)?;
+        let loaded = off_the_worker(|| hailer_config::load(&inputs))?;
         let mut live = self.live.lock().await;
         while let Some(existing) = live
             .values()
@@ -122,18 +123,38 @@ impl Sessions {
             existing.shut_down(reason).await;
             live = self.live.lock().await;
         }
+        // Files are read and written, the conversation store opened: off the async worker.
+        let session = off_the_worker(|| self.new_session(loaded, params))?;
+        let spec = session.kernel_spec(&session.loaded());
+        tracing::info!(
+            session = %session.id,
+            owner = %session.owner_id,
+            workspace = %session.workspace().display(),
+            "session started"
+        );
+        live.insert(session.id.clone(), Arc::clone(&session));
+        drop(live);
+        session.start_kernel_with(spec);
+        Ok((session, false))
+    }
+
+    /// A new session of the workspace `loaded` describes, with its owner lock and its agent.
+    fn new_session(
+        &self,
+        loaded: hailer_config::Loaded,
+        params: &StartSessionParams,
+    ) -> Result<Arc<Session>, SessionError> {
         fatal_problems(&loaded)?;
         let agreed = sandbox_notebooks_gate(&loaded, params.run_sandbox_notebooks)?;
         sweep::sweep_leftovers(&session::state_dir(&loaded));
         let owner = OwnerLock::acquire(&session::state_dir(&loaded))
             .map_err(SessionError::io("cannot create the session's owner lock"))?;
         let id = new_session_id();
-        let owner_id = owner.id.clone();
         let mut inputs = params.clone();
         inputs.run_sandbox_notebooks = false;
         inputs.new_thread = false;
         let session = Arc::new(Session::new(
-            id.clone(),
+            id,
             loaded,
             inputs,
             owner,
@@ -149,17 +170,7 @@ impl Sessions {
         if agreed {
             session.audit_consent(&params.client);
         }
-        let spec = session.kernel_spec(&session.loaded());
-        tracing::info!(
-            session = %id,
-            owner = %owner_id,
-            workspace = %session.workspace().display(),
-            "session started"
-        );
-        live.insert(id, Arc::clone(&session));
-        drop(live);
-        session.start_kernel_with(spec);
-        Ok((session, false))
+        Ok(session)
     }
 
     /// Stops a session: its kernel ends and it leaves the registry.

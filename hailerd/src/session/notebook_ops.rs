@@ -1,5 +1,6 @@
 //! Listing, creating, opening and closing a session's notebooks.
 
+use hailer_agent::blocking::off_the_worker;
 use std::collections::HashSet;
 use std::io::Write;
 
@@ -21,7 +22,7 @@ impl Session {
                 .open_notebooks()
                 .await
                 .into_iter()
-                .map(|path| std::fs::canonicalize(&path).unwrap_or(path))
+                .map(|path| off_the_worker(|| std::fs::canonicalize(&path).unwrap_or(path)))
                 .collect(),
             None => HashSet::new(),
         };
@@ -36,19 +37,22 @@ impl Session {
                 .ok()
                 .map(|name| name.to_string_lossy().replace('\\', "/"))
         });
-        let notebooks = notebooks::list(&self.notebooks_dir())
-            .into_iter()
-            .map(|file| {
-                let canonical = std::fs::canonicalize(&file.path).unwrap_or(file.path.clone());
-                NotebookEntry {
-                    active: active.as_deref() == Some(file.name.as_str()),
-                    open: open.contains(&canonical),
-                    name: file.name,
-                    modified_at: file.modified_at,
-                    size: file.size,
-                }
-            })
-            .collect();
+        // The folder is read and each path resolved: off the async worker.
+        let notebooks = off_the_worker(|| {
+            notebooks::list(&self.notebooks_dir())
+                .into_iter()
+                .map(|file| {
+                    let canonical = std::fs::canonicalize(&file.path).unwrap_or(file.path.clone());
+                    NotebookEntry {
+                        active: active.as_deref() == Some(file.name.as_str()),
+                        open: open.contains(&canonical),
+                        name: file.name,
+                        modified_at: file.modified_at,
+                        size: file.size,
+                    }
+                })
+                .collect()
+        });
         NotebookList {
             active_link: kernel
                 .zip(active.as_deref())
@@ -74,7 +78,7 @@ impl Session {
             NotebookTemplate::Starter => bundle::STARTER_NOTEBOOK,
             NotebookTemplate::Empty => bundle::EMPTY_NOTEBOOK,
         };
-        write_new(&path, template).map_err(SessionError::io(format!(
+        off_the_worker(|| write_new(&path, template)).map_err(SessionError::io(format!(
             "cannot create {}",
             path.display()
         )))?;
@@ -102,7 +106,7 @@ impl Session {
         } else {
             reference.to_owned()
         };
-        let file = notebooks::resolve(&self.notebooks_dir(), &reference)?;
+        let file = off_the_worker(|| notebooks::resolve(&self.notebooks_dir(), &reference))?;
         let message = format!("{} is now the active notebook.", file.name);
         self.switch_to(&file.name, message).await
     }
@@ -113,7 +117,7 @@ impl Session {
         let path = if reference.trim().is_empty() {
             self.active_notebook().await
         } else {
-            notebooks::resolve(&self.notebooks_dir(), reference)?.path
+            off_the_worker(|| notebooks::resolve(&self.notebooks_dir(), reference))?.path
         };
         let name = relative(self, &path);
         let kernel = self.kernel().await?;
@@ -135,8 +139,7 @@ impl Session {
         {
             let mut state = self.notebooks.lock().await;
             state.activate(name);
-            state
-                .save(&state_dir(&self.loaded()))
+            off_the_worker(|| state.save(&state_dir(&self.loaded())))
                 .map_err(SessionError::io("cannot save .hailer/notebook.json"))?;
         }
         self.events.publish(SessionEvent::NotebookSwitched {
