@@ -7,11 +7,11 @@
 //! * [`runtime`]: starting and stopping one kernel, and the leftovers of killed sessions.
 //! * [`copies`]: the notebooks copied into a kernel and back.
 
-pub mod copies;
 pub mod engine;
 mod error;
 pub mod image;
 pub mod labels;
+pub mod notebook_copies;
 pub mod runtime;
 
 pub use engine::Engine;

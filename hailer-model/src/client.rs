@@ -14,7 +14,7 @@ use crate::conversation::ModelRequest;
 use crate::diagnose::Diagnosis;
 use crate::error::{ModelError, Result};
 use crate::events::{Completion, ModelEvent};
-use crate::local::LocalModel;
+use crate::in_process::LocalModel;
 use crate::redact::Redactor;
 use crate::settings::{ProviderSettings, WireApi};
 use crate::transport::{HttpTransport, PostRequest, RetryPolicy, SseReader, Timeouts};
@@ -231,7 +231,7 @@ impl ModelClient {
         let http = match &self.inner.backend {
             Backend::Http(_) => Arc::clone(&self.inner),
             Backend::Local(model) => {
-                crate::local::answer(Arc::clone(model), request.clone(), tx);
+                crate::in_process::answer(Arc::clone(model), request.clone(), tx);
                 return rx;
             }
         };

@@ -20,7 +20,7 @@ mod diagnose;
 mod error;
 pub mod events;
 pub mod fixture;
-pub mod local;
+pub mod in_process;
 pub mod redact;
 mod responses;
 pub mod settings;
@@ -35,7 +35,7 @@ pub use conversation::{
 pub use diagnose::{MAX_SAID_CHARS, endpoint_words};
 pub use error::{EndpointSaid, ModelError, Result};
 pub use events::{Completion, ModelEvent};
-pub use local::LocalModel;
+pub use in_process::LocalModel;
 pub use redact::Redactor;
 pub use settings::{ProviderSettings, WireApi};
 pub use transport::{RetryPolicy, Timeouts};

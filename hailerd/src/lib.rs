@@ -12,6 +12,7 @@ mod audit;
 mod checks;
 mod clock;
 mod connections;
+mod daemon_state;
 mod events;
 pub mod hardening;
 mod kernel;
@@ -23,13 +24,12 @@ pub mod runtime_file;
 mod serve;
 mod session;
 pub mod singleton;
-mod state;
 mod token;
 
 pub use api::openapi::document_json as openapi_json;
+pub use daemon_state::DaemonConfig;
 pub use run::{RunArgs, main, run};
 pub use serve::{HEADER_READ_TIMEOUT, serve};
-pub use state::DaemonConfig;
 pub use token::AccessToken;
 
 /// This daemon's version.

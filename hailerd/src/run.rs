@@ -10,8 +10,8 @@ use hailer_config::home::HailerHome;
 use hailer_protocol::RuntimeFile;
 use tokio::net::TcpListener;
 
+use crate::daemon_state::DaemonConfig;
 use crate::singleton::{self, Acquired};
-use crate::state::DaemonConfig;
 use crate::token::AccessToken;
 use crate::{VERSION, runtime_file};
 use hailer_redact::Redactor;

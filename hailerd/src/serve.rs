@@ -15,7 +15,7 @@ use tokio::sync::{Semaphore, TryAcquireError};
 use tower::ServiceExt;
 
 use crate::connections::{Activity, Connections};
-use crate::state::{Daemon, DaemonConfig, DaemonState};
+use crate::daemon_state::{Daemon, DaemonConfig, DaemonState};
 
 /// How often the idle-exit watcher looks.
 const IDLE_CHECK_EVERY: Duration = Duration::from_secs(1);

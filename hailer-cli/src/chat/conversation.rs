@@ -3,7 +3,7 @@
 
 use hailer_protocol::{ConversationStarted, NewConversationParams, SessionInfo};
 
-use super::link::{CLIENT, Link, REQUEST_TIMEOUT};
+use super::daemon_link::{CLIENT, Link, REQUEST_TIMEOUT};
 use super::panel;
 use super::sanitize::clean;
 use super::screen::Screen;

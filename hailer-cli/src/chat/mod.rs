@@ -6,9 +6,9 @@
 
 mod composer;
 mod conversation;
+mod daemon_link;
 mod highlight;
 mod history_view;
-mod link;
 pub(crate) mod markdown;
 mod panel;
 pub(crate) mod sanitize;
@@ -38,7 +38,7 @@ pub(crate) use terminal::width as terminal_width;
 
 use crate::session_client::{self, SessionFlags};
 use composer::{Composer, Input, Verdict};
-use link::{Link, TurnRefused};
+use daemon_link::{Link, TurnRefused};
 use screen::Screen;
 use style::Style;
 use turn_view::{TurnOutcome, TurnView};
@@ -143,7 +143,7 @@ const RESUME_TRIES: u32 = 18;
 impl Chat {
     async fn run(&mut self, home: &HailerHome) -> anyhow::Result<u8> {
         let mut interrupts = Interrupts::listen()?;
-        let connect = link::connect(home.clone(), self.options.flags.clone());
+        let connect = daemon_link::connect(home.clone(), self.options.flags.clone());
         tokio::pin!(connect);
         let mut connecting = true;
         let mut input_open = true;
@@ -173,7 +173,7 @@ impl Chat {
                         }
                     }
                 }
-                envelope = link::next_envelope(self.link.as_mut().map(|link| &mut link.socket)) => {
+                envelope = daemon_link::next_envelope(self.link.as_mut().map(|link| &mut link.socket)) => {
                     match envelope {
                         Some(envelope) => {
                             self.last_seq = self.last_seq.max(envelope.seq);
@@ -374,7 +374,7 @@ impl Chat {
             let path = format!("/v1/sessions/{}/cancel", link.session.id);
             if let Err(error) = link
                 .endpoint
-                .post(&path, &serde_json::json!({}), link::REQUEST_TIMEOUT)
+                .post(&path, &serde_json::json!({}), daemon_link::REQUEST_TIMEOUT)
                 .await
             {
                 self.screen
@@ -430,17 +430,18 @@ impl Chat {
 
     /// Starts a turn; a refusal is shown and the chat stays idle.
     async fn send(&mut self, message: &str) -> Result<(), TurnRefused> {
-        self.send_ask(&link::Ask::message(message), message).await
+        self.send_ask(&daemon_link::Ask::message(message), message)
+            .await
     }
 
     /// Starts a turn for `ask`; `shown` is how this terminal's own message is echoed.
-    async fn send_ask(&mut self, ask: &link::Ask, shown: &str) -> Result<(), TurnRefused> {
+    async fn send_ask(&mut self, ask: &daemon_link::Ask, shown: &str) -> Result<(), TurnRefused> {
         let Some(link) = &self.link else {
             return Err(TurnRefused::Failed(anyhow::anyhow!("not connected")));
         };
         self.busy = true;
         self.view.own_text = Some(shown.to_owned());
-        let result = link::start_turn(&link.endpoint, &link.session.id, ask).await;
+        let result = daemon_link::start_turn(&link.endpoint, &link.session.id, ask).await;
         if let Err(refused) = &result {
             self.view.own_text = None;
             self.busy = false;

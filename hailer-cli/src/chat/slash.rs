@@ -10,7 +10,7 @@ use hailer_protocol::{
 };
 
 use super::conversation;
-use super::link::{Link, REQUEST_TIMEOUT};
+use super::daemon_link::{Link, REQUEST_TIMEOUT};
 use super::panel;
 use super::screen::Screen;
 use super::turn_view::TurnView;
@@ -37,7 +37,7 @@ pub struct Context<'a> {
 pub enum Outcome {
     Done,
     /// Start a turn with this (a skill or saved prompt the daemon expands).
-    Ask(super::link::Ask),
+    Ask(super::daemon_link::Ask),
     /// A new conversation started here (and was confirmed on screen).
     ConversationStarted,
     /// Not run now; the command stays in the draft.
@@ -138,7 +138,7 @@ pub async fn run(context: &Context<'_>, line: &str) -> Outcome {
                 )));
                 return Outcome::KeepDraft;
             }
-            let mut ask = super::link::Ask::default();
+            let mut ask = super::daemon_link::Ask::default();
             if name == "/skill" {
                 ask.skill = Some(hailer_protocol::SkillRequest {
                     name: target.to_owned(),

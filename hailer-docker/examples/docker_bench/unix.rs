@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use bollard::models::{ContainerCreateBody, HostConfig, Mount, MountType, PortBinding};
 use bollard::query_parameters::{CreateContainerOptions, RemoveContainerOptions};
-use hailer_docker::copies::{CopyLimits, CopyState, copy_back, copy_in};
+use hailer_docker::notebook_copies::{CopyLimits, CopyState, copy_back, copy_in};
 use hailer_docker::labels::workspace_id;
 use hailer_docker::runtime::{
     DockerKernel, DockerSpec, cleanup_leftovers, kernel_command, kernel_user,

@@ -5,7 +5,7 @@ use axum::extract::{Path, State};
 use hailer_protocol::AuditList;
 
 use super::error::ApiError;
-use crate::state::Daemon;
+use crate::daemon_state::Daemon;
 
 #[utoipa::path(
     get, path = "/v1/sessions/{id}/audit", tag = "sessions",

@@ -6,7 +6,7 @@ use hailer_protocol::{ConversationStarted, NewConversationParams};
 
 use super::error::ApiError;
 use super::json_body::JsonBody;
-use crate::state::Daemon;
+use crate::daemon_state::Daemon;
 
 /// Starts a new conversation. With `model` null, the stored conversation is deleted and its
 /// counters start again; with a model, that model answers for the rest of the session in a new

@@ -4,7 +4,7 @@ use axum::Json;
 use axum::extract::State;
 use hailer_protocol::{DaemonInfo, ShutdownResponse};
 
-use crate::state::Daemon;
+use crate::daemon_state::Daemon;
 
 /// The daemon's identity and counters.
 #[utoipa::path(

@@ -6,7 +6,7 @@ use axum::response::Response;
 use hailer_protocol::{DaemonEvent, EventEnvelope, WS_PROTOCOL};
 
 use super::ws_stream::{forward, send};
-use crate::state::Daemon;
+use crate::daemon_state::Daemon;
 
 /// Upgrades to a stream of JSON `EventEnvelope`s: `hello` first, then heartbeats and daemon
 /// events; `shuttingDown` last.

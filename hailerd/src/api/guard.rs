@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use hailer_protocol::WS_TOKEN_PROTOCOL_PREFIX;
 
 use super::error::ApiError;
-use crate::state::Daemon;
+use crate::daemon_state::Daemon;
 
 /// Host and Origin checks, for every route.
 pub async fn check_host_and_origin(

@@ -22,8 +22,8 @@ use hailer_marimo::Report;
 use hailer_protocol::{KernelJobLine, NDJSON};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
+use crate::daemon_state::{ClientGuard, Daemon};
 use crate::kernel::job_log::{JobLog, JobSteps};
-use crate::state::{ClientGuard, Daemon};
 
 /// Where a job sends its reports.
 #[derive(Debug, Clone)]

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use tokio::sync::mpsc;
 
 use super::error::ApiError;
-use crate::state::Daemon;
+use crate::daemon_state::Daemon;
 
 /// How many earlier lines come first unless the client asks otherwise.
 const DEFAULT_TAIL: usize = 100;

@@ -13,8 +13,8 @@ use hailer_protocol::{
 use super::error::ApiError;
 use super::job_stream::job_response;
 use super::json_body::JsonBody;
+use crate::daemon_state::Daemon;
 use crate::kernel::image_jobs::{self, Report};
-use crate::state::Daemon;
 
 /// Builds the docker kernel's image through the engine (or, with `exportTo`, writes its build
 /// context and the equivalent `docker build` command), streaming progress as JSON lines.

@@ -27,7 +27,7 @@ use axum::routing::{get, post};
 
 pub use error::ApiError;
 
-use crate::state::Daemon;
+use crate::daemon_state::Daemon;
 
 /// The largest body most routes take: a request carrying the client's folders, flags and
 /// variables.

@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::error::ApiError;
 use super::ws_stream::{forward, send, send_encoded};
-use crate::state::Daemon;
+use crate::daemon_state::Daemon;
 
 /// Where a reconnecting client left off.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

@@ -10,7 +10,7 @@ use hailer_protocol::{
 
 use super::error::ApiError;
 use super::json_body::JsonBody;
-use crate::state::Daemon;
+use crate::daemon_state::Daemon;
 
 /// The most code one exec may carry.
 const MAX_CODE_BYTES: usize = 1024 * 1024;

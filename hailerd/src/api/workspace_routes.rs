@@ -6,7 +6,7 @@ use axum::extract::{Path, State};
 use hailer_protocol::{PromptList, SkillEntry, SkillList};
 
 use super::error::ApiError;
-use crate::state::Daemon;
+use crate::daemon_state::Daemon;
 
 #[utoipa::path(
     get, path = "/v1/sessions/{id}/skills", tag = "turns",

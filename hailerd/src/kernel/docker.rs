@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hailer_docker::copies::{CopyLimits, CopyState, copy_back, copy_in};
+use hailer_docker::notebook_copies::{CopyLimits, CopyState, copy_back, copy_in};
 use hailer_docker::runtime::{DockerKernel, DockerSpec, cleanup_leftovers};
 use hailer_docker::{Engine, labels};
 use hailer_marimo::MarimoClient;
@@ -223,7 +223,7 @@ async fn copy_back_periodically(
     }
 }
 
-fn describe(report: &hailer_docker::copies::CopyReport) -> Option<String> {
+fn describe(report: &hailer_docker::notebook_copies::CopyReport) -> Option<String> {
     let mut lines = Vec::new();
     if !report.backups.is_empty() {
         lines.push(format!(

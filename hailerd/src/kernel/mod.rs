@@ -15,7 +15,7 @@ pub mod local_leftovers;
 pub mod local_leftovers;
 
 pub use local::managed_venv;
-mod value;
+mod value_as_text;
 pub mod watch;
 
 use std::collections::BTreeMap;
@@ -217,7 +217,7 @@ impl Kernel {
             value: outcome
                 .output
                 .filter(|output| !output.data.is_empty())
-                .map(|output| value::readable(&output.mimetype, &output.data)),
+                .map(|output| value_as_text::readable(&output.mimetype, &output.data)),
             fresh_kernel: outcome.fresh_session,
             notebook: self.relative_name(notebook),
         })

@@ -2,7 +2,7 @@
 //! the active one.
 
 mod names;
-mod state;
+mod notebook_json;
 
 pub use names::{NotebookError, list, resolve, slug_file_name};
-pub use state::NotebookState;
+pub use notebook_json::NotebookState;

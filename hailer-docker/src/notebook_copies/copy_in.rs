@@ -7,7 +7,7 @@ use futures_util::StreamExt as _;
 
 use super::host_files::{HostNotebook, find_notebooks};
 use super::kernel_files::KernelFiles;
-use super::state::{CopyReport, CopyState, Direction, digest};
+use super::last_copied::{CopyReport, CopyState, Direction, digest};
 use crate::runtime::NOTEBOOKS_IN_KERNEL;
 
 /// How long the whole copy in may take.
@@ -73,7 +73,7 @@ async fn timed_upload(
     deadline: tokio::time::Instant,
 ) -> (
     HostNotebook,
-    Result<Result<Option<super::state::KernelStamp>, String>, tokio::time::error::Elapsed>,
+    Result<Result<Option<super::last_copied::KernelStamp>, String>, tokio::time::error::Elapsed>,
 ) {
     let outcome = tokio::time::timeout_at(deadline, upload(kernel, &notebook)).await;
     (notebook, outcome)
@@ -82,7 +82,7 @@ async fn timed_upload(
 async fn upload(
     kernel: &impl KernelFiles,
     notebook: &HostNotebook,
-) -> Result<Option<super::state::KernelStamp>, String> {
+) -> Result<Option<super::last_copied::KernelStamp>, String> {
     let (folder, file_name) = match notebook.name.rsplit_once('/') {
         Some((folder, file_name)) => (format!("{NOTEBOOKS_IN_KERNEL}/{folder}"), file_name),
         None => (NOTEBOOKS_IN_KERNEL.to_owned(), notebook.name.as_str()),

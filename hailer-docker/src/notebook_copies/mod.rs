@@ -13,7 +13,7 @@ mod copy_back;
 mod copy_in;
 mod host_files;
 mod kernel_files;
-mod state;
+mod last_copied;
 
 pub use allow_list::{
     MAX_FOLDERS, MAX_NOTEBOOK_BYTES, MAX_NOTEBOOKS, Refusal, check_contents, check_name,
@@ -22,7 +22,7 @@ pub use copy_back::{CopyLimits, MAX_NEW_BYTES, MAX_NEW_NOTEBOOKS, copy_back};
 pub use copy_in::{COPY_IN_TIME, copy_in};
 pub use host_files::{BACKUP_FOLDER, MARKER_FILE};
 pub use kernel_files::{KernelEntry, KernelFiles, KernelRead};
-pub use state::{CopyReport, CopyState, Direction, KernelStamp, digest};
+pub use last_copied::{CopyReport, CopyState, Direction, KernelStamp, digest};
 
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,7 @@ use std::future::Future;
 
 use hailer_marimo::MarimoClient;
 
-use super::state::KernelStamp;
+use super::last_copied::KernelStamp;
 
 /// A file or folder in the kernel.
 #[derive(Debug, Clone, PartialEq)]

@@ -9,7 +9,7 @@ use tokio::time::{Instant, timeout_at};
 use super::allow_list::{self, MAX_FOLDERS, MAX_NOTEBOOK_BYTES, MAX_NOTEBOOKS, Refusal};
 use super::host_files::{back_up, read_existing, set_marker, write_notebook};
 use super::kernel_files::{KernelFiles, KernelRead};
-use super::state::{CopyReport, CopyState, Direction, KernelStamp, digest};
+use super::last_copied::{CopyReport, CopyState, Direction, KernelStamp, digest};
 use crate::runtime::NOTEBOOKS_IN_KERNEL;
 
 /// The most notebooks the kernel created that one session copies back, and their bytes.
