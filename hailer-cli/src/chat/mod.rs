@@ -57,6 +57,8 @@ pub struct ChatOptions {
     pub plain: bool,
     /// Never open a browser.
     pub no_browser: bool,
+    /// Show the installers' own output of a kernel set-up too (`--verbose`).
+    pub verbose: bool,
 }
 
 /// Whether the loop goes on.
@@ -87,7 +89,7 @@ pub async fn run(home: &HailerHome, options: ChatOptions) -> anyhow::Result<Exit
     let (composer, screen) =
         started.unwrap_or_else(|| (Composer::plain(), Screen::plain(Style::detect(true))));
     let mut chat = Chat {
-        view: TurnView::new(&screen),
+        view: TurnView::new(&screen).with_verbose(options.verbose),
         screen,
         composer,
         loaded,
