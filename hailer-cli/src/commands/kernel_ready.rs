@@ -99,7 +99,11 @@ pub async fn wait_for_kernel(socket: &mut EventSocket, presses: &mut watch::Rece
                     NoticeLevel::Warning => "warning: ",
                     NoticeLevel::Error => "error: ",
                 };
-                eprintln!("  {prefix}{message}");
+                let said = format!("  {prefix}{message}");
+                match setup.as_mut() {
+                    Some(view) => view.println(&said),
+                    None => eprintln!("{said}"),
+                }
             }
             SessionEvent::KernelSetup { line } => {
                 let line = crate::chat::sanitize::clean_all(&line).unwrap_or(line);

@@ -119,7 +119,11 @@ pub async fn run(
                 preview,
                 ..
             } if turn_id == turn.turn_id && !json => {
-                eprintln!("[{name}] {}", preview.lines().next().unwrap_or_default());
+                let said = format!("[{name}] {}", preview.lines().next().unwrap_or_default());
+                match setup.as_mut() {
+                    Some(view) => view.println(&said),
+                    None => eprintln!("{said}"),
+                }
             }
             SessionEvent::TurnFinished { turn_id, text, .. } if turn_id == turn.turn_id => {
                 // The turn's last event comes after its notebook is on this machine.

@@ -8,7 +8,7 @@ use std::time::Duration;
 use hailer_scripted_model::{Reply, Script, ScriptedModel};
 use hailer_tests::prereqs::{kernel_venv, wheelhouse};
 use hailer_tests::{TestWorkspace, TmuxPane};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// The most lines the set-up may print to a terminal without `--verbose`.
 const MOST_LINES: usize = 15;
@@ -19,9 +19,14 @@ const ANSWER: &str = "The environment is ready and so is the answer.";
 /// A scripted-model workspace whose kernel has no environment yet: the session start makes the
 /// managed one from the test Python, offline from the wheelhouse.
 async fn fresh_workspace() -> (ScriptedModel, TestWorkspace) {
-    let model = ScriptedModel::start(Script::new().reply(Reply::text(ANSWER)))
-        .await
-        .unwrap();
+    // The turn runs code, so it waits for the kernel and its environment.
+    let script = Script::new()
+        .reply(Reply::tool_call(
+            "marimo_execute",
+            json!({"code": "print(6*7)"}),
+        ))
+        .reply(Reply::text(ANSWER));
+    let model = ScriptedModel::start(script).await.unwrap();
     let mut workspace = TestWorkspace::scripted(&model.base_url());
     workspace
         .env

@@ -142,6 +142,11 @@ impl JobView {
         }
     }
 
+    /// Prints a line that is not the job's (a tool call starting) above the step under way.
+    pub fn println(&mut self, line: &str) {
+        self.print(line);
+    }
+
     /// Shows one line of a job: progress, or the last line, for which the summary comes back.
     pub fn show(&mut self, line: &KernelJobLine) -> Option<String> {
         match line {
