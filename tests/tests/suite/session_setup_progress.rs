@@ -1,7 +1,8 @@
 //! What the first unsafe-local session start shows while it creates the managed environment:
 //! `hailer run` in a terminal (tmux) prints a few step lines and one summary naming the log,
 //! which holds the installer's whole output, then the answer; `hailer run --json` carries the
-//! same steps as `kernelSetup` events and draws no progress.
+//! same steps as `kernelSetup` events and draws no progress; the chat shows the steps and the
+//! summary after its startup panel.
 
 use std::time::Duration;
 
@@ -148,4 +149,49 @@ async fn a_first_session_start_with_json_carries_the_setup_as_events() {
     assert!(!stderr.contains("Installing packages"), "{stderr}");
     assert!(!stderr.contains("Full output: "), "{stderr}");
     let _ = workspace.hailer(&["daemon", "stop"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_chat_shows_a_first_session_start_setup_as_steps_and_names_the_log() {
+    let (_model, workspace) = fresh_workspace().await;
+    tokio::task::block_in_place(|| {
+        let pane = TmuxPane::spawn(&workspace.command(&["notebook", "--no-browser"]));
+        pane.wait_for("Full output: ", RUN);
+        let screen = pane.wait_for("The kernel is ready.", RUN);
+        let lines: Vec<&str> = screen
+            .lines()
+            .map(str::trim_end)
+            .filter(|line| !line.is_empty())
+            .collect();
+        let said = lines.join("\n");
+        // What follows the startup panel up to the summary: the set-up, in a few lines.
+        let panel_end = lines
+            .iter()
+            .position(|line| line.contains("Web access:"))
+            .unwrap_or_else(|| panic!("no panel:\n{said}"));
+        let summary = lines
+            .iter()
+            .position(|line| line.contains("Full output: "))
+            .unwrap_or_else(|| panic!("no summary naming the log:\n{said}"));
+        let setup = &lines[panel_end + 1..=summary];
+        assert!(setup.len() <= MOST_LINES, "{} lines:\n{said}", setup.len());
+        assert!(
+            setup
+                .iter()
+                .any(|line| line.contains("Installing packages") && line.contains("done")),
+            "{said}"
+        );
+        let path = lines[summary]
+            .split_once("Full output: ")
+            .map(|(_, path)| path.trim())
+            .unwrap_or_default();
+        let log = read_log(path);
+        let packages = package_lines(&log);
+        assert!(packages.len() >= 20, "{log}");
+        for line in &packages {
+            assert!(!said.contains(line), "{line:?} on screen:\n{said}");
+        }
+        drop(pane);
+        let _ = workspace.hailer(&["daemon", "stop"]);
+    });
 }

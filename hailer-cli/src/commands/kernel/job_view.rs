@@ -231,6 +231,11 @@ impl JobView {
                 }
                 bar.finish_with_message(format!("{} {} {summary}", tick(succeeded), current.name));
             }
+            // The chat's lines may have notes between a step's start and its end: the end
+            // names its step.
+            None if matches!(self.out, Out::Lines(_)) => {
+                self.say(format!("{} {} {summary}", tick(succeeded), current.name))
+            }
             None => self.say(format!("  {summary}")),
         }
     }
@@ -361,7 +366,7 @@ mod tests {
         assert_eq!(lines[1], "Starting marimo");
         let done = lines.last().cloned().unwrap_or_default();
         assert!(
-            done.starts_with("  done (") && done.ends_with(", 2/2)"),
+            done.starts_with("✓ Installing packages done (") && done.ends_with(", 2/2)"),
             "{lines:?}"
         );
         let summary = summary.unwrap_or_default();
