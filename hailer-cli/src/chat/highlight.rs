@@ -42,6 +42,12 @@ static PALETTE: LazyLock<Vec<(Scope, Kind)>> = LazyLock::new(|| {
 /// Operators are keywords to the grammars; only the spelled-out ones (`and`, `in`) are to us.
 static OPERATOR: LazyLock<Option<Scope>> = LazyLock::new(|| Scope::new("keyword.operator").ok());
 
+/// Loads the grammars and compiles Python's first patterns, so the first code block shown does
+/// not wait for them (the chat calls it on a thread of its own as it starts).
+pub fn preload() {
+    Highlighter::python().line("import polars as pl  # 1");
+}
+
 /// Highlights the lines of one block, in order.
 #[derive(Debug)]
 pub struct Highlighter {
