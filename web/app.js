@@ -320,6 +320,18 @@
       case "notice":
         conversation.add({ kind: event.level === "error" ? "error" : "notice", text: event.message });
         break;
+      case "kernelSetup": {
+        // The kernel's environment set-up: its steps and notes, not the installers' output.
+        const line = event.line || {};
+        if (line.kind === "progress" && !line.output) {
+          conversation.add({ kind: "notice", text: line.line });
+        } else if (line.kind === "done") {
+          conversation.add({ kind: "notice", text: `The environment is set up. Full output: ${line.log || "(no log)"}` });
+        } else if (line.kind === "failed") {
+          conversation.add({ kind: "error", text: `${line.message}${line.log ? ` Full output: ${line.log}` : ""}` });
+        }
+        break;
+      }
       case "lagged":
         conversation.add({ kind: "notice", text: `This page missed ${event.missed} events; the session view may be incomplete.` });
         break;

@@ -1,7 +1,9 @@
 //! Benchmark of the terminal's rendering of an answer: a paragraph, a 200-row Markdown table
 //! and a code block, rendered at 120 columns in colour, many times, with the median and p95
 //! next to a floor measured in the same run (the same text only split into lines, as a plain
-//! terminal would pass it through). Target: rendering at most 5 ms.
+//! terminal would pass it through). Target: rendering at most 5 ms. A second, code-heavy
+//! answer (200 lines of Python, a SQL query and a JSON document in fenced blocks) measures the
+//! highlighter.
 //!
 //! `cargo run --release -p hailer-cli --example bench-render`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -42,6 +44,35 @@ fn answer() -> String {
     text
 }
 
+/// An answer that is mostly code: what the highlighter costs.
+fn code_answer() -> String {
+    let mut text =
+        String::from("The whole script, then the query and its settings:\n\n```python\n");
+    text.push_str("import polars as pl\n\"\"\"Weekly revenue,\nby region.\"\"\"\n");
+    for row in 0..50 {
+        text.push_str(&format!(
+            "def step_{row}(df: pl.DataFrame, limit: int = {row}) -> pl.DataFrame:\n    \
+             # keep the rows over the limit\n    \
+             kept = df.filter(pl.col(\"revenue\") > limit * 1.5)\n    \
+             return kept.with_columns(pl.lit(f\"step {{limit}}\").alias(\"note\"))\n"
+        ));
+    }
+    text.push_str("```\n\n```sql\n");
+    for row in 0..20 {
+        text.push_str(&format!(
+            "SELECT region, SUM(revenue) AS total FROM sales WHERE week = {row} GROUP BY region; -- week {row}\n"
+        ));
+    }
+    text.push_str("```\n\n```json\n{\n");
+    for row in 0..20 {
+        text.push_str(&format!(
+            "  \"key_{row}\": [{row}, true, null, \"text\"],\n"
+        ));
+    }
+    text.push_str("  \"end\": 0\n}\n```\n");
+    text
+}
+
 fn measure(mut run: impl FnMut()) -> Vec<Duration> {
     let mut samples: Vec<Duration> = (0..RUNS)
         .map(|_| {
@@ -70,7 +101,10 @@ fn report(label: &str, samples: &[Duration]) {
 
 fn main() {
     let text = answer();
+    // The first render loads the grammars and compiles the regexes it meets.
+    let started = Instant::now();
     let lines = hailer_cli::render_answer(&text, WIDTH, true);
+    let first = started.elapsed();
     assert!(lines.len() > 200, "the table was rendered");
     // Warm up.
     for _ in 0..20 {
@@ -91,6 +125,21 @@ fn main() {
         "answer of {} bytes with a 200-row table, {WIDTH} columns, {RUNS} runs",
         text.len()
     );
+    println!("{:<34} {:>17}", "first render (grammars load)", ms(first));
     report("floor (split into lines)", &floor);
     report("rendered (target <= 5 ms)", &render);
+
+    let code = code_answer();
+    for _ in 0..20 {
+        black_box(hailer_cli::render_answer(black_box(&code), WIDTH, true));
+    }
+    let render = measure(|| {
+        black_box(hailer_cli::render_answer(black_box(&code), WIDTH, true));
+    });
+    println!(
+        "code-heavy answer of {} bytes, {} lines, {WIDTH} columns, {RUNS} runs",
+        code.len(),
+        code.lines().count()
+    );
+    report("rendered", &render);
 }

@@ -95,6 +95,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 },
                 plain,
                 no_browser,
+                verbose,
             };
             return chat::run(&home, options).await;
         }
@@ -226,7 +227,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 new_thread: new,
                 ..session_flags
             };
-            return commands::run::run(&home, &flags, &question, json).await;
+            return commands::run::run(&home, &flags, &question, json, verbose).await;
         }
         Command::Login { provider } => {
             let home = HailerHome::from_env()?;

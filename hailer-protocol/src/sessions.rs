@@ -298,6 +298,11 @@ pub enum SessionEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         exit: Option<KernelExit>,
     },
+    /// The kernel's start is preparing its environment (a first unsafe-local start creates the
+    /// managed one): the same lines as a kernel job's reply, named steps and the installers'
+    /// own output first, then `done` or `failed` naming the log that holds the whole output.
+    /// Sent only when the start has such work to do.
+    KernelSetup { line: crate::KernelJobLine },
     /// The active notebook changed.
     NotebookSwitched { notebook: String },
     /// A turn began: the user's text and which client sent it.

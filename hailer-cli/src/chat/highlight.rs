@@ -1,84 +1,76 @@
-//! Highlighting code for the terminal, a line at a time: keywords, built-ins, strings, numbers
-//! and comments of Python (what the kernel runs) and SQL; other languages are shown in one
-//! colour. A small lexer rather than a grammar engine: it keeps the binary small and the first
-//! block fast, and a streamed answer is highlighted as its lines arrive, strings spanning lines
-//! included.
+//! Highlighting code for the terminal, a line at a time, with syntect's grammars (Sublime
+//! Text's) mapped onto our own palette ([`Kind`]): keywords, built-ins and function names,
+//! strings, numbers and comments. Python (what the kernel runs) is the default; a fence that
+//! names another language the grammars know (sql, json, bash, yaml, ...) gets that one, and an
+//! unknown one is shown in one colour. The parser's state carries over from line to line, so a
+//! streamed answer is highlighted as its lines arrive, strings spanning lines included.
+
+use std::sync::LazyLock;
+
+use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet};
 
 use super::style::{Kind, Span};
 
-const PYTHON_KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
-    "in", "is", "lambda", "match", "case", "nonlocal", "not", "or", "pass", "raise", "return",
-    "try", "while", "with", "yield",
-];
+/// The grammars, loaded once (the first code block pays for it).
+static SYNTAXES: LazyLock<SyntaxSet> = LazyLock::new(SyntaxSet::load_defaults_newlines);
 
-const PYTHON_BUILTINS: &[&str] = &[
-    "abs",
-    "all",
-    "any",
-    "bool",
-    "dict",
-    "enumerate",
-    "filter",
-    "float",
-    "int",
-    "isinstance",
-    "len",
-    "list",
-    "map",
-    "max",
-    "min",
-    "open",
-    "print",
-    "range",
-    "repr",
-    "round",
-    "set",
-    "sorted",
-    "str",
-    "sum",
-    "tuple",
-    "type",
-    "zip",
-    "self",
-];
+/// Scope prefixes and the decoration each stands for, tried on a token's scopes from the
+/// innermost out; the first scope with a match decides, by the first prefix that matches it
+/// (so the narrower ones come first).
+static PALETTE: LazyLock<Vec<(Scope, Kind)>> = LazyLock::new(|| {
+    [
+        ("comment", Kind::Comment),
+        ("string", Kind::Str),
+        ("constant.character.escape", Kind::Str),
+        ("constant.numeric", Kind::Number),
+        ("constant.language", Kind::Keyword),
+        ("keyword", Kind::Keyword),
+        // A string's prefix: the `f` of f"...".
+        ("storage.type.string", Kind::Str),
+        ("storage", Kind::Keyword),
+        ("support.function", Kind::Builtin),
+        ("support.type", Kind::Builtin),
+        ("variable.language", Kind::Builtin),
+        ("entity.name.function", Kind::Builtin),
+        ("meta.annotation", Kind::Keyword),
+    ]
+    .into_iter()
+    .filter_map(|(name, kind)| Scope::new(name).ok().map(|scope| (scope, kind)))
+    .collect()
+});
 
-const SQL_KEYWORDS: &[&str] = &[
-    "select", "from", "where", "group", "by", "order", "having", "limit", "join", "left", "right",
-    "inner", "outer", "on", "as", "and", "or", "not", "in", "is", "null", "insert", "into",
-    "values", "update", "set", "delete", "create", "table", "with", "distinct", "count", "sum",
-    "avg", "min", "max", "case", "when", "then", "else", "end", "union", "all", "desc", "asc",
-];
+/// Operators are keywords to the grammars; only the spelled-out ones (`and`, `in`) are to us.
+static OPERATOR: LazyLock<Option<Scope>> = LazyLock::new(|| Scope::new("keyword.operator").ok());
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Language {
-    Python,
-    Sql,
-    Other,
+/// Loads the grammars and compiles Python's first patterns, so the first code block shown does
+/// not wait for them (the chat calls it on a thread of its own as it starts).
+pub fn preload() {
+    Highlighter::python().line("import polars as pl  # 1");
 }
 
 /// Highlights the lines of one block, in order.
 #[derive(Debug)]
 pub struct Highlighter {
-    language: Language,
-    /// The closing quotes of a string that runs on past the line.
-    open_string: Option<&'static str>,
+    /// `None` for a language with no grammar, or after the grammar failed on a line.
+    parser: Option<Parser>,
+}
+
+#[derive(Debug)]
+struct Parser {
+    state: ParseState,
+    scopes: ScopeStack,
 }
 
 impl Highlighter {
-    /// For a fence's info string (`python`, `py`, `sql`, ...); an empty one is taken as Python.
+    /// For a fence's info string (`python`, `py`, `sql`, `json`, ...); an empty one is taken
+    /// as Python.
     pub fn for_info(info: &str) -> Self {
         let name = info.split_whitespace().next().unwrap_or_default();
-        let language = match name.to_ascii_lowercase().as_str() {
-            "" | "python" | "py" | "python3" | "ipython" => Language::Python,
-            "sql" | "duckdb" | "sqlite" | "postgresql" => Language::Sql,
-            _ => Language::Other,
-        };
-        Self {
-            language,
-            open_string: None,
-        }
+        let parser = syntax(&name.to_ascii_lowercase()).map(|syntax| Parser {
+            state: ParseState::new(syntax),
+            scopes: ScopeStack::new(),
+        });
+        Self { parser }
     }
 
     pub fn python() -> Self {
@@ -87,123 +79,78 @@ impl Highlighter {
 
     /// One line's runs.
     pub fn line(&mut self, line: &str) -> Vec<Span> {
-        if self.language == Language::Other {
+        let Some(parser) = self.parser.as_mut() else {
             return vec![(Kind::Code, line.to_owned())];
-        }
-        let mut spans: Vec<Span> = Vec::new();
-        let mut rest = line;
-        if let Some(close) = self.open_string {
-            match rest.find(close) {
-                Some(end) => {
-                    let end = end + close.len();
-                    push(&mut spans, Kind::Str, &rest[..end]);
-                    rest = &rest[end..];
-                    self.open_string = None;
-                }
-                None => {
-                    push(&mut spans, Kind::Str, rest);
-                    return spans;
-                }
-            }
-        }
-        while let Some(c) = rest.chars().next() {
-            let taken = self.token(rest, c, &mut spans);
-            rest = &rest[taken..];
-        }
-        spans
-    }
-
-    /// Reads one token at the start of `rest`; returns its length in bytes.
-    fn token(&mut self, rest: &str, c: char, spans: &mut Vec<Span>) -> usize {
-        let comment = match self.language {
-            Language::Sql => rest.starts_with("--"),
-            _ => c == '#',
         };
-        if comment {
-            push(spans, Kind::Comment, rest);
-            return rest.len();
-        }
-        if c == '"' || c == '\'' {
-            let length = self.string(rest);
-            push(spans, Kind::Str, &rest[..length]);
-            return length;
-        }
-        if c.is_ascii_digit() {
-            let length = word_length(rest, |c| c.is_ascii_alphanumeric() || c == '.' || c == '_');
-            push(spans, Kind::Number, &rest[..length]);
-            return length;
-        }
-        if c.is_alphabetic() || c == '_' || (c == '@' && self.language == Language::Python) {
-            let length = c.len_utf8() + word_length(&rest[c.len_utf8()..], is_word);
-            let word = &rest[..length];
-            // A string prefix: f"...", rb'...'.
-            let after = &rest[length..];
-            if self.language == Language::Python
-                && length <= 2
-                && word.chars().all(|c| "rRbBfFuU".contains(c))
-                && (after.starts_with('"') || after.starts_with('\''))
-            {
-                let string = self.string(after);
-                push(spans, Kind::Str, &rest[..length + string]);
-                return length + string;
+        match parser.line(line) {
+            Some(spans) => spans,
+            None => {
+                // A grammar that fails once is not trusted with the rest of the block.
+                self.parser = None;
+                vec![(Kind::Code, line.to_owned())]
             }
-            push(spans, self.word_kind(word), word);
-            return length;
-        }
-        push(spans, Kind::Plain, &rest[..c.len_utf8()]);
-        c.len_utf8()
-    }
-
-    /// The length of the string starting at `rest` (its quotes included); a triple-quoted one
-    /// left open continues on the next lines.
-    fn string(&mut self, rest: &str) -> usize {
-        for triple in ["\"\"\"", "'''"] {
-            if self.language == Language::Python && rest.starts_with(triple) {
-                return match rest[3..].find(triple) {
-                    Some(end) => 3 + end + 3,
-                    None => {
-                        self.open_string = Some(triple);
-                        rest.len()
-                    }
-                };
-            }
-        }
-        let quote = rest.chars().next().unwrap_or('"');
-        let mut escaped = false;
-        for (index, c) in rest.char_indices().skip(1) {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == quote {
-                return index + 1;
-            }
-        }
-        rest.len()
-    }
-
-    fn word_kind(&self, word: &str) -> Kind {
-        match self.language {
-            Language::Python if word.starts_with('@') => Kind::Keyword,
-            Language::Python if PYTHON_KEYWORDS.contains(&word) => Kind::Keyword,
-            Language::Python if PYTHON_BUILTINS.contains(&word) => Kind::Builtin,
-            Language::Sql if SQL_KEYWORDS.contains(&word.to_ascii_lowercase().as_str()) => {
-                Kind::Keyword
-            }
-            _ => Kind::Plain,
         }
     }
 }
 
-fn is_word(c: char) -> bool {
-    c.is_alphanumeric() || c == '_' || c == '.'
+impl Parser {
+    fn line(&mut self, line: &str) -> Option<Vec<Span>> {
+        // The grammars are the newline kind: each line ends with one.
+        let fed = format!("{line}\n");
+        let ops = self.state.parse_line(&fed, &SYNTAXES).ok()?;
+        let mut spans = Vec::new();
+        let mut start = 0;
+        for (at, op) in &ops {
+            let at = (*at).min(line.len());
+            if at > start {
+                push(
+                    &mut spans,
+                    kind(self.scopes.as_slice(), &line[start..at]),
+                    &line[start..at],
+                );
+                start = at;
+            }
+            self.scopes.apply(op).ok()?;
+        }
+        if start < line.len() {
+            push(
+                &mut spans,
+                kind(self.scopes.as_slice(), &line[start..]),
+                &line[start..],
+            );
+        }
+        Some(spans)
+    }
 }
 
-/// Bytes at the start of `text` whose characters match.
-fn word_length(text: &str, matches: impl Fn(char) -> bool) -> usize {
-    text.char_indices()
-        .find(|(_, c)| !matches(*c))
-        .map_or(text.len(), |(index, _)| index)
+/// The grammar of a fence's language name (lowercase), if there is one; plain text has none.
+fn syntax(name: &str) -> Option<&'static SyntaxReference> {
+    let token = match name {
+        "" | "python3" | "ipython" | "pycon" => "python",
+        "duckdb" | "sqlite" | "postgresql" | "postgres" | "mysql" => "sql",
+        "shell" | "console" | "zsh" | "sh" => "bash",
+        "jsonl" | "ndjson" | "geojson" => "json",
+        "text" | "txt" | "plain" | "plaintext" => return None,
+        other => other,
+    };
+    SYNTAXES.find_syntax_by_token(token)
+}
+
+/// How a token under `scopes` (outermost first) is decorated.
+fn kind(scopes: &[Scope], text: &str) -> Kind {
+    for scope in scopes.iter().rev() {
+        let found = PALETTE
+            .iter()
+            .find(|(prefix, _)| prefix.is_prefix_of(*scope));
+        if let Some((_, kind)) = found {
+            let spelled = text.trim().chars().all(char::is_alphabetic);
+            return match OPERATOR.as_ref() {
+                Some(operator) if operator.is_prefix_of(*scope) && !spelled => Kind::Plain,
+                _ => *kind,
+            };
+        }
+    }
+    Kind::Plain
 }
 
 /// Appends `text`, merging it into the last run when that has the same decoration.
@@ -229,69 +176,72 @@ mod tests {
             .collect()
     }
 
+    /// The runs of one decoration, trimmed.
+    fn of(spans: &[Span], wanted: Kind) -> Vec<&str> {
+        kinds(spans)
+            .into_iter()
+            .filter(|(kind, _)| *kind == wanted)
+            .map(|(_, text)| text)
+            .collect()
+    }
+
     #[test]
     fn python_tokens() {
         let mut highlighter = Highlighter::python();
         let spans = highlighter.line("for x in range(3): print(f\"{x}\", 1.5)  # loop");
-        assert_eq!(
-            kinds(&spans),
-            vec![
-                (Kind::Keyword, "for"),
-                (Kind::Plain, "x"),
-                (Kind::Keyword, "in"),
-                (Kind::Builtin, "range"),
-                (Kind::Plain, "("),
-                (Kind::Number, "3"),
-                (Kind::Plain, "):"),
-                (Kind::Builtin, "print"),
-                (Kind::Plain, "("),
-                (Kind::Str, "f\"{x}\""),
-                (Kind::Plain, ","),
-                (Kind::Number, "1.5"),
-                (Kind::Plain, ")"),
-                (Kind::Comment, "# loop"),
-            ]
-        );
+        let line: String = spans.iter().map(|(_, text)| text.as_str()).collect();
+        assert_eq!(line, "for x in range(3): print(f\"{x}\", 1.5)  # loop");
+        assert_eq!(of(&spans, Kind::Keyword), ["for", "in"]);
+        assert_eq!(of(&spans, Kind::Builtin), ["range", "print"]);
+        assert_eq!(of(&spans, Kind::Number), ["3", "1.5"]);
+        assert_eq!(of(&spans, Kind::Comment), ["# loop"]);
+        assert!(of(&spans, Kind::Str).concat().contains("f\""), "{spans:?}");
+        // Punctuation and operators stay plain.
+        let spans = highlighter.line("total = a + b");
+        assert_eq!(of(&spans, Kind::Plain), ["total = a + b"]);
     }
 
     #[test]
     fn triple_quoted_strings_span_lines() {
         let mut highlighter = Highlighter::python();
-        assert_eq!(
-            kinds(&highlighter.line("doc = \"\"\"first")),
-            vec![(Kind::Plain, "doc ="), (Kind::Str, "\"\"\"first")]
-        );
+        let first = highlighter.line("doc = \"\"\"first");
+        assert_eq!(of(&first, Kind::Str), ["\"\"\"first"]);
         assert_eq!(
             kinds(&highlighter.line("import x")),
             vec![(Kind::Str, "import x")]
         );
-        assert_eq!(
-            kinds(&highlighter.line("end\"\"\" + 1")),
-            vec![
-                (Kind::Str, "end\"\"\""),
-                (Kind::Plain, "+"),
-                (Kind::Number, "1")
-            ]
-        );
+        let last = highlighter.line("end\"\"\" + 1");
+        assert_eq!(of(&last, Kind::Str), ["end\"\"\""]);
+        assert_eq!(of(&last, Kind::Number), ["1"]);
+        assert_eq!(of(&highlighter.line("import x"), Kind::Keyword), ["import"]);
     }
 
     #[test]
-    fn sql_and_other_languages() {
+    fn sql_json_and_bash_have_their_own_grammars() {
         let mut sql = Highlighter::for_info("sql");
-        assert_eq!(
-            kinds(&sql.line("SELECT a FROM t -- all")),
-            vec![
-                (Kind::Keyword, "SELECT"),
-                (Kind::Plain, "a"),
-                (Kind::Keyword, "FROM"),
-                (Kind::Plain, "t"),
-                (Kind::Comment, "-- all"),
-            ]
-        );
-        let mut other = Highlighter::for_info("rust");
-        assert_eq!(
-            other.line("fn main() {}"),
-            vec![(Kind::Code, "fn main() {}".to_owned())]
-        );
+        let spans = sql.line("SELECT a FROM t WHERE b = 'x' -- all");
+        assert_eq!(of(&spans, Kind::Keyword), ["SELECT", "FROM", "WHERE"]);
+        assert_eq!(of(&spans, Kind::Str), ["'x'"]);
+        assert_eq!(of(&spans, Kind::Comment), ["-- all"]);
+        let mut json = Highlighter::for_info("json");
+        let spans = json.line("{\"a\": [1, true, \"b\"]}");
+        assert_eq!(of(&spans, Kind::Number), ["1"]);
+        assert_eq!(of(&spans, Kind::Keyword), ["true"]);
+        assert!(of(&spans, Kind::Str).contains(&"\"b\""), "{spans:?}");
+        let mut bash = Highlighter::for_info("bash");
+        let spans = bash.line("echo \"hi\" # greet");
+        assert_eq!(of(&spans, Kind::Comment), ["# greet"]);
+        assert_eq!(of(&spans, Kind::Str), ["\"hi\""]);
+    }
+
+    #[test]
+    fn unknown_languages_and_plain_text_are_one_colour() {
+        for info in ["klingon", "text", "txt"] {
+            let mut other = Highlighter::for_info(info);
+            assert_eq!(
+                other.line("fn main() {}"),
+                vec![(Kind::Code, "fn main() {}".to_owned())]
+            );
+        }
     }
 }

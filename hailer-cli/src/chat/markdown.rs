@@ -174,12 +174,11 @@ impl MarkdownStream {
     }
 }
 
-/// A line of code, highlighted when colour is on (the highlighter still follows strings that
-/// run over lines when it is off).
+/// A line of code, highlighted when colour is on (a stream's style does not change, so with it
+/// off the grammar has nothing to follow).
 pub fn code_line(highlighter: &mut Highlighter, line: &str, style: Style) -> String {
-    let spans = highlighter.line(line);
     if style.has_color() {
-        style.paint_spans(&spans)
+        style.paint_spans(&highlighter.line(line))
     } else {
         line.to_owned()
     }

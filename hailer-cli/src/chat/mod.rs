@@ -57,6 +57,8 @@ pub struct ChatOptions {
     pub plain: bool,
     /// Never open a browser.
     pub no_browser: bool,
+    /// Show the installers' own output of a kernel set-up too (`--verbose`).
+    pub verbose: bool,
 }
 
 /// Whether the loop goes on.
@@ -67,6 +69,8 @@ enum Flow {
 }
 
 pub async fn run(home: &HailerHome, options: ChatOptions) -> anyhow::Result<ExitCode> {
+    // The grammars load while the session starts, not when the first code block comes.
+    std::thread::spawn(highlight::preload);
     let loaded = load_config(&options.flags);
     // Not a workspace: said before the line editor takes the terminal, which stays as it was.
     if let Some(loaded) = &loaded
@@ -87,7 +91,7 @@ pub async fn run(home: &HailerHome, options: ChatOptions) -> anyhow::Result<Exit
     let (composer, screen) =
         started.unwrap_or_else(|| (Composer::plain(), Screen::plain(Style::detect(true))));
     let mut chat = Chat {
-        view: TurnView::new(&screen),
+        view: TurnView::new(&screen).with_verbose(options.verbose),
         screen,
         composer,
         loaded,

@@ -101,6 +101,20 @@ fn a_code_block_is_highlighted() {
 }
 
 #[test]
+fn blocks_are_highlighted_by_the_language_their_fence_names() {
+    let text = "```sql\nSELECT region, SUM(revenue) AS total FROM sales -- all weeks\n```\n\
+                ```json\n{\"rows\": 200, \"ok\": true}\n```\n\
+                ```unknown-language\nleft as it is\n```\n";
+    let colored = render(text, Style::colored(), 80);
+    insta::assert_snapshot!(visible(&colored));
+    // Colour off, each line is the code as written.
+    assert_eq!(
+        render(text, Style::plain(), 80)[1],
+        "  SELECT region, SUM(revenue) AS total FROM sales -- all weeks"
+    );
+}
+
+#[test]
 fn a_short_tool_call() {
     let mut lines = tool_view::started(
         "marimo_execute",

@@ -50,9 +50,8 @@ pub fn code_lines(code: &str, style: Style, width: usize) -> Vec<String> {
                 }
                 let line = line.replace('\t', "    ");
                 let shown = if text_width(&line) > room {
-                    let spans = highlighter.line(&line);
                     if style.has_color() {
-                        style.paint_spans(&truncate(&spans, room))
+                        style.paint_spans(&truncate(&highlighter.line(&line), room))
                     } else {
                         truncate_text(&line, room)
                     }

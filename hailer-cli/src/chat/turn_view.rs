@@ -8,6 +8,7 @@ use super::markdown::MarkdownStream;
 use super::sanitize;
 use super::screen::Screen;
 use super::tool_view;
+use crate::commands::kernel::job_view::JobView;
 
 /// What happened to the turn, for the chat's state.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +32,10 @@ pub struct TurnView {
     /// New conversations this client started and already confirmed, whose events are still to
     /// come: those are not announced again.
     own_conversations: u32,
+    /// The kernel's environment set-up under way, shown as a job is.
+    setup: Option<JobView>,
+    /// Show the installers' own output of a set-up too.
+    verbose: bool,
 }
 
 impl TurnView {
@@ -44,7 +49,14 @@ impl TurnView {
             output_tokens: 0,
             kernel_was_ready: false,
             own_conversations: 0,
+            setup: None,
+            verbose: false,
         }
+    }
+
+    /// The same view, showing a set-up's whole output when `verbose`.
+    pub fn with_verbose(self, verbose: bool) -> Self {
+        Self { verbose, ..self }
     }
 
     /// Shows one event; says when a turn began or ended.
@@ -150,6 +162,19 @@ impl TurnView {
             SessionEvent::Kernel {
                 status, message, ..
             } => self.kernel(screen, *status, message),
+            SessionEvent::KernelSetup { line } => {
+                let view = self
+                    .setup
+                    .get_or_insert_with(|| JobView::in_lines(self.verbose));
+                let summary = view.show(line);
+                for line in view.take_lines() {
+                    screen.line(style.dim(&line));
+                }
+                if let Some(summary) = summary {
+                    screen.line(summary);
+                    self.setup = None;
+                }
+            }
             SessionEvent::NotebookSwitched { notebook } => {
                 screen.line(format!("Active notebook is now {notebook}."));
             }

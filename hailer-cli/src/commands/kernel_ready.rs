@@ -4,6 +4,7 @@
 use hailer_protocol::{KernelStatus, NoticeLevel, SessionEvent, SessionInfo};
 use tokio::sync::watch;
 
+use super::kernel::job_view::JobView;
 use crate::session_client::{EventSocket, next_envelope};
 
 /// How the wait ended.
@@ -52,8 +53,10 @@ pub fn ctrl_c_presses() -> watch::Receiver<u32> {
     receiver
 }
 
-/// Waits until the kernel of the session runs, printing its progress notices to stderr.
+/// Waits until the kernel of the session runs, printing its progress notices, and the steps of
+/// an environment set-up as a job's, to stderr.
 pub async fn wait_for_kernel(socket: &mut EventSocket, presses: &mut watch::Receiver<u32>) -> Wait {
+    let mut setup: Option<JobView> = None;
     loop {
         let envelope = tokio::select! {
             changed = presses.changed() => {
@@ -96,7 +99,19 @@ pub async fn wait_for_kernel(socket: &mut EventSocket, presses: &mut watch::Rece
                     NoticeLevel::Warning => "warning: ",
                     NoticeLevel::Error => "error: ",
                 };
-                eprintln!("  {prefix}{message}");
+                let said = format!("  {prefix}{message}");
+                match setup.as_mut() {
+                    Some(view) => view.println(&said),
+                    None => eprintln!("{said}"),
+                }
+            }
+            SessionEvent::KernelSetup { line } => {
+                let line = crate::chat::sanitize::clean_all(&line).unwrap_or(line);
+                let view = setup.get_or_insert_with(|| JobView::on_stderr(false));
+                if let Some(summary) = view.show(&line) {
+                    eprintln!("{summary}");
+                    setup = None;
+                }
             }
             SessionEvent::Stopped { reason } => return Wait::Stopped(reason),
             _ => {}

@@ -9,6 +9,7 @@ use hailer_config::home::HailerHome;
 use hailer_protocol::{SessionEnvelope, SessionEvent, StartTurnParams, StartTurnResponse};
 
 use crate::chat::sanitize;
+use crate::commands::kernel::job_view::JobView;
 use crate::daemon_client;
 use crate::session_client::{self, SessionFlags};
 
@@ -43,6 +44,7 @@ pub async fn run(
     flags: &SessionFlags,
     question: &str,
     json: bool,
+    verbose: bool,
 ) -> anyhow::Result<ExitCode> {
     let connected = daemon_client::find_or_start(home).await?;
     let started = session_client::start(&connected.endpoint, flags).await?;
@@ -52,8 +54,13 @@ pub async fn run(
     let id = &started.session.id;
     let endpoint = &connected.endpoint;
 
-    // Follow the session before sending, so no event of the turn is missed.
-    let mut socket = session_client::follow_events(endpoint, id).await?;
+    // Follow the session before sending, so no event of the turn is missed; a session this
+    // command started is followed from its first event, its kernel's set-up included.
+    let mut socket = if started.attached {
+        session_client::follow_events(endpoint, id).await?
+    } else {
+        session_client::resume_events(endpoint, id, 0).await?
+    };
 
     let turn: StartTurnResponse = endpoint
         .post(
@@ -70,6 +77,9 @@ pub async fn run(
         .json()?;
 
     let mut wrote_text = false;
+    // The kernel's environment set-up, shown as a job is (on standard error: the answer is the
+    // output).
+    let mut setup: Option<JobView> = None;
     let mut charts: Vec<hailer_protocol::Chart> = Vec::new();
     while let Some(message) = socket.next().await {
         let message = message.context("the session's event stream broke")?;
@@ -87,6 +97,13 @@ pub async fn run(
             continue;
         };
         match event {
+            SessionEvent::KernelSetup { line } if !json => {
+                let view = setup.get_or_insert_with(|| JobView::on_stderr(verbose));
+                if let Some(summary) = view.show(&line) {
+                    eprintln!("{summary}");
+                    setup = None;
+                }
+            }
             SessionEvent::Chart { turn_id, chart, .. } if turn_id == turn.turn_id => {
                 charts.push(chart);
             }
@@ -102,7 +119,11 @@ pub async fn run(
                 preview,
                 ..
             } if turn_id == turn.turn_id && !json => {
-                eprintln!("[{name}] {}", preview.lines().next().unwrap_or_default());
+                let said = format!("[{name}] {}", preview.lines().next().unwrap_or_default());
+                match setup.as_mut() {
+                    Some(view) => view.println(&said),
+                    None => eprintln!("{said}"),
+                }
             }
             SessionEvent::TurnFinished { turn_id, text, .. } if turn_id == turn.turn_id => {
                 // The turn's last event comes after its notebook is on this machine.

@@ -5,6 +5,7 @@ mod charts;
 mod error;
 mod follow_changes;
 mod kernel_settings;
+mod kernel_setup;
 mod notebook_ops;
 #[allow(clippy::module_inception)]
 mod session;
@@ -235,35 +236,17 @@ impl Sessions {
     }
 }
 
-/// Starts the kernel and opens the active notebook, reporting progress as notices.
+/// Starts the kernel and opens the active notebook, reporting its progress: notices, or the
+/// steps of an environment set-up ([`kernel_setup`]).
 async fn start_kernel(session: Arc<Session>, spec: crate::kernel::KernelSpec) {
-    let events = Arc::clone(&session);
-    // The installers' own output (a first unsafe-local start sets up an environment) goes to a
-    // log made when the first such line comes; steps and notes are the session's notices.
-    let output_log = std::sync::OnceLock::<crate::kernel::job_log::JobLog>::new();
-    let progress = |report: hailer_marimo::Report<'_>| match report {
-        hailer_marimo::Report::Output(line) => output_log
-            .get_or_init(|| crate::kernel::job_log::JobLog::create("session-start"))
-            .write(line),
-        hailer_marimo::Report::Count { .. } => {}
-        hailer_marimo::Report::Step { name: line, .. } | hailer_marimo::Report::Note(line) => {
-            events.notice(NoticeLevel::Info, line);
-        }
-    };
+    let setup = kernel_setup::KernelSetup::new(&session);
+    let progress = |report: hailer_marimo::Report<'_>| setup.report(report);
     let starting = std::time::Instant::now();
     let started = tokio::select! {
         started = Kernel::start(&spec, &progress) => started,
         () = session.stopping.cancelled() => return,
     };
-    if let Some(path) = output_log.get().and_then(|log| log.path()) {
-        session.notice(
-            NoticeLevel::Info,
-            format!(
-                "The environment set-up's full output is in {}",
-                path.display()
-            ),
-        );
-    }
+    setup.finish(started.as_ref().err());
     record_kernel_start(&session, &spec, starting, started.as_ref().err());
     match started {
         Ok(kernel) => {

@@ -2,27 +2,41 @@
 //! where the daemon knows the total: packages, build steps, image layers) with its elapsed
 //! time, kept as one line when it ends; the daemon's notes as lines; the installers' and the
 //! engine's own output only with `--verbose` (it is all in the job's log). Off a terminal there
-//! is nothing to redraw: steps and notes are plain lines.
+//! is nothing to redraw: steps and notes are plain lines. The kernel commands draw on standard
+//! output, `hailer run` on standard error (its answer is the output), and the chat takes the
+//! plain lines to print above its prompt.
 
 use std::collections::VecDeque;
 use std::io::IsTerminal as _;
 use std::time::{Duration, Instant};
 
-use hailer_protocol::JobStep;
+use hailer_protocol::{JobStep, KernelJobLine};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// How many of the last output lines a failure shows when the daemon's message has none.
 pub const TAIL_LINES: usize = 20;
 
 /// The terminal side of one job.
+#[derive(Debug)]
 pub struct JobView {
     verbose: bool,
     terminal: bool,
+    out: Out,
     started: Instant,
     current: Option<Current>,
     tail: VecDeque<String>,
 }
 
+/// Where the view writes.
+#[derive(Debug)]
+enum Out {
+    Stdout,
+    Stderr,
+    /// Kept for the caller to print ([`JobView::take_lines`]).
+    Lines(Vec<String>),
+}
+
+#[derive(Debug)]
 struct Current {
     name: String,
     started: Instant,
@@ -36,10 +50,27 @@ impl JobView {
         Self::with_terminal(verbose, std::io::stdout().is_terminal())
     }
 
+    /// A view on standard error; bars only when it is a terminal.
+    pub fn on_stderr(verbose: bool) -> Self {
+        Self {
+            out: Out::Stderr,
+            ..Self::with_terminal(verbose, std::io::stderr().is_terminal())
+        }
+    }
+
+    /// A view that draws nothing itself: its lines wait in [`JobView::take_lines`].
+    pub fn in_lines(verbose: bool) -> Self {
+        Self {
+            out: Out::Lines(Vec::new()),
+            ..Self::with_terminal(verbose, false)
+        }
+    }
+
     fn with_terminal(verbose: bool, terminal: bool) -> Self {
         Self {
             verbose,
             terminal,
+            out: Out::Stdout,
             started: Instant::now(),
             current: None,
             tail: VecDeque::with_capacity(TAIL_LINES),
@@ -78,6 +109,63 @@ impl JobView {
         self.finish_step(succeeded);
     }
 
+    /// Ends the view with the job's last line (`done` or `failed`) and gives the summary to
+    /// show: the time it took and the log holding the whole output; for a failure, what went
+    /// wrong, what to do and the last lines of the output first.
+    pub fn end(&mut self, last: &KernelJobLine) -> String {
+        self.finish(matches!(last, KernelJobLine::Done { .. }));
+        let took = human_duration(self.elapsed());
+        match last {
+            KernelJobLine::Done { log: Some(log), .. } => {
+                format!("Finished in {took}. Full output: {log}")
+            }
+            KernelJobLine::Done { log: None, .. } | KernelJobLine::Progress { .. } => {
+                format!("Finished in {took}.")
+            }
+            KernelJobLine::Failed { message, hint, log } => {
+                let mut said = message.clone();
+                if let Some(hint) = hint {
+                    said.push_str(&format!("\n  {hint}"));
+                }
+                let tail = self.tail();
+                if !said.contains("last lines") && !tail.is_empty() {
+                    said.push_str(&format!(
+                        "\nThe last lines of its output:\n{}",
+                        tail.join("\n")
+                    ));
+                }
+                if let Some(log) = log {
+                    said.push_str(&format!("\nFailed after {took}. Full output: {log}"));
+                }
+                said
+            }
+        }
+    }
+
+    /// Prints a line that is not the job's (a tool call starting) above the step under way.
+    pub fn println(&mut self, line: &str) {
+        self.print(line);
+    }
+
+    /// Shows one line of a job: progress, or the last line, for which the summary comes back.
+    pub fn show(&mut self, line: &KernelJobLine) -> Option<String> {
+        match line {
+            KernelJobLine::Progress { line, output, step } => {
+                self.line(line, *output, step.as_ref());
+                None
+            }
+            last => Some(self.end(last)),
+        }
+    }
+
+    /// The lines a view made with [`JobView::in_lines`] has not handed over yet.
+    pub fn take_lines(&mut self) -> Vec<String> {
+        match &mut self.out {
+            Out::Lines(lines) => std::mem::take(lines),
+            Out::Stdout | Out::Stderr => Vec::new(),
+        }
+    }
+
     /// Time since the job began.
     pub fn elapsed(&self) -> Duration {
         self.started.elapsed()
@@ -93,7 +181,11 @@ impl JobView {
 
     fn begin(&mut self, step: &JobStep) {
         let bar = self.terminal.then(|| {
-            let bar = ProgressBar::with_draw_target(step.total, ProgressDrawTarget::stdout());
+            let target = match self.out {
+                Out::Stderr => ProgressDrawTarget::stderr(),
+                Out::Stdout | Out::Lines(_) => ProgressDrawTarget::stdout(),
+            };
+            let bar = ProgressBar::with_draw_target(step.total, target);
             let template = if step.total.is_some() {
                 "{spinner} {wide_msg} {pos}/{len} [{bar:24}] {elapsed}"
             } else {
@@ -107,7 +199,7 @@ impl JobView {
             bar
         });
         if !self.terminal {
-            println!("{}", step.name);
+            self.say(step.name.clone());
         }
         self.current = Some(Current {
             name: step.name.clone(),
@@ -139,18 +231,32 @@ impl JobView {
                 }
                 bar.finish_with_message(format!("{} {} {summary}", tick(succeeded), current.name));
             }
-            None => println!("  {summary}"),
+            // The chat's lines may have notes between a step's start and its end: the end
+            // names its step.
+            None if matches!(self.out, Out::Lines(_)) => {
+                self.say(format!("{} {} {summary}", tick(succeeded), current.name))
+            }
+            None => self.say(format!("  {summary}")),
         }
     }
 
-    fn print(&self, line: &str) {
+    fn print(&mut self, line: &str) {
         match self
             .current
             .as_ref()
             .and_then(|current| current.bar.as_ref())
         {
             Some(bar) => bar.println(line),
-            None => println!("{line}"),
+            None => self.say(line.to_owned()),
+        }
+    }
+
+    /// A whole line, where the view writes.
+    fn say(&mut self, line: String) {
+        match &mut self.out {
+            Out::Stdout => println!("{line}"),
+            Out::Stderr => eprintln!("{line}"),
+            Out::Lines(lines) => lines.push(line),
         }
     }
 }
@@ -226,5 +332,49 @@ mod tests {
         view.finish(true);
         assert!(view.current.is_none());
         assert!(JobView::with_terminal(true, false).tail().is_empty());
+    }
+
+    #[test]
+    fn a_view_in_lines_keeps_steps_and_ends_with_a_summary_naming_the_log() {
+        let mut view = JobView::in_lines(false);
+        let progress = |line: &str, output: bool, step: Option<JobStep>| KernelJobLine::Progress {
+            line: line.to_owned(),
+            output,
+            step,
+        };
+        let installing = step("Installing packages", None, Some(2));
+        assert_eq!(
+            view.show(&progress("Installing packages", false, Some(installing))),
+            None
+        );
+        let counted = step("Installing packages", Some(2), Some(2));
+        view.show(&progress("Collecting polars", true, Some(counted)));
+        view.show(&progress("Starting marimo", false, None));
+        let summary = view.show(&KernelJobLine::Done {
+            image: None,
+            contract: "c".to_owned(),
+            command: None,
+            log: Some("/logs/session-start.log".to_owned()),
+        });
+        let lines = view.take_lines();
+        assert_eq!(lines[0], "Installing packages");
+        // The installer's line is only in the log; the step ends with its count.
+        assert!(
+            !lines.iter().any(|line| line.contains("Collecting")),
+            "{lines:?}"
+        );
+        assert_eq!(lines[1], "Starting marimo");
+        let done = lines.last().cloned().unwrap_or_default();
+        assert!(
+            done.starts_with("✓ Installing packages done (") && done.ends_with(", 2/2)"),
+            "{lines:?}"
+        );
+        let summary = summary.unwrap_or_default();
+        assert!(summary.starts_with("Finished in "), "{summary}");
+        assert!(
+            summary.ends_with("Full output: /logs/session-start.log"),
+            "{summary}"
+        );
+        assert!(view.take_lines().is_empty());
     }
 }

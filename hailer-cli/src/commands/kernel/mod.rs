@@ -4,7 +4,7 @@
 
 mod build;
 mod image;
-mod job_view;
+pub mod job_view;
 
 use anyhow::{Context as _, bail};
 use hailer_config::home::HailerHome;
@@ -150,44 +150,30 @@ async fn run_job<B: serde::Serialize>(
         Ok(())
     };
     let posted = endpoint.post_lines(path, body, &mut on_line).await;
-    view.finish(matches!(end, Some(KernelJobLine::Done { .. })));
+    let summary = end.as_ref().map(|last| view.end(last));
+    if summary.is_none() {
+        view.finish(false);
+    }
     tracing::debug!(path, elapsed = ?view.elapsed(), "job ended");
     posted?;
-    let took = job_view::human_duration(view.elapsed());
-    match end {
-        Some(KernelJobLine::Done {
-            image,
-            contract,
-            command,
-            log,
-        }) => {
-            match log {
-                Some(log) => println!("Finished in {took}. Full output: {log}"),
-                None => println!("Finished in {took}."),
-            }
+    match (end, summary) {
+        (
+            Some(KernelJobLine::Done {
+                image,
+                contract,
+                command,
+                ..
+            }),
+            Some(summary),
+        ) => {
+            println!("{summary}");
             Ok(Done {
                 image,
                 contract,
                 command,
             })
         }
-        Some(KernelJobLine::Failed { message, hint, log }) => {
-            let mut said = message;
-            if let Some(hint) = hint {
-                said.push_str(&format!("\n  {hint}"));
-            }
-            let tail = view.tail();
-            if !said.contains("last lines") && !tail.is_empty() {
-                said.push_str(&format!(
-                    "\nThe last lines of its output:\n{}",
-                    tail.join("\n")
-                ));
-            }
-            if let Some(log) = log {
-                said.push_str(&format!("\nFailed after {took}. Full output: {log}"));
-            }
-            bail!("{said}")
-        }
+        (Some(KernelJobLine::Failed { .. }), Some(summary)) => bail!("{summary}"),
         _ => {
             bail!("hailerd ended the reply before the job finished; `hailer daemon logs` says why")
         }
