@@ -6,6 +6,7 @@ pub mod browser;
 pub mod daemon;
 pub mod docker_image;
 pub mod gateway;
+pub mod job_log;
 pub mod live;
 pub mod marimo_floor;
 pub mod prereqs;

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use hailer_tests::job_log::package_lines;
 use hailer_tests::prereqs::{kernel_venv, wheelhouse};
 use hailer_tests::{TestWorkspace, TmuxPane};
 
@@ -41,18 +42,6 @@ fn named_log(lines: &[String]) -> (PathBuf, String) {
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
     (path, text)
-}
-
-/// The installer's lines of one package each: pip's `Processing`/`Collecting`, uv's `+ name==x`.
-fn package_lines(log: &str) -> Vec<&str> {
-    log.lines()
-        .map(str::trim)
-        .filter(|line| {
-            line.starts_with("Processing ")
-                || line.starts_with("Collecting ")
-                || (line.starts_with("+ ") && line.contains("=="))
-        })
-        .collect()
 }
 
 fn install_local(verbose: bool) -> (TestWorkspace, Vec<String>) {

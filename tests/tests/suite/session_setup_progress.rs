@@ -7,6 +7,7 @@
 use std::time::Duration;
 
 use hailer_scripted_model::{Reply, Script, ScriptedModel};
+use hailer_tests::job_log::package_lines;
 use hailer_tests::prereqs::{kernel_venv, wheelhouse};
 use hailer_tests::{TestWorkspace, TmuxPane};
 use serde_json::{Value, json};
@@ -44,18 +45,6 @@ async fn fresh_workspace() -> (ScriptedModel, TestWorkspace) {
     );
     workspace.trust();
     (model, workspace)
-}
-
-/// The installer's lines of one package each: pip's `Processing`/`Collecting`, uv's `+ name==x`.
-fn package_lines(log: &str) -> Vec<&str> {
-    log.lines()
-        .map(str::trim)
-        .filter(|line| {
-            line.starts_with("Processing ")
-                || line.starts_with("Collecting ")
-                || (line.starts_with("+ ") && line.contains("=="))
-        })
-        .collect()
 }
 
 fn read_log(path: &str) -> String {
