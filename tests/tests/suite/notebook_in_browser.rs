@@ -11,6 +11,9 @@ use hailer_tests::browser::Browser;
 use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(60);
+/// marimo's editor loads several megabytes of scripts; on a machine busy with other tests that
+/// takes far longer than on a laptop.
+const EDITOR: Duration = Duration::from_secs(180);
 
 fn exec_prints(workspace: &TestWorkspace, code: &str) -> String {
     let output = tokio::task::block_in_place(|| workspace.hailer(&["exec", "-c", code]));
@@ -51,7 +54,7 @@ async fn a_browser_on_the_daemons_notebook_can_edit_and_the_daemon_keeps_executi
             "an editable cell of the notebook",
             "return [...document.querySelectorAll('.cm-content[contenteditable=true]')]\
                 .some(n => n.textContent.includes('DATA_DIR'))",
-            WAIT,
+            EDITOR,
         )
         .await
         .unwrap();

@@ -44,6 +44,29 @@ async fn first_paint_and_a_10000_message_conversation_stay_fast() {
         .await
         .unwrap();
 
+    // The kernel's start sends events of its own: once it is idle, no other event takes the
+    // sequence numbers the fed ones use.
+    let started = std::time::Instant::now();
+    loop {
+        let sessions = workspace.get_json("/v1/sessions").await;
+        if sessions["sessions"][0]["kernel"] == "idle" {
+            break;
+        }
+        assert!(
+            started.elapsed() < WAIT,
+            "the kernel never became idle: {sessions}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    browser
+        .wait_for(
+            "the page to have every event so far",
+            "return window.hailerPage.pendingNodes() === 0",
+            WAIT,
+        )
+        .await
+        .unwrap();
+
     // 10,000 messages: 5,000 questions and their answers, fed as the session's events would
     // arrive, then drawn a few hundred per frame.
     let first_seq = browser
