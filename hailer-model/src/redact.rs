@@ -2,19 +2,20 @@
 //! ([`hailer_redact`]): the provider's key, secret header values, bearer tokens and anything
 //! shaped like an OpenAI key.
 
-use secrecy::ExposeSecret;
-
 pub use hailer_redact::{MASK as REDACTED, Redactor};
 
 use crate::settings::ProviderSettings;
 
 /// A redactor for a provider's key and secret header values.
 pub fn for_provider(settings: &ProviderSettings) -> Redactor {
-    let key = settings.api_key.iter().map(|key| key.expose_secret());
+    let key = settings
+        .api_key
+        .iter()
+        .map(secrecy::ExposeSecret::expose_secret);
     let headers = settings
         .env_http_headers
         .values()
-        .map(|value| value.expose_secret());
+        .map(secrecy::ExposeSecret::expose_secret);
     Redactor::new(key.chain(headers))
 }
 

@@ -131,7 +131,7 @@ fn edit_lines(
     let config = Config::builder()
         .auto_add_history(false)
         .max_history_size(1000)
-        .map(|builder| builder.build())
+        .map(rustyline::config::Builder::build)
         .unwrap_or_default();
     let mut editor = match Editor::<MultiLine, DefaultHistory>::with_config(config) {
         Ok(editor) => editor,

@@ -126,7 +126,7 @@ async fn show_model(context: &Context<'_>) {
                     REQUEST_TIMEOUT,
                 )
                 .await
-                .and_then(|reply| reply.json::<SessionInfo>())
+                .and_then(crate::http::Reply::json::<SessionInfo>)
                 .unwrap_or_else(|_| link.session.clone());
             panel::session_model(&info, context.loaded)
         }

@@ -178,7 +178,7 @@ async fn status(context: &Context<'_>) {
         .endpoint
         .get(&session_path(link, ""), REQUEST_TIMEOUT)
         .await
-        .and_then(|reply| reply.json::<SessionInfo>())
+        .and_then(crate::http::Reply::json::<SessionInfo>)
     {
         Ok(info) => info,
         Err(error) => {
@@ -309,7 +309,7 @@ async fn notebook(context: &Context<'_>, rest: &str) {
             let list = endpoint
                 .get(&session_path(link, "/notebooks"), REQUEST_TIMEOUT)
                 .await
-                .and_then(|reply| reply.json::<NotebookList>());
+                .and_then(crate::http::Reply::json::<NotebookList>);
             match list {
                 Ok(list) => show_notebooks(screen, &list, action == "list"),
                 Err(error) => screen.line(style.red(&format!("{error:#}"))),
@@ -366,7 +366,7 @@ async fn notebook(context: &Context<'_>, rest: &str) {
             return;
         }
     };
-    match change.and_then(|reply| reply.json::<NotebookChange>()) {
+    match change.and_then(crate::http::Reply::json::<NotebookChange>) {
         Ok(change) => {
             screen.line(change.message);
             if let Some(url) = change.link {
@@ -425,7 +425,7 @@ async fn run_code(context: &Context<'_>, code: &str) {
         .endpoint
         .post(&session_path(link, "/exec"), &params, EXEC_WAIT)
         .await
-        .and_then(|reply| reply.json::<ExecResponse>());
+        .and_then(crate::http::Reply::json::<ExecResponse>);
     match reply {
         Ok(response) => {
             let pieces = exec::output(&response);
@@ -452,7 +452,7 @@ async fn open(context: &Context<'_>) {
         .endpoint
         .get(&session_path(link, ""), REQUEST_TIMEOUT)
         .await
-        .and_then(|reply| reply.json::<SessionInfo>())
+        .and_then(crate::http::Reply::json::<SessionInfo>)
     {
         Ok(info) => info.active_notebook.unwrap_or_default(),
         Err(error) => {
@@ -469,7 +469,7 @@ async fn open(context: &Context<'_>) {
             REQUEST_TIMEOUT,
         )
         .await
-        .and_then(|reply| reply.json::<NotebookChange>());
+        .and_then(crate::http::Reply::json::<NotebookChange>);
     match change {
         Ok(NotebookChange {
             link: Some(url), ..

@@ -108,7 +108,7 @@ impl TurnView {
                 screen.line(lines.join("\n"));
             }
             SessionEvent::Chart { chart, .. } => {
-                screen.line(tool_view::chart_line(chart, style, width))
+                screen.line(tool_view::chart_line(chart, style, width));
             }
             SessionEvent::Usage { .. } => {}
             SessionEvent::TurnFinished {

@@ -31,7 +31,7 @@ pub fn check(overrides: Overrides, json: bool) -> anyhow::Result<ExitCode> {
 fn print_problem(problem: &Problem) {
     let label = match problem.severity {
         Severity::Fatal => "FAIL",
-        _ => "warn",
+        Severity::Warning => "warn",
     };
     println!("{label}  {}", problem.message);
     if !problem.hint.is_empty() {

@@ -27,7 +27,7 @@ pub async fn open(home: &HailerHome, flags: &SessionFlags, print_only: bool) -> 
     }
     match crate::browser::launch(&link) {
         Ok(()) => {
-            println!("Opened the chat page in your browser. If it did not appear, open:\n{link}")
+            println!("Opened the chat page in your browser. If it did not appear, open:\n{link}");
         }
         Err(reason) => println!("{reason}; open this link in your browser:\n{link}"),
     }

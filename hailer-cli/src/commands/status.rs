@@ -178,7 +178,7 @@ fn text(status: &Status) -> String {
             ));
         }
         None => {
-            line("Workspace:   the configuration cannot be loaded; run `hailer doctor`".to_owned())
+            line("Workspace:   the configuration cannot be loaded; run `hailer doctor`".to_owned());
         }
     }
     out

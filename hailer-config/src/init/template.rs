@@ -100,7 +100,7 @@ Do not put passwords, keys or personal data in these notes.
 /// `.config/hailer/skills/<name>/SKILL.md`: one skill with its front matter.
 pub const SKILL_EXAMPLE: (&str, &str) = (
     "data-quality-check",
-    r#"---
+    r"---
 name: data-quality-check
 description: Checks a table for gaps, duplicates and odd values before it is analysed.
 ---
@@ -117,16 +117,16 @@ Use this before the first analysis of a new file, or when asked whether a file c
 5. End with three bullets: what looks sound, what looks wrong, what to ask whoever owns the data.
 
 Show aggregates and small samples only, never whole tables.
-"#,
+",
 );
 
 /// `.config/hailer/prompts/`: one prompt using `{{args}}`.
 pub const PROMPT_EXAMPLE: (&str, &str) = (
     "first-look.md",
-    r#"Take a first look at these files in the data folder: {{args}}
+    r"Take a first look at these files in the data folder: {{args}}
 
 (If no file is named above, look at all of them.) For each table, give its size and its
 columns with their types, point out anything unusual, and end with three questions about the
 data that would be worth answering next.
-"#,
+",
 );

@@ -15,7 +15,7 @@ pub(crate) fn read(section: &Section<'_, '_>, report: &mut Report) -> WebSetting
         "[\"docs.python.org\", \"**.example.com\"]",
         report,
     ) {
-        for item in list.value.iter() {
+        for item in list.value {
             let span = item.span();
             let entry = match item.get_ref() {
                 DeValue::String(text) => text,

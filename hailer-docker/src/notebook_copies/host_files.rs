@@ -33,7 +33,7 @@ pub fn find_notebooks(root: &Path) -> (Vec<HostNotebook>, Vec<(String, Refusal)>
             continue;
         };
         let mut entries: Vec<_> = entries.flatten().collect();
-        entries.sort_by_key(|entry| entry.file_name());
+        entries.sort_by_key(std::fs::DirEntry::file_name);
         for entry in entries {
             let file_name = entry.file_name().to_string_lossy().into_owned();
             let name = format!("{prefix}{file_name}");

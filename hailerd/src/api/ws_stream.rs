@@ -51,7 +51,7 @@ pub async fn forward<T: Envelope>(
                 }
             },
             incoming = socket.recv() => match incoming {
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                Some(Ok(Message::Close(_)) | Err(_)) | None => break,
                 Some(Ok(_)) => {}
             },
             () = shutdown.cancelled() => {

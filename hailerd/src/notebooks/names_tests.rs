@@ -31,7 +31,7 @@ fn slugs() {
     ];
     for (input, expected) in cases {
         let got = slug_file_name(input).map_err(|_| ());
-        assert_eq!(got.as_deref().map_err(|_| ()), expected, "{input:?}");
+        assert_eq!(got.as_deref().ok(), expected.ok(), "{input:?}");
     }
     assert!(slug_file_name(&"x".repeat(81)).is_err());
 }

@@ -179,7 +179,7 @@ mod tests {
                 None,
                 Some(".hailer/notebook.json is not valid"),
             ),
-            (r#"[1, 2]"#.into(), None, Some("is not valid")),
+            (r"[1, 2]".into(), None, Some("is not valid")),
             (big, None, Some("is larger than 65536 bytes")),
         ];
         for (text, active, warning) in cases {

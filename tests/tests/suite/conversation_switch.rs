@@ -235,7 +235,7 @@ async fn a_model_switch_uses_the_new_model_until_the_session_ends() {
     );
 
     // The next session uses the configured model again, going on with its conversation.
-    let (status, _) = {
+    let (status, ()) = {
         let response = live
             .client
             .delete(format!("{}/v1/sessions/{}", live.base, live.id))

@@ -15,7 +15,7 @@ fn stderr(output: &std::process::Output) -> String {
 
 /// Forks until the kernel may not, with a cap on the number of forks; the children wait to be
 /// killed, so each holds a process slot. Prints the number of children and the refusal's errno.
-const FORK_BOMB: &str = r#"
+const FORK_BOMB: &str = r"
 import os, time
 children = []
 refused = None
@@ -34,7 +34,7 @@ for pid in children:
 for pid in children:
     os.waitpid(pid, 0)
 print(len(children), refused)
-"#;
+";
 
 /// Fills 64 MiB blocks (every page written) until 4 GiB or the memory limit.
 const MEMORY_HOG: &str = "blocks = []\nfor _ in range(64):\n    blocks.append(bytearray(b'\\x01') * (64 * 1024 * 1024))\nprint('still here with', len(blocks), 'blocks')";

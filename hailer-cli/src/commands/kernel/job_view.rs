@@ -234,7 +234,7 @@ impl JobView {
             // The chat's lines may have notes between a step's start and its end: the end
             // names its step.
             None if matches!(self.out, Out::Lines(_)) => {
-                self.say(format!("{} {} {summary}", tick(succeeded), current.name))
+                self.say(format!("{} {} {summary}", tick(succeeded), current.name));
             }
             None => self.say(format!("  {summary}")),
         }
