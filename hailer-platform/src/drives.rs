@@ -31,9 +31,8 @@ mod windows {
         let Some(Component::Prefix(prefix)) = absolute.components().next() else {
             return false;
         };
-        let letter = match prefix.kind() {
-            Prefix::Disk(letter) | Prefix::VerbatimDisk(letter) => letter,
-            _ => return false,
+        let (Prefix::Disk(letter) | Prefix::VerbatimDisk(letter)) = prefix.kind() else {
+            return false;
         };
         let root: Vec<u16> = format!("{}:\\", char::from(letter))
             .encode_utf16()
