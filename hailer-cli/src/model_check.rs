@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use hailer_protocol::{ModelCheck, ModelCheckParams};
+use hailer_protocol::ModelCheck;
 
 use crate::http::Endpoint;
 use crate::session_client::{SessionFlags, start_params};
@@ -13,14 +13,7 @@ const CHECK_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Asks hailerd, with the values a session start from this shell would send.
 pub async fn ask(endpoint: &Endpoint, flags: &SessionFlags) -> anyhow::Result<ModelCheck> {
-    let start = start_params(flags)?;
-    let params = ModelCheckParams {
-        cwd: start.cwd,
-        workspace: start.workspace,
-        config: start.config,
-        model: start.model,
-        env: start.env,
-    };
+    let params = start_params(flags)?;
     endpoint
         .post("/v1/credentials/check", &params, CHECK_TIMEOUT)
         .await?

@@ -78,43 +78,10 @@ pub struct CredentialsResponse {
     pub removed: bool,
 }
 
-/// `POST /v1/credentials/check`: could a session started from the asking shell reach its
-/// model? The daemon answers with the judgement a session makes at every attach and turn.
-/// `Debug` hides `env`'s values.
-#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ModelCheckParams {
-    /// The client's working folder; the workspace is found from it.
-    pub cwd: String,
-    /// `--workspace`.
-    #[serde(default)]
-    pub workspace: Option<String>,
-    /// `--config`.
-    #[serde(default)]
-    pub config: Option<String>,
-    /// `--model`, as `name` or `provider:name`; the configured model when absent.
-    #[serde(default)]
-    pub model: Option<String>,
-    /// The variables a session start would send: `HAILER_*` and the providers' key and header
-    /// variables. Kept for this answer only.
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-}
-
-impl std::fmt::Debug for ModelCheckParams {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ModelCheckParams")
-            .field("cwd", &self.cwd)
-            .field("workspace", &self.workspace)
-            .field("config", &self.config)
-            .field("model", &self.model)
-            .field("env", &self.env.keys().collect::<Vec<_>>())
-            .finish()
-    }
-}
-
-/// The answer to a [`ModelCheckParams`]: the provider and model judged, where the key comes
-/// from when one was found, and otherwise why the agent could not answer.
+/// `POST /v1/credentials/check` answers a [`crate::StartSessionParams`], the values a session
+/// start from the asking shell would send, with the judgement that session would make: the
+/// provider and model, where the key comes from when one was found, and otherwise why the agent
+/// could not answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelCheck {

@@ -22,7 +22,7 @@ pub use audit::{AuditEntry, AuditKind, AuditList, AuditOutcome};
 pub use charts::{Chart, ChartImage};
 pub use conversation::{ConversationReason, ConversationStarted, NewConversationParams};
 pub use credentials::{
-    CredentialTarget, CredentialsResponse, LoginParams, LogoutParams, ModelCheck, ModelCheckParams,
+    CredentialTarget, CredentialsResponse, LoginParams, LogoutParams, ModelCheck,
 };
 pub use daemon::{DaemonInfo, RuntimeFile, ShutdownResponse};
 pub use docker::{DockerEngine, DockerStatus, DockerStatusParams, KernelImageStatus};

@@ -5,29 +5,24 @@
 
 use std::path::Path;
 
-use hailer_protocol::{AgentProblem, ModelCheck, ModelCheckParams, StartSessionParams};
+use hailer_protocol::{AgentProblem, ModelCheck, StartSessionParams};
 
 use super::{Unavailable, login, model_client};
 use crate::session::{SessionError, load_inputs};
 
-/// Judges the model settings and the key of the workspace `params` names.
+/// Judges the model settings and the key of the workspace a session start with `params` would
+/// attach to; nothing is started.
 pub async fn check(
-    params: &ModelCheckParams,
+    params: &StartSessionParams,
     config_dir: &Path,
 ) -> Result<ModelCheck, SessionError> {
-    let start = StartSessionParams {
-        cwd: params.cwd.clone(),
-        workspace: params.workspace.clone(),
-        config: params.config.clone(),
-        model: params.model.clone(),
-        env: params.env.clone(),
-        ..StartSessionParams::default()
-    };
-    let loaded = hailer_config::load(&load_inputs(&start, config_dir)?)?;
+    let inputs = load_inputs(params, config_dir)?;
     let credentials_dir = login::credentials_dir(config_dir);
     let client_env = params.env.clone();
-    // A stored key may be read from the OS credential store, which can wait on D-Bus.
+    // The configuration is read from disk, and a stored key may be read from the OS credential
+    // store, which can wait on D-Bus: both on the blocking pool.
     tokio::task::spawn_blocking(move || {
+        let loaded = hailer_config::load(&inputs)?;
         let (provider, model) = (
             loaded.config.model.provider.clone(),
             loaded.config.model.name.clone(),
@@ -50,13 +45,13 @@ pub async fn check(
                 (None, Some(problem))
             }
         };
-        ModelCheck {
+        Ok(ModelCheck {
             provider,
             model,
             credentials,
             problem,
-        }
+        })
     })
     .await
-    .map_err(|error| SessionError::CredentialStore(format!("the key lookup failed: {error}")))
+    .map_err(|error| SessionError::CredentialStore(format!("the key lookup failed: {error}")))?
 }

@@ -4,7 +4,7 @@
 use axum::Json;
 use axum::extract::State;
 use hailer_protocol::{
-    CredentialsResponse, LoginParams, LogoutParams, ModelCheck, ModelCheckParams,
+    CredentialsResponse, LoginParams, LogoutParams, ModelCheck, StartSessionParams,
 };
 use secrecy::SecretString;
 
@@ -63,7 +63,7 @@ pub async fn logout(
 /// daemon; the answer says only where it came from.
 #[utoipa::path(
     post, path = "/v1/credentials/check", tag = "credentials",
-    request_body = ModelCheckParams,
+    request_body = StartSessionParams,
     responses(
         (status = 200, body = ModelCheck),
         (status = 400, description = "Malformed request", body = hailer_protocol::ErrorBody),
@@ -73,7 +73,7 @@ pub async fn logout(
 )]
 pub async fn check(
     State(daemon): State<Daemon>,
-    JsonBody(params): JsonBody<ModelCheckParams>,
+    JsonBody(params): JsonBody<StartSessionParams>,
 ) -> Result<Json<ModelCheck>, ApiError> {
     Ok(Json(
         model_check::check(&params, &daemon.config.config_dir).await?,

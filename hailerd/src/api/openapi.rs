@@ -92,7 +92,6 @@ use utoipa::{Modify, OpenApi};
         hailer_protocol::LogoutParams,
         hailer_protocol::CredentialTarget,
         hailer_protocol::CredentialsResponse,
-        hailer_protocol::ModelCheckParams,
         hailer_protocol::ModelCheck,
         hailer_protocol::SkillRequest,
         hailer_protocol::PromptRequest,
