@@ -18,12 +18,15 @@ impl Session {
     pub async fn list_notebooks(&self) -> NotebookList {
         let kernel = self.kernel.read().await.clone();
         let open: HashSet<std::path::PathBuf> = match &kernel {
-            Some(kernel) => kernel
-                .open_notebooks()
-                .await
-                .into_iter()
-                .map(|path| off_the_worker(|| std::fs::canonicalize(&path).unwrap_or(path)))
-                .collect(),
+            Some(kernel) => {
+                let paths = kernel.open_notebooks().await;
+                off_the_worker(|| {
+                    paths
+                        .into_iter()
+                        .map(|path| std::fs::canonicalize(&path).unwrap_or(path))
+                        .collect()
+                })
+            }
             None => HashSet::new(),
         };
         let state = self.notebooks.lock().await.clone();
