@@ -5,7 +5,11 @@
 //! Linux, `~/Library/Application Support/Hailer` on macOS, `%APPDATA%` and `%LOCALAPPDATA%` on
 //! Windows: `hailer_platform::folders`): configuration, state (logs), data (the managed Python
 //! environments) and the runtime directory (the daemon's lock and runtime file).
+//!
+//! `HAILER_KERNEL_ENVS` moves only the managed kernel environments (a few hundred megabytes
+//! each), for example onto a larger disk, or into one folder that several Hailer homes share.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use hailer_platform::Os;
@@ -14,6 +18,9 @@ use hailer_platform::folders::{self, Layout};
 /// The environment variable that relocates every Hailer path.
 pub const HAILER_HOME_VAR: &str = "HAILER_HOME";
 
+/// The environment variable that relocates the managed kernel environments alone.
+pub const KERNEL_ENVS_VAR: &str = "HAILER_KERNEL_ENVS";
+
 /// Hailer's own directories.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HailerHome {
@@ -21,6 +28,9 @@ pub struct HailerHome {
     pub state_dir: PathBuf,
     pub data_dir: PathBuf,
     pub runtime_dir: PathBuf,
+    /// Where the unsafe-local kernel's managed environments live, one folder per kernel
+    /// contract: `HAILER_KERNEL_ENVS`, else `<data>/kernels`.
+    pub kernel_envs_dir: PathBuf,
 }
 
 /// Why the home directories could not be worked out.
@@ -30,6 +40,11 @@ pub enum HomeError {
         "cannot find your home folder to place Hailer's files; set {HAILER_HOME_VAR} to a folder"
     )]
     NoHome,
+    #[error(
+        "{KERNEL_ENVS_VAR} must name a folder by its full path, not {0:?}; set it to an absolute \
+         path or unset it to keep the environments in Hailer's data folder"
+    )]
+    RelativeKernelEnvs(PathBuf),
 }
 
 impl HailerHome {
@@ -39,17 +54,39 @@ impl HailerHome {
     }
 
     /// `HAILER_HOME` when the given value is set and not empty, else the platform's directories.
-    pub fn resolve(hailer_home: Option<&std::ffi::OsStr>) -> Result<Self, HomeError> {
-        if let Some(root) = hailer_home.filter(|value| !value.is_empty()) {
-            return Ok(Self::under(Path::new(root)));
+    pub fn resolve(hailer_home: Option<&OsStr>) -> Result<Self, HomeError> {
+        Self::resolve_with(hailer_home, None)
+    }
+
+    /// [`Self::resolve`], with the kernel environments moved to `kernel_envs` when it is set and
+    /// not empty; it must be an absolute path.
+    pub fn resolve_with(
+        hailer_home: Option<&OsStr>,
+        kernel_envs: Option<&OsStr>,
+    ) -> Result<Self, HomeError> {
+        let mut home = match hailer_home.filter(|value| !value.is_empty()) {
+            Some(root) => Self::under(Path::new(root)),
+            None => {
+                let bases = folders::system_bases().ok_or(HomeError::NoHome)?;
+                Self::from(folders::layout(Os::CURRENT, None, &bases))
+            }
+        };
+        if let Some(folder) = kernel_envs.filter(|value| !value.is_empty()) {
+            let folder = PathBuf::from(folder);
+            if !folder.is_absolute() {
+                return Err(HomeError::RelativeKernelEnvs(folder));
+            }
+            home.kernel_envs_dir = folder;
         }
-        let bases = folders::system_bases().ok_or(HomeError::NoHome)?;
-        Ok(Self::from(folders::layout(Os::CURRENT, None, &bases)))
+        Ok(home)
     }
 
     /// From this process's own environment.
     pub fn from_env() -> Result<Self, HomeError> {
-        Self::resolve(std::env::var_os(HAILER_HOME_VAR).as_deref())
+        Self::resolve_with(
+            std::env::var_os(HAILER_HOME_VAR).as_deref(),
+            std::env::var_os(KERNEL_ENVS_VAR).as_deref(),
+        )
     }
 
     /// The daemon's runtime file: pid, port, token and version.
@@ -73,6 +110,7 @@ impl From<Layout> for HailerHome {
         Self {
             config_dir: layout.config,
             state_dir: layout.state,
+            kernel_envs_dir: layout.data.join("kernels"),
             data_dir: layout.data,
             runtime_dir: layout.runtime,
         }
@@ -86,12 +124,13 @@ mod tests {
 
     #[test]
     fn hailer_home_moves_every_path() {
-        let home = HailerHome::resolve(Some(std::ffi::OsStr::new("/tmp/h"))).unwrap();
+        let home = HailerHome::resolve(Some(OsStr::new("/tmp/h"))).unwrap();
         for path in [
             &home.config_dir,
             &home.state_dir,
             &home.data_dir,
             &home.runtime_dir,
+            &home.kernel_envs_dir,
         ] {
             assert!(path.starts_with("/tmp/h"), "{}", path.display());
         }
@@ -101,7 +140,33 @@ mod tests {
 
     #[test]
     fn empty_hailer_home_is_ignored() {
-        let home = HailerHome::resolve(Some(std::ffi::OsStr::new(""))).unwrap();
+        let home = HailerHome::resolve(Some(OsStr::new(""))).unwrap();
         assert!(!home.config_dir.starts_with("config"));
+    }
+
+    #[test]
+    fn kernel_envs_move_alone_and_only_to_a_full_path() {
+        let shared = if cfg!(windows) {
+            r"D:\Hailer envs\kernels"
+        } else {
+            "/mnt/big disk/hailer kernels"
+        };
+        let home = HailerHome::resolve_with(Some(OsStr::new("/tmp/h")), Some(OsStr::new(shared)))
+            .unwrap();
+        assert_eq!(home.kernel_envs_dir, PathBuf::from(shared));
+        assert_eq!(home.data_dir, HailerHome::under(Path::new("/tmp/h")).data_dir);
+        assert_eq!(
+            HailerHome::resolve_with(Some(OsStr::new("/tmp/h")), Some(OsStr::new("")))
+                .unwrap()
+                .kernel_envs_dir,
+            Path::new("/tmp/h").join("data").join("kernels")
+        );
+        for hostile in ["kernels", "./envs", "../../etc", "~/envs"] {
+            let error =
+                HailerHome::resolve_with(Some(OsStr::new("/tmp/h")), Some(OsStr::new(hostile)))
+                    .unwrap_err();
+            let said = error.to_string();
+            assert!(said.contains("HAILER_KERNEL_ENVS") && said.contains(hostile), "{said}");
+        }
     }
 }

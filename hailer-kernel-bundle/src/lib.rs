@@ -134,12 +134,38 @@ mod tests {
     }
 
     #[test]
-    fn the_default_image_is_the_published_one_under_the_contract() {
-        assert_eq!(
-            default_image_name("marimo0.24.2-0123456789ab"),
-            format!("{PUBLISHED_REPOSITORY}:marimo0.24.2-0123456789ab")
+    fn the_default_image_is_a_valid_reference_on_the_registry_the_release_logs_into() {
+        let image = default_image_name(&contract());
+        let (repository, tag) = image.rsplit_once(':').unwrap();
+        // Docker's rules: a tag of at most 128 word characters, dots and dashes, not starting
+        // with either; a repository path of lowercase components.
+        assert!(tag.len() <= 128 && !tag.starts_with(['.', '-']), "{tag}");
+        assert!(
+            tag.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')),
+            "{tag}"
         );
-        assert!(PUBLISHED_REPOSITORY.starts_with("ghcr.io/"));
+        let (registry, path) = repository.split_once('/').unwrap();
+        assert!(registry.contains('.'), "a registry host first: {repository}");
+        for component in path.split('/') {
+            assert!(
+                !component.is_empty()
+                    && component.chars().all(|c| c.is_ascii_lowercase()
+                        || c.is_ascii_digit()
+                        || matches!(c, '.' | '_' | '-')),
+                "{repository}"
+            );
+        }
+        // The workflow that publishes the image logs into that registry.
+        let workflow = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../.github/workflows/kernel-image.yml"),
+        )
+        .unwrap();
+        assert!(
+            workflow.contains(&format!("registry: {registry}\n")),
+            "the kernel-image workflow does not log into {registry}"
+        );
+        assert!(workflow.contains("jq -r .publishedImage"), "{workflow}");
     }
 
     #[test]

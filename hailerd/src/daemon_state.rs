@@ -22,10 +22,8 @@ pub struct DaemonConfig {
     /// How often event streams get a heartbeat.
     pub heartbeat: Duration,
     pub redactor: Redactor,
-    /// Hailer's data folder (managed kernel environments).
-    pub data_dir: std::path::PathBuf,
-    /// Hailer's configuration folder (stored credentials).
-    pub config_dir: std::path::PathBuf,
+    /// Hailer's own folders.
+    pub folders: crate::session::HailerFolders,
 }
 
 /// A cheap handle on the daemon's shared state.
@@ -48,10 +46,9 @@ pub struct DaemonState {
 impl DaemonState {
     pub fn new(config: DaemonConfig, port: u16) -> Self {
         let sessions = Sessions::new(
-            config.data_dir.clone(),
-            config.config_dir.clone(),
+            config.folders.clone(),
             config.redactor.clone(),
-            crate::agent::factory(config.config_dir.clone()),
+            crate::agent::factory(config.folders.config.clone()),
         );
         Self {
             sessions,

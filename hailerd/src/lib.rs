@@ -30,6 +30,7 @@ pub use api::openapi::document_json as openapi_json;
 pub use daemon_state::DaemonConfig;
 pub use run::{RunArgs, main, run};
 pub use serve::{HEADER_READ_TIMEOUT, serve};
+pub use session::HailerFolders;
 pub use token::AccessToken;
 
 /// This daemon's version.

@@ -136,8 +136,11 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         idle_exit: (args.idle_exit_secs > 0).then(|| Duration::from_secs(args.idle_exit_secs)),
         heartbeat: Duration::from_secs(args.heartbeat_secs),
         redactor,
-        data_dir: home.data_dir.clone(),
-        config_dir: home.config_dir.clone(),
+        folders: crate::session::HailerFolders {
+            data: home.data_dir.clone(),
+            config: home.config_dir.clone(),
+            kernel_envs: home.kernel_envs_dir.clone(),
+        },
     };
     let served = crate::serve(listener, config, stop).await;
 

@@ -29,10 +29,7 @@ impl LiveSession {
         let daemon = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "start"]));
         assert!(daemon.status.success(), "{daemon:?}");
         let (client, base, token) = workspace.api();
-        let env = json!({
-            SCRIPTED_KEY_VARIABLE: SCRIPTED_KEY,
-            "HAILER_KERNEL_VENV": crate::prereqs::kernel_venv().display().to_string(),
-        });
+        let env = json!({ SCRIPTED_KEY_VARIABLE: SCRIPTED_KEY });
         let started: Value = client
             .post(format!("{base}/v1/sessions"))
             .bearer_auth(&token)

@@ -14,7 +14,13 @@ fn required(name: &str) -> PathBuf {
     }
 }
 
-/// A virtual environment with marimo and the kernel's packages.
+/// The folder the test prerequisites and caches live in.
+pub fn cache() -> PathBuf {
+    required("HAILER_TEST_CACHE")
+}
+
+/// A virtual environment with marimo and the kernel's packages: the tests' own tools, and the
+/// Python the shared managed environment ([`crate::kernel_envs`]) is made from.
 pub fn kernel_venv() -> PathBuf {
     let venv = required("HAILER_TEST_VENV");
     assert!(

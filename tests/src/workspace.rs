@@ -63,12 +63,8 @@ impl TestWorkspace {
     }
 
     pub fn unsafe_local_with_env(env: Vec<(String, String)>) -> Self {
-        let venv = crate::prereqs::kernel_venv();
         let mut env = env;
-        env.insert(
-            0,
-            ("HAILER_KERNEL_VENV".to_owned(), venv.display().to_string()),
-        );
+        env.insert(0, crate::kernel_envs::setting());
         let workspace = Self {
             root: tempfile::tempdir().unwrap_or_else(|error| panic!("temp dir: {error}")),
             home: tempfile::tempdir().unwrap_or_else(|error| panic!("temp dir: {error}")),

@@ -46,9 +46,36 @@ async fn the_step_cap_ends_the_turn_with_a_clear_message() {
     }
 }
 
-#[test]
-fn the_default_cap_is_generous() {
-    assert_eq!(TurnSettings::default().max_model_calls, 40);
+#[tokio::test]
+async fn the_default_cap_lets_a_long_analysis_finish_and_still_stops_a_loop() {
+    // A long analysis: thirty tool rounds, then the answer, all under the default settings.
+    let mut script = Script::new();
+    for round in 0..30 {
+        script = script.tool_call("echo", json!({"text": format!("step {round}")}));
+    }
+    let server = start(script.reply_text("All thirty steps done.")).await;
+    let model = client(&server, hailer_model::WireApi::Chat, true);
+    let settings = TurnSettings::default();
+    let mut workspace = Workspace::new();
+    let (outcome, _) = workspace.turn(&model, &registry(), &settings, "work").await;
+    assert_eq!(finished_text(&outcome), "All thirty steps done.");
+    assert_eq!(server.requests().len(), 31);
+
+    // A model that never stops is stopped by the same default, and says after how many calls.
+    let mut script = Script::new();
+    for round in 0..200 {
+        script = script.tool_call("echo", json!({"text": format!("again {round}")}));
+    }
+    let server = start(script).await;
+    let model = client(&server, hailer_model::WireApi::Chat, true);
+    let (outcome, _) = workspace.turn(&model, &registry(), &settings, "loop").await;
+    let TurnOutcome::Failed { message, .. } = &outcome else {
+        panic!("{outcome:?}");
+    };
+    let calls = server.requests().len();
+    assert!((31..200).contains(&calls), "stopped after {calls} calls");
+    assert!(message.contains(&format!("after {calls} model calls")), "{message}");
+    assert_eq!(check(&workspace.items()), Ok(()));
 }
 
 #[tokio::test]

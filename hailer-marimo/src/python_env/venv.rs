@@ -77,11 +77,31 @@ struct Marker {
 ///
 /// A ready environment is reused without running any interpreter, unless `base` names one
 /// that is not yet known to be the environment's own; then it runs once, and is remembered.
+/// One install at a time: a second daemon or session that finds the environment being made
+/// waits for it (saying so) and then uses it.
 pub async fn ensure_venv(
     base: BasePython<'_>,
     request: &VenvRequest<'_>,
     progress: Progress<'_>,
 ) -> Result<ManagedVenv> {
+    if let Readiness::Ready(venv) = readiness(base, request).await? {
+        return Ok(venv);
+    }
+    let _lock = install_lock(request.dir, progress).await?;
+    // Whoever held the lock may have made it meanwhile.
+    match readiness(base, request).await? {
+        Readiness::Ready(venv) => Ok(venv),
+        Readiness::Make(python) => create(&python, request, fingerprint(request), progress).await,
+    }
+}
+
+/// What a request finds: an environment to use, or the interpreter to make one from.
+enum Readiness {
+    Ready(ManagedVenv),
+    Make(Python),
+}
+
+async fn readiness(base: BasePython<'_>, request: &VenvRequest<'_>) -> Result<Readiness> {
     let dir = request.dir;
     let venv_python = venv_interpreter(dir);
     let fingerprint = fingerprint(request);
@@ -90,10 +110,12 @@ pub async fn ensure_venv(
             && venv_python.is_file()
             && marker.base_executable.is_file()
     });
-    let reused = || ManagedVenv {
-        dir: dir.to_owned(),
-        python: venv_python.clone(),
-        reused: true,
+    let reused = || {
+        Readiness::Ready(ManagedVenv {
+            dir: dir.to_owned(),
+            python: venv_python.clone(),
+            reused: true,
+        })
     };
     let python = match (base, ready) {
         (BasePython::Search(_), Some(_)) => return Ok(reused()),
@@ -114,7 +136,37 @@ pub async fn ensure_venv(
         (BasePython::Named(path), None) => find_python(Some(path), None).await?,
         (BasePython::Search(search_path), None) => find_python(None, search_path).await?,
     };
-    create(&python, request, fingerprint, progress).await
+    Ok(Readiness::Make(python))
+}
+
+/// Holds `<dir>.lock` exclusively while the environment in `dir` is made; released on drop.
+async fn install_lock(dir: &Path, progress: Progress<'_>) -> Result<std::fs::File> {
+    let path = dir.with_extension("lock");
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| Error::io(format!("could not create {}", parent.display()), e))?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io(format!("could not open {}", path.display()), e))?;
+    match file.try_lock() {
+        Ok(()) => return Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => {}
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(Error::io(format!("could not lock {}", path.display()), e));
+        }
+    }
+    progress(Report::Note(&format!(
+        "Another install of this environment is under way; waiting for it ({})",
+        path.display()
+    )));
+    tokio::task::spawn_blocking(move || file.lock().map(|()| file))
+        .await
+        .map_err(|e| Error::io("the wait for the install lock ended", std::io::Error::other(e)))?
+        .map_err(|e| Error::io(format!("could not lock {}", path.display()), e))
 }
 
 /// Whether `python` is the interpreter `marker`'s environment was made from.

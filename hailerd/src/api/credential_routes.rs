@@ -31,7 +31,7 @@ pub async fn login(
     JsonBody(params): JsonBody<LoginParams>,
 ) -> Result<Json<CredentialsResponse>, ApiError> {
     let key = SecretString::from(params.key);
-    let done = login::login(&params.target, key, &daemon.config.config_dir).await?;
+    let done = login::login(&params.target, key, &daemon.config.folders.config).await?;
     tracing::info!(provider = %done.provider, stored_in = ?done.stored_in, "key stored");
     Ok(Json(done))
 }
@@ -52,7 +52,7 @@ pub async fn logout(
     State(daemon): State<Daemon>,
     JsonBody(params): JsonBody<LogoutParams>,
 ) -> Result<Json<CredentialsResponse>, ApiError> {
-    let done = login::logout(&params.target, &daemon.config.config_dir).await?;
+    let done = login::logout(&params.target, &daemon.config.folders.config).await?;
     tracing::info!(provider = %done.provider, removed = done.removed, "key removed");
     Ok(Json(done))
 }
@@ -76,6 +76,6 @@ pub async fn check(
     JsonBody(params): JsonBody<StartSessionParams>,
 ) -> Result<Json<ModelCheck>, ApiError> {
     Ok(Json(
-        model_check::check(&params, &daemon.config.config_dir).await?,
+        model_check::check(&params, &daemon.config.folders.config).await?,
     ))
 }

@@ -102,7 +102,7 @@ pub async fn install_local(
     State(daemon): State<Daemon>,
     JsonBody(params): JsonBody<InstallLocalParams>,
 ) -> Response {
-    let data_dir = daemon.config.data_dir.clone();
+    let kernel_envs = daemon.config.folders.kernel_envs.clone();
     job_response(&daemon, "install-local", move |progress| async move {
         let python = params.python.as_ref().map(PathBuf::from);
         let wheelhouse = params.wheelhouse.as_ref().map(PathBuf::from);
@@ -113,7 +113,7 @@ pub async fn install_local(
             python.as_deref(),
             params.path.as_deref(),
             wheelhouse.as_deref(),
-            &data_dir,
+            &kernel_envs,
             &sink,
         )
         .await

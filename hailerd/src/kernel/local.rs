@@ -89,24 +89,18 @@ async fn venv_python(
     spec: &KernelSpec,
     progress: hailer_marimo::Progress<'_>,
 ) -> Result<PathBuf, KernelError> {
-    if let Some(prepared) = &spec.prepared_venv {
-        return Ok(hailer_platform::program::venv_python(
-            hailer_platform::Os::CURRENT,
-            prepared,
-        ));
-    }
     let venv = managed_venv(
         spec.python.as_deref(),
         spec.base_env.get("PATH").map(String::as_str),
         spec.wheelhouse.as_deref(),
-        &spec.data_dir,
+        &spec.kernel_envs,
         progress,
     )
     .await?;
     Ok(venv.python)
 }
 
-/// Creates (or reuses) the managed environment of this kernel contract under `data_dir`: the
+/// Creates (or reuses) the managed environment of this kernel contract under `kernel_envs`: the
 /// kernel's packages and the cell checkers (ty; ruff is a kernel package), made from `python`
 /// when named, else from the best Python on `search_path`. A ready environment is reused
 /// without running any interpreter.
@@ -114,7 +108,7 @@ pub async fn managed_venv(
     python: Option<&Path>,
     search_path: Option<&str>,
     wheelhouse: Option<&Path>,
-    data_dir: &Path,
+    kernel_envs: &Path,
     progress: hailer_marimo::Progress<'_>,
 ) -> Result<ManagedVenv, KernelError> {
     let search_path = search_path.map(std::ffi::OsStr::new);
@@ -128,7 +122,7 @@ pub async fn managed_venv(
             path.is_file()
         });
     let requirements = format!("{}{}", bundle::REQUIREMENTS, bundle::LOCAL_REQUIREMENTS);
-    let root = data_dir.join("kernels").join(bundle::contract());
+    let root = kernel_envs.join(bundle::contract());
     let package = root.join("package");
     bundle::write_package(&package).map_err(|source| {
         KernelError::Marimo(hailer_marimo::Error::Io {

@@ -27,6 +27,11 @@ use hailer_marimo::{CellSnapshot, KernelState, MarimoClient, SnapshotOptions};
 use hailer_protocol::ExecResponse;
 use secrecy::{ExposeSecret, SecretString};
 
+/// The variable of a client's environment that names a folder of wheels: a managed environment
+/// a session start has to make is then installed from it, with no package index (for machines
+/// that reach none). `hailer kernel install-local --wheelhouse` is the same for one install.
+pub const OFFLINE_WHEELS_VAR: &str = "HAILER_WHEELHOUSE";
+
 /// Everything needed to start a kernel for one session.
 #[derive(Debug, Clone)]
 pub struct KernelSpec {
@@ -35,12 +40,13 @@ pub struct KernelSpec {
     pub notebooks_dir: PathBuf,
     /// The Python to build the managed environment from (`[kernel].python`).
     pub python: Option<PathBuf>,
-    /// An existing environment that already has the kernel's packages (`HAILER_KERNEL_VENV`).
-    pub prepared_venv: Option<PathBuf>,
-    /// Install the managed environment offline from this folder of wheels (`HAILER_WHEELHOUSE`).
+    /// Install the managed environment offline from this folder of wheels
+    /// ([`OFFLINE_WHEELS_VAR`] in the client's environment).
     pub wheelhouse: Option<PathBuf>,
-    /// Hailer's data folder, where managed environments live.
+    /// Hailer's data folder (records of the unsafe-local kernels started).
     pub data_dir: PathBuf,
+    /// Where the managed environments live, one folder per kernel contract.
+    pub kernel_envs: PathBuf,
     /// The workspace's data folder (`[hailer] data_dir`): the unsafe-local kernel's `DATA_DIR`
     /// (through `HAILER_DATA_DIR`), the folder a docker kernel mounts read-only.
     pub workspace_data: PathBuf,

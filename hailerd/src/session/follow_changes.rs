@@ -53,7 +53,7 @@ impl Session {
             .clone();
         // The session belongs to this workspace, whatever folder the client is in.
         params.workspace = Some(self.workspace().display().to_string());
-        let loaded = hailer_config::load(&load_inputs(&params, &self.config_dir)?)?;
+        let loaded = hailer_config::load(&load_inputs(&params, &self.folders.config)?)?;
         fatal_problems(&loaded)?;
         self.audit_trust(&loaded);
         let loaded = Arc::new(loaded);

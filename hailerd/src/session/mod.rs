@@ -30,13 +30,21 @@ pub use session::{KernelSlot, Session};
 
 use crate::kernel::Kernel;
 
+/// Hailer's own folders, as the daemon resolved them at its start.
+#[derive(Debug, Clone)]
+pub struct HailerFolders {
+    /// Hailer's data folder (records of unsafe-local kernels).
+    pub data: PathBuf,
+    /// Hailer's configuration folder (trust records, the credential file).
+    pub config: PathBuf,
+    /// Where the managed kernel environments live (`HAILER_KERNEL_ENVS`, else under `data`).
+    pub kernel_envs: PathBuf,
+}
+
 /// Every live session of this daemon.
 pub struct Sessions {
     live: Mutex<HashMap<String, Arc<Session>>>,
-    /// Hailer's data folder (managed environments).
-    data_dir: PathBuf,
-    /// Hailer's configuration folder (the credential file).
-    config_dir: PathBuf,
+    folders: HailerFolders,
     redactor: hailer_redact::Redactor,
     /// Makes each new session's agent.
     agents: AgentFactory,
@@ -45,23 +53,20 @@ pub struct Sessions {
 impl std::fmt::Debug for Sessions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Sessions")
-            .field("data_dir", &self.data_dir)
-            .field("config_dir", &self.config_dir)
+            .field("folders", &self.folders)
             .finish_non_exhaustive()
     }
 }
 
 impl Sessions {
     pub fn new(
-        data_dir: PathBuf,
-        config_dir: PathBuf,
+        folders: HailerFolders,
         redactor: hailer_redact::Redactor,
         agents: AgentFactory,
     ) -> Self {
         Self {
             live: Mutex::new(HashMap::new()),
-            data_dir,
-            config_dir,
+            folders,
             redactor,
             agents,
         }
@@ -92,7 +97,7 @@ impl Sessions {
         &self,
         params: &StartSessionParams,
     ) -> Result<(Arc<Session>, bool), SessionError> {
-        let inputs = load_inputs(params, &self.config_dir)?;
+        let inputs = load_inputs(params, &self.folders.config)?;
         let loaded = off_the_worker(|| hailer_config::load(&inputs))?;
         let mut live = self.live.lock().await;
         while let Some(existing) = live
@@ -159,7 +164,7 @@ impl Sessions {
             loaded,
             inputs,
             owner,
-            (self.data_dir.clone(), self.config_dir.clone()),
+            self.folders.clone(),
             self.redactor.clone(),
         ));
         session.audit_trust(&session.loaded());

@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::error::SessionError;
 use crate::events::{SESSION_BACKLOG, SESSION_CAPACITY, SessionBus, Shared};
-use crate::kernel::{DEFAULT_EXEC_TIMEOUT, Kernel, KernelSpec};
+use crate::kernel::{DEFAULT_EXEC_TIMEOUT, Kernel, KernelSpec, OFFLINE_WHEELS_VAR};
 use crate::notebooks::NotebookState;
 use crate::owner_lock::OwnerLock;
 
@@ -58,10 +58,8 @@ pub struct Session {
     pub(super) inputs: std::sync::Mutex<StartSessionParams>,
     /// The owner lock's id, for the kernel's container labels.
     pub(super) owner_id: String,
-    /// Hailer's data folder (managed environments).
-    pub(super) hailer_data_dir: PathBuf,
-    /// Hailer's configuration folder (trust records, the key file).
-    pub(super) config_dir: PathBuf,
+    /// Hailer's own folders.
+    pub(super) folders: super::HailerFolders,
     /// The settings the kernel was (or is being) started with.
     pub(super) kernel_settings: std::sync::Mutex<Option<super::kernel_settings::KernelSettings>>,
     /// The last trust decision written to the audit trail, to record each change once.
@@ -96,10 +94,9 @@ impl Session {
         loaded: Loaded,
         inputs: StartSessionParams,
         owner: OwnerLock,
-        folders: (PathBuf, PathBuf),
+        folders: super::HailerFolders,
         redactor: hailer_redact::Redactor,
     ) -> Self {
-        let (hailer_data_dir, config_dir) = folders;
         let (notebooks, notebooks_warning) =
             NotebookState::load_checked(&state_dir(&loaded), &loaded.config.hailer.notebooks_dir);
         if let Some(warning) = &notebooks_warning {
@@ -117,8 +114,7 @@ impl Session {
             loaded: std::sync::RwLock::new(Arc::new(loaded)),
             inputs: std::sync::Mutex::new(inputs),
             owner_id: owner.id.clone(),
-            hailer_data_dir,
-            config_dir,
+            folders,
             kernel_settings: std::sync::Mutex::new(None),
             audited_trust: std::sync::Mutex::new(None),
             started_at: crate::clock::unix_now(),
@@ -469,9 +465,9 @@ impl Session {
             workspace: self.workspace().to_path_buf(),
             notebooks_dir: config.hailer.notebooks_dir.clone(),
             python: config.kernel.python.clone(),
-            prepared_venv: env_path("HAILER_KERNEL_VENV"),
-            wheelhouse: env_path("HAILER_WHEELHOUSE"),
-            data_dir: self.hailer_data_dir.clone(),
+            wheelhouse: env_path(OFFLINE_WHEELS_VAR),
+            data_dir: self.folders.data.clone(),
+            kernel_envs: self.folders.kernel_envs.clone(),
             workspace_data: config.hailer.data_dir.clone(),
             docker: (config.kernel.runtime == Runtime::Docker).then(|| {
                 crate::kernel::DockerSettings {

@@ -26,8 +26,11 @@ impl Served {
             idle_exit: None,
             heartbeat: Duration::from_secs(60),
             redactor: hailer_redact::Redactor::with_env(Vec::<(String, String)>::new()),
-            data_dir: dirs.path().join("data"),
-            config_dir: dirs.path().join("config"),
+            folders: hailerd::HailerFolders {
+                data: dirs.path().join("data"),
+                config: dirs.path().join("config"),
+                kernel_envs: dirs.path().join("data/kernels"),
+            },
         };
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         tokio::spawn(hailerd::serve(listener, config, async move {

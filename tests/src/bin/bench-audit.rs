@@ -10,7 +10,6 @@
 use std::time::{Duration, Instant};
 
 use hailer_tests::TestWorkspace;
-use hailer_tests::prereqs::kernel_venv;
 use serde_json::{Value, json};
 
 const RUNS: usize = 200;
@@ -49,8 +48,7 @@ async fn target(client: &reqwest::Client, audit: bool) -> Target {
     let started: Value = client
         .post(format!("{base}/v1/sessions"))
         .bearer_auth(&token)
-        .json(&json!({"cwd": workspace.path(), "client": "api",
-            "env": {"HAILER_KERNEL_VENV": kernel_venv()}}))
+        .json(&json!({"cwd": workspace.path(), "client": "api"}))
         .send()
         .await
         .unwrap()

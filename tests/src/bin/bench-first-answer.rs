@@ -88,7 +88,7 @@ fn main() {
     let on_default_path = |workspace: &mut TestWorkspace| {
         workspace
             .env
-            .retain(|(name, _)| name != "HAILER_KERNEL_VENV" && name != "HAILER_HOME");
+            .retain(|(name, _)| name != hailer_tests::kernel_envs::VARIABLE && name != "HAILER_HOME");
         workspace
             .env
             .push(("HAILER_HOME".to_owned(), home.path().display().to_string()));

@@ -58,7 +58,7 @@ fn main() {
     let mut workspace = TestWorkspace::unsafe_local();
     workspace
         .env
-        .retain(|(name, _)| name != "HAILER_KERNEL_VENV");
+        .retain(|(name, _)| name != hailer_tests::kernel_envs::VARIABLE);
     // The same interpreter for both: the test Python, reached through a link on PATH.
     let tools = tempfile::tempdir().unwrap();
     let python_dir = tools.path().join("python");

@@ -16,7 +16,6 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use hailer_tests::TestWorkspace;
-use hailer_tests::prereqs::kernel_venv;
 use serde_json::{Value, json};
 
 fn median(mut samples: Vec<Duration>) -> Duration {
@@ -61,8 +60,7 @@ fn main() {
             let started: Value = client
                 .post(format!("{base}/v1/sessions"))
                 .bearer_auth(&token)
-                .json(&json!({"cwd": workspace.path(), "client": "api",
-                    "env": {"HAILER_KERNEL_VENV": kernel_venv()}}))
+                .json(&json!({"cwd": workspace.path(), "client": "api"}))
                 .send()
                 .await
                 .unwrap()

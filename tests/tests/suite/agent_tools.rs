@@ -7,10 +7,11 @@ use hailer_tests::TestWorkspace;
 use serde_json::{Value, json};
 
 /// Runs one turn in which the model calls `calls` one after the other, then answers.
+/// One `hailer run` whose model makes `calls`, then answers; `settings` are `(table, lines)`
+/// put at the top of that table of `hailer.toml`, which is then trusted.
 async fn turn_with_calls(
     calls: &[(&str, Value)],
-    checks_toml: &str,
-    env: Vec<(String, String)>,
+    settings: &[(&str, &str)],
 ) -> (TestWorkspace, ScriptedModel, std::process::Output) {
     let mut script = Script::new();
     for (name, arguments) in calls {
@@ -18,14 +19,15 @@ async fn turn_with_calls(
     }
     let script = script.reply(Reply::text("Done."));
     let model = ScriptedModel::start(script).await.unwrap();
-    let workspace = TestWorkspace::scripted_with_env(&model.base_url(), "chat", true, env);
-    if !checks_toml.is_empty() {
-        let toml = std::fs::read_to_string(workspace.path().join("hailer.toml")).unwrap();
-        assert!(toml.contains("\n[checks]\n"), "{toml}");
-        workspace.write(
-            "hailer.toml",
-            &toml.replacen("\n[checks]\n", &format!("\n[checks]\n{checks_toml}"), 1),
-        );
+    let workspace = TestWorkspace::scripted(&model.base_url());
+    if !settings.is_empty() {
+        let mut toml = std::fs::read_to_string(workspace.path().join("hailer.toml")).unwrap();
+        for (table, lines) in settings {
+            let header = format!("\n{table}\n");
+            assert!(toml.contains(&header), "{toml}");
+            toml = toml.replacen(&header, &format!("{header}{lines}"), 1);
+        }
+        workspace.write("hailer.toml", &toml);
         workspace.trust();
     }
     let output =
@@ -88,7 +90,7 @@ async fn each_notebook_tool_answers_the_model_in_plain_text() {
         ("notebook_check", json!({})),
         ("notebook_cells", json!({"pattern": 7})),
     ];
-    let (workspace, model, output) = turn_with_calls(&calls, "", Vec::new()).await;
+    let (workspace, model, output) = turn_with_calls(&calls, &[]).await;
     assert!(output.status.success(), "{output:?}");
     let results = tool_results(&model);
     assert_eq!(results.len(), calls.len(), "{results:?}");
@@ -109,16 +111,14 @@ async fn each_notebook_tool_answers_the_model_in_plain_text() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_down_kernel_comes_back_as_an_error_with_a_hint() {
-    let env = vec![(
-        "HAILER_KERNEL_VENV".to_owned(),
-        "/nonexistent/hailer-test-venv".to_owned(),
-    )];
+    // A Python that is not there: the managed environment cannot be made from it.
+    let python = [("[kernel]", "python = \"/nonexistent/bin/python3\"\n")];
     let calls = [
         ("marimo_execute", json!({"code": "print(1)"})),
         ("notebook_cells", json!({})),
         ("marimo_status", json!({})),
     ];
-    let (workspace, model, output) = turn_with_calls(&calls, "", env).await;
+    let (workspace, model, output) = turn_with_calls(&calls, &python).await;
     assert!(output.status.success(), "{output:?}");
     let results = tool_results(&model);
     let transcript: String = results
@@ -139,7 +139,7 @@ async fn a_down_kernel_comes_back_as_an_error_with_a_hint() {
 async fn a_long_output_reaches_the_model_capped_with_head_and_tail() {
     let code = "print('HEAD' + 'x' * 40000 + 'TAIL')";
     let calls = [("marimo_execute", json!({"code": code}))];
-    let (_workspace, model, output) = turn_with_calls(&calls, "", Vec::new()).await;
+    let (_workspace, model, output) = turn_with_calls(&calls, &[]).await;
     assert!(output.status.success(), "{output:?}");
     let results = tool_results(&model);
     let text = &results[0].1;
@@ -210,7 +210,7 @@ async fn code_checks_report_findings_in_the_new_cell_only() {
         ("marimo_execute", json!({"code": code})),
         ("notebook_check", json!({})),
     ];
-    let (workspace, model, output) = turn_with_calls(&calls, "", Vec::new()).await;
+    let (workspace, model, output) = turn_with_calls(&calls, &[]).await;
     assert!(output.status.success(), "{output:?}");
     let results = tool_results(&model);
     let execute = &results[0].1;
@@ -239,7 +239,7 @@ async fn a_missing_checker_makes_the_report_say_it_was_skipped() {
     let code = "import marimo._code_mode as cm\nasync with cm.get_context() as ctx:\n    ctx.create_cell('value = undefined_name + 1', name='lonely')\n";
     let calls = [("marimo_execute", json!({"code": code}))];
     let (_workspace, model, output) =
-        turn_with_calls(&calls, "ruff = \"/nonexistent/bin/ruff\"\n", Vec::new()).await;
+        turn_with_calls(&calls, &[("[checks]", "ruff = \"/nonexistent/bin/ruff\"\n")]).await;
     assert!(output.status.success(), "{output:?}");
     let text = &tool_results(&model)[0].1;
     assert!(

@@ -118,7 +118,10 @@ async fn a_missing_key_fails_the_turn_with_the_command_that_fixes_it() {
         .current_dir(workspace.path())
         .env("HAILER_HOME", workspace.home.path())
         .env("HAILER_DAEMON_BIN", hailer_tests::bins::path("hailerd"))
-        .env("HAILER_KERNEL_VENV", hailer_tests::prereqs::kernel_venv())
+        .env(
+            hailer_tests::kernel_envs::VARIABLE,
+            hailer_tests::kernel_envs::shared(),
+        )
         .env_remove("SCRIPTED_KEY");
     let output = tokio::task::block_in_place(|| command.output().unwrap());
     assert!(!output.status.success());

@@ -72,11 +72,11 @@ fn assert_the_tour_ran(stdout: &str, demo: &std::path::Path) {
 
 #[test]
 fn the_demo_runs_end_to_end_with_the_unsafe_local_kernel_when_asked() {
-    let venv = hailer_tests::prereqs::kernel_venv();
+    let (envs_variable, envs) = hailer_tests::kernel_envs::setting();
     // The shell's own Hailer settings do not change what the demo runs.
     let workspace = TestWorkspace::empty(
         [
-            ("HAILER_KERNEL_VENV", venv.display().to_string()),
+            (envs_variable.as_str(), envs),
             ("HAILER_KERNEL", "docker".to_owned()),
             ("HAILER_MODEL", "gpt-elsewhere".to_owned()),
             ("HAILER_MODEL_PROVIDER", "openai".to_owned()),

@@ -15,7 +15,7 @@ fn install_local_builds_offline_then_reuses_and_sessions_use_it() {
     // This test is about the managed environment: no prepared one.
     workspace
         .env
-        .retain(|(name, _)| name != "HAILER_KERNEL_VENV");
+        .retain(|(name, _)| name != hailer_tests::kernel_envs::VARIABLE);
     let wheels = wheelhouse();
     let python_arg = python.display().to_string();
     let wheels_arg = wheels.display().to_string();
@@ -141,7 +141,7 @@ fn one_environment_for_every_spelling_of_the_python_on_path_made_with_uv_and_ty_
     let mut workspace = TestWorkspace::unsafe_local();
     workspace
         .env
-        .retain(|(name, _)| name != "HAILER_KERNEL_VENV");
+        .retain(|(name, _)| name != hailer_tests::kernel_envs::VARIABLE);
     let tools = tempfile::tempdir().unwrap();
     // uv on PATH, as `uv tool install` or a package manager puts it there.
     let uv_dir = tools.path().join("uv-bin");
@@ -255,4 +255,34 @@ fn one_environment_for_every_spelling_of_the_python_on_path_made_with_uv_and_ty_
         "the session start ran no Python to find one"
     );
     let _ = workspace.hailer(&["daemon", "stop"]);
+}
+
+#[test]
+fn sessions_run_in_the_folder_hailer_kernel_envs_names_and_a_relative_one_is_refused() {
+    let workspace = TestWorkspace::unsafe_local();
+    let shared = hailer_tests::kernel_envs::shared();
+    let ran = workspace.hailer(&["exec", "-c", "import sys; print(sys.prefix)"]);
+    assert!(ran.status.success(), "{ran:?}");
+    let prefix = std::path::PathBuf::from(String::from_utf8_lossy(&ran.stdout).trim());
+    let contract = hailer_kernel_bundle::contract();
+    assert_eq!(prefix, shared.join(&contract).join("venv"), "{prefix:?}");
+    assert!(
+        !workspace.home.path().join("data/kernels").exists(),
+        "nothing was installed in the Hailer home"
+    );
+    let _ = workspace.hailer(&["daemon", "stop"]);
+
+    for hostile in ["kernel-envs", "./envs", "../../etc"] {
+        let refused = workspace
+            .command(&["daemon", "start"])
+            .env(hailer_tests::kernel_envs::VARIABLE, hostile)
+            .output()
+            .unwrap();
+        assert!(!refused.status.success(), "{refused:?}");
+        let said = hailer_tests::output_text(&refused);
+        assert!(
+            said.contains("HAILER_KERNEL_ENVS") && said.contains(hostile),
+            "{said}"
+        );
+    }
 }

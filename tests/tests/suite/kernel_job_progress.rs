@@ -49,7 +49,7 @@ fn install_local(verbose: bool) -> (TestWorkspace, Vec<String>) {
     // The managed environment is made, not a prepared one used.
     workspace
         .env
-        .retain(|(name, _)| name != "HAILER_KERNEL_VENV");
+        .retain(|(name, _)| name != hailer_tests::kernel_envs::VARIABLE);
     let python = kernel_venv().join("bin/python").display().to_string();
     let wheels = wheelhouse().display().to_string();
     let mut args = vec![

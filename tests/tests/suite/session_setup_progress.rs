@@ -32,7 +32,7 @@ async fn fresh_workspace() -> (ScriptedModel, TestWorkspace) {
     let mut workspace = TestWorkspace::scripted(&model.base_url());
     workspace
         .env
-        .retain(|(name, _)| name != "HAILER_KERNEL_VENV");
+        .retain(|(name, _)| name != hailer_tests::kernel_envs::VARIABLE);
     workspace.env.push((
         "HAILER_WHEELHOUSE".to_owned(),
         wheelhouse().display().to_string(),

@@ -1,0 +1,70 @@
+//! The managed kernel environment the tests share.
+//!
+//! It is made the way a user on a machine without a package index makes it: `hailer kernel
+//! install-local --python … --wheelhouse …`, into the folder `HAILER_KERNEL_ENVS` names. Every
+//! test's hailerd is started with that documented setting, so its unsafe-local kernels take the
+//! managed, contract-checked environment a user's daemon takes, instead of one prepared aside.
+//! The install runs once per test cache and kernel contract; later runs find it ready (the
+//! daemon says "Reused") in well under a second.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+use crate::{bins, prereqs};
+
+/// The setting that moves hailerd's managed kernel environments.
+pub const VARIABLE: &str = "HAILER_KERNEL_ENVS";
+
+/// The shared folder of managed environments, with this contract's environment ready in it.
+pub fn shared() -> PathBuf {
+    static READY: OnceLock<PathBuf> = OnceLock::new();
+    READY.get_or_init(install).clone()
+}
+
+/// `(HAILER_KERNEL_ENVS, the shared folder)`, for a test workspace's environment.
+pub fn setting() -> (String, String) {
+    (VARIABLE.to_owned(), shared().display().to_string())
+}
+
+fn install() -> PathBuf {
+    let cache = prereqs::cache();
+    let folder = cache.join("kernel-envs");
+    std::fs::create_dir_all(&folder)
+        .unwrap_or_else(|error| panic!("cannot create {}: {error}", folder.display()));
+    // One install at a time across the test processes; hailerd locks the environment too,
+    // and this lock keeps the waiting tests from each starting a daemon meanwhile.
+    let lock_path = cache.join("kernel-envs.lock");
+    let lock = std::fs::File::create(&lock_path)
+        .unwrap_or_else(|error| panic!("cannot open {}: {error}", lock_path.display()));
+    lock.lock()
+        .unwrap_or_else(|error| panic!("cannot lock {}: {error}", lock_path.display()));
+    let home =
+        tempfile::tempdir().unwrap_or_else(|error| panic!("cannot make a temp dir: {error}"));
+    let python = prereqs::kernel_venv().join("bin/python");
+    let hailer = |args: &[&str]| {
+        Command::new(bins::path("hailer"))
+            .args(args)
+            .env("HAILER_HOME", home.path())
+            .env("HAILER_DAEMON_BIN", bins::path("hailerd"))
+            .env(VARIABLE, &folder)
+            .output()
+            .unwrap_or_else(|error| panic!("cannot run hailer: {error}"))
+    };
+    let installed = hailer(&[
+        "kernel",
+        "install-local",
+        "--python",
+        &python.display().to_string(),
+        "--wheelhouse",
+        &prereqs::wheelhouse().display().to_string(),
+    ]);
+    let _ = hailer(&["daemon", "stop"]);
+    assert!(
+        installed.status.success(),
+        "hailer kernel install-local into {} failed:\n{}",
+        folder.display(),
+        crate::output_text(&installed)
+    );
+    folder
+}
