@@ -136,6 +136,16 @@ fn per_trip(cpu: Option<Duration>) -> String {
     )
 }
 
+/// This process's resident memory in MB, for the table.
+fn resident_mb() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or_else(|| "n/a".to_owned(), |kib| format!("{:.1} MB", kib / 1024.0))
+}
+
 fn resident_memory() -> String {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let field = |name: &str| {
@@ -252,6 +262,12 @@ async fn main() {
     // Signed: on a busy machine the difference can fall below zero, which means "lost in noise".
     let overhead_us = loop_median.as_secs_f64() * 1e6 - raw_median.as_secs_f64() * 1e6;
     println!("loop overhead per round trip:   {overhead_us:.0} µs (target <= 2000 µs)");
+    // A row of scripts/bench.sh's table.
+    println!(
+        "BENCH\tmodel round trip through the turn loop (floor: bare call)\t{:.3} ms\t{:.3} ms\t<= floor + 2 ms",
+        loop_median.as_secs_f64() * 1e3,
+        raw_median.as_secs_f64() * 1e3
+    );
     // CPU time is steadier than wall time on a busy machine: what this process spent per trip.
     println!(
         "agent CPU per round trip:       {} via the loop, {} bare, overhead {}",
@@ -277,6 +293,10 @@ async fn main() {
     println!(
         "resident memory after it:       {} (target <= 40 MB)",
         resident_memory()
+    );
+    println!(
+        "BENCH\tagent RSS after {TURNS} turns of 12,000-character results\t{}\t-\t<= 40 MB",
+        resident_mb()
     );
 
     drop(child.stdin.take());

@@ -151,10 +151,13 @@ mod tests {
         } else {
             "/mnt/big disk/hailer kernels"
         };
-        let home = HailerHome::resolve_with(Some(OsStr::new("/tmp/h")), Some(OsStr::new(shared)))
-            .unwrap();
+        let home =
+            HailerHome::resolve_with(Some(OsStr::new("/tmp/h")), Some(OsStr::new(shared))).unwrap();
         assert_eq!(home.kernel_envs_dir, PathBuf::from(shared));
-        assert_eq!(home.data_dir, HailerHome::under(Path::new("/tmp/h")).data_dir);
+        assert_eq!(
+            home.data_dir,
+            HailerHome::under(Path::new("/tmp/h")).data_dir
+        );
         assert_eq!(
             HailerHome::resolve_with(Some(OsStr::new("/tmp/h")), Some(OsStr::new("")))
                 .unwrap()
@@ -166,7 +169,10 @@ mod tests {
                 HailerHome::resolve_with(Some(OsStr::new("/tmp/h")), Some(OsStr::new(hostile)))
                     .unwrap_err();
             let said = error.to_string();
-            assert!(said.contains("HAILER_KERNEL_ENVS") && said.contains(hostile), "{said}");
+            assert!(
+                said.contains("HAILER_KERNEL_ENVS") && said.contains(hostile),
+                "{said}"
+            );
         }
     }
 }

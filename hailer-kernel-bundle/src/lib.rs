@@ -146,7 +146,10 @@ mod tests {
             "{tag}"
         );
         let (registry, path) = repository.split_once('/').unwrap();
-        assert!(registry.contains('.'), "a registry host first: {repository}");
+        assert!(
+            registry.contains('.'),
+            "a registry host first: {repository}"
+        );
         for component in path.split('/') {
             assert!(
                 !component.is_empty()

@@ -22,6 +22,15 @@ pub fn shared() -> PathBuf {
     READY.get_or_init(install).clone()
 }
 
+/// The interpreter of this contract's shared environment (for floors that run its marimo).
+pub fn python() -> PathBuf {
+    shared()
+        .join(hailer_kernel_bundle::contract())
+        .join("venv")
+        .join("bin")
+        .join("python")
+}
+
 /// `(HAILER_KERNEL_ENVS, the shared folder)`, for a test workspace's environment.
 pub fn setting() -> (String, String) {
     (VARIABLE.to_owned(), shared().display().to_string())

@@ -36,3 +36,10 @@ pub fn output_text(output: &std::process::Output) -> String {
         String::from_utf8_lossy(&output.stderr)
     )
 }
+
+/// One row of the table `scripts/bench.sh` prints: what is measured, our figure, the floor
+/// measured in the same run (`-` when the target is absolute) and the target, each figure a
+/// number and its unit (`12.3 ms`). Printed as a tab-separated line that starts with `BENCH`.
+pub fn bench_row(figure: &str, ours: &str, floor: &str, target: &str) {
+    println!("BENCH\t{figure}\t{ours}\t{floor}\t{target}");
+}

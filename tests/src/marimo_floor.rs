@@ -8,16 +8,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::prereqs::kernel_venv;
-
 /// A notebook with one empty cell, so neither side runs notebook code.
 pub const EMPTY_NOTEBOOK: &str = "import marimo\n\napp = marimo.App()\n\n\n@app.cell\ndef _():\n    return\n\n\nif __name__ == \"__main__\":\n    app.run()\n";
-
-/// Plain `marimo edit notebooks` from `dir` (the test venv's marimo): spawn to `/health`, then
-/// one `/sse` for `notebooks/analysis.py` until kernel-ready. The server is killed afterwards.
-pub fn ready_once(dir: &Path) -> Duration {
-    floor(dir, &kernel_venv().join("bin/python"), None)
-}
 
 /// What a person does by hand to get a first result, with `python`'s marimo in `dir`: spawn
 /// `marimo edit notebooks` to `/health`, one `/sse` for `notebooks/analysis.py` until

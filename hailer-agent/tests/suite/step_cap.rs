@@ -74,7 +74,10 @@ async fn the_default_cap_lets_a_long_analysis_finish_and_still_stops_a_loop() {
     };
     let calls = server.requests().len();
     assert!((31..200).contains(&calls), "stopped after {calls} calls");
-    assert!(message.contains(&format!("after {calls} model calls")), "{message}");
+    assert!(
+        message.contains(&format!("after {calls} model calls")),
+        "{message}"
+    );
     assert_eq!(check(&workspace.items()), Ok(()));
 }
 

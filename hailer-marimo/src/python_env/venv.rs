@@ -165,7 +165,12 @@ async fn install_lock(dir: &Path, progress: Progress<'_>) -> Result<std::fs::Fil
     )));
     tokio::task::spawn_blocking(move || file.lock().map(|()| file))
         .await
-        .map_err(|e| Error::io("the wait for the install lock ended", std::io::Error::other(e)))?
+        .map_err(|e| {
+            Error::io(
+                "the wait for the install lock ended",
+                std::io::Error::other(e),
+            )
+        })?
         .map_err(|e| Error::io(format!("could not lock {}", path.display()), e))
 }
 

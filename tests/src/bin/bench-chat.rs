@@ -103,6 +103,18 @@ fn main() {
         ms(prompt.saturating_sub(floor))
     );
     println!("  start to panel (attached): {}", ms(median(panel)));
+    hailer_tests::bench_row(
+        "hailer chat start to editable prompt",
+        &ms(prompt),
+        &ms(floor),
+        "<= 100 ms",
+    );
+    hailer_tests::bench_row(
+        "hailer chat idle RSS",
+        &format!("{:.1} MB", rss[rss.len() / 2] as f64 / 1024.0),
+        "-",
+        "<= 15 MB",
+    );
     println!(
         "  client memory when idle: RSS {:.1} MiB, peak {:.1} MiB (target <= 15 MB)",
         rss[rss.len() / 2] as f64 / 1024.0,

@@ -86,9 +86,9 @@ fn main() {
     // One Hailer home for every sample, as a user has: its managed environment is made once.
     let home = tempfile::tempdir().unwrap();
     let on_default_path = |workspace: &mut TestWorkspace| {
-        workspace
-            .env
-            .retain(|(name, _)| name != hailer_tests::kernel_envs::VARIABLE && name != "HAILER_HOME");
+        workspace.env.retain(|(name, _)| {
+            name != hailer_tests::kernel_envs::VARIABLE && name != "HAILER_HOME"
+        });
         workspace
             .env
             .push(("HAILER_HOME".to_owned(), home.path().display().to_string()));
@@ -155,5 +155,11 @@ fn main() {
     println!(
         "  hailer run: start to exit                             {}",
         ms(done)
+    );
+    hailer_tests::bench_row(
+        "first answer, cold unsafe-local kernel, starter notebook",
+        &ms(first),
+        &ms(floor),
+        "<= 1.1 x floor",
     );
 }

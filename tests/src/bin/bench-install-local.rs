@@ -100,6 +100,12 @@ fn main() {
         "hailer kernel install-local into an empty environment, offline, warm cache ({samples} samples, medians)"
     );
     println!("  with pip   {:.1} s", pip.as_secs_f64());
+    hailer_tests::bench_row(
+        "install-local with uv (floor: with pip)",
+        &format!("{:.1} s", with_uv.as_secs_f64()),
+        &format!("{:.1} s", pip.as_secs_f64()),
+        "faster than pip",
+    );
     println!("  with uv    {:.1} s", with_uv.as_secs_f64());
     println!(
         "  pip / uv   {:.1}",

@@ -1,12 +1,14 @@
 //! Benchmark of sessions with the unsafe-local kernel, measured side by side with marimo's own
 //! floor in the same run.
 //!
-//! * session ready: `POST /v1/sessions` until the first `pass` has run, against the floor of a
-//!   plain `marimo edit` spawn to `/health` plus one `/sse` kernel-ready (both with the empty
-//!   notebook template, so neither side runs notebook cells);
+//! * session ready: `POST /v1/sessions` until the first `pass` has run, in a workspace as
+//!   `hailer init` makes it (the starter notebook, whose cells run when the kernel starts), with
+//!   the managed environment hailerd finds through `HAILER_KERNEL_ENVS`; against the floor of
+//!   plain marimo from that same environment doing the same by hand: spawn to `/health`, one
+//!   `/sse` kernel-ready, `instantiate` with the cells run, and `pass` to its `done`;
 //! * `hailer exec -c pass` against a direct `curl` execute on the same marimo session.
 //!
-//! Needs `HAILER_TEST_VENV` (scripts/test-prereqs.sh). Run it on release builds:
+//! Needs the test prerequisites (scripts/test-prereqs.sh). Run it on release builds:
 //! `cargo build --release --bins && target/release/bench-session --samples 7`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -43,10 +45,7 @@ fn main() {
         .unwrap_or(7);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let workspace = TestWorkspace::unsafe_local();
-    workspace.write(
-        "notebooks/analysis.py",
-        hailer_tests::marimo_floor::EMPTY_NOTEBOOK,
-    );
+    let python = hailer_tests::kernel_envs::python();
     // Start the daemon once so its own start is not counted.
     assert!(workspace.hailer(&["daemon", "start"]).status.success());
     let (client, base, token) = workspace.api();
@@ -54,7 +53,11 @@ fn main() {
     let mut floors = Vec::new();
     let mut ours = Vec::new();
     for _ in 0..samples {
-        floors.push(hailer_tests::marimo_floor::ready_once(workspace.path()));
+        floors.push(hailer_tests::marimo_floor::first_execute(
+            workspace.path(),
+            &python,
+            "pass",
+        ));
         let started = Instant::now();
         let id = runtime.block_on(async {
             let started: Value = client
@@ -164,9 +167,9 @@ fn main() {
     let ready = median(ours);
     let cli = median(cli);
     let curl = median(curl);
-    println!("session benchmark (unsafe-local, empty notebook), medians");
+    println!("session benchmark (unsafe-local, starter notebook), medians");
     println!(
-        "  floor: marimo spawn to /health + /sse kernel-ready   {}",
+        "  floor: marimo spawn, kernel-ready, cells run, pass    {}",
         ms(floor)
     );
     println!(
@@ -188,5 +191,17 @@ fn main() {
     println!(
         "  difference                                              {}   target <= 5 ms",
         ms(cli.saturating_sub(curl))
+    );
+    hailer_tests::bench_row(
+        "session ready to first exec, starter notebook",
+        &ms(ready),
+        &ms(floor),
+        "<= 1.15 x floor",
+    );
+    hailer_tests::bench_row(
+        "hailer exec -c pass on a live session (floor: curl execute)",
+        &ms(cli),
+        &ms(curl),
+        "<= floor + 5 ms",
     );
 }

@@ -54,6 +54,12 @@ fn samples_from_args() -> usize {
 fn summary(name: &str, mut samples: Vec<Duration>) -> bool {
     samples.sort();
     let median = samples[samples.len() / 2];
+    hailer_tests::bench_row(
+        &format!("{name} on a {CELLS}-cell notebook"),
+        &format!("{:.1} ms", median.as_secs_f64() * 1000.0),
+        "-",
+        &format!("<= {} ms", TARGET.as_millis()),
+    );
     let max = samples[samples.len() - 1];
     println!(
         "{name:<15} median {:>6.1} ms  min {:>6.1} ms  max {:>6.1} ms  ({} calls, {CELLS} cells)",

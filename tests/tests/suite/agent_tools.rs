@@ -111,8 +111,8 @@ async fn each_notebook_tool_answers_the_model_in_plain_text() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_down_kernel_comes_back_as_an_error_with_a_hint() {
-    // A Python that is not there: the managed environment cannot be made from it.
-    let python = [("[kernel]", "python = \"/nonexistent/bin/python3\"\n")];
+    // A program that is no Python: the kernel's environment cannot be made from it.
+    let python = [("[kernel]", "python = \"/bin/false\"\n")];
     let calls = [
         ("marimo_execute", json!({"code": "print(1)"})),
         ("notebook_cells", json!({})),
@@ -238,8 +238,11 @@ async fn code_checks_report_findings_in_the_new_cell_only() {
 async fn a_missing_checker_makes_the_report_say_it_was_skipped() {
     let code = "import marimo._code_mode as cm\nasync with cm.get_context() as ctx:\n    ctx.create_cell('value = undefined_name + 1', name='lonely')\n";
     let calls = [("marimo_execute", json!({"code": code}))];
-    let (_workspace, model, output) =
-        turn_with_calls(&calls, &[("[checks]", "ruff = \"/nonexistent/bin/ruff\"\n")]).await;
+    let (_workspace, model, output) = turn_with_calls(
+        &calls,
+        &[("[checks]", "ruff = \"/nonexistent/bin/ruff\"\n")],
+    )
+    .await;
     assert!(output.status.success(), "{output:?}");
     let text = &tool_results(&model)[0].1;
     assert!(
