@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use hailer_config::Choice as _;
 
-use tracing_appender::non_blocking::{NonBlocking, WorkerGuard};
+use tracing_appender::non_blocking::{NonBlocking, NonBlockingBuilder, WorkerGuard};
 use tracing_appender::rolling::{Builder, Rotation};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;
@@ -15,6 +15,12 @@ use hailer_redact::Redactor;
 
 /// Log files kept before the oldest is deleted.
 const KEEP_FILES: usize = 7;
+/// Lines the log queue holds for the writer thread. The queue's slots are allocated (and
+/// touched) when logging starts: the library's default of 128,000 lines is 4 MB of an idle
+/// daemon's memory, most of what it uses. A daemon writes a few lines per request; a burst past
+/// this many, faster than the file takes them, loses the lines over the limit rather than
+/// holding up a request.
+const LOG_QUEUE_LINES: usize = 4096;
 /// The variable that sets the log filter, for those who want one (`hailer=debug,hyper=info`).
 pub const LOG_FILTER_VAR: &str = "HAILER_LOG";
 
@@ -48,7 +54,9 @@ pub fn init(dir: &Path, redactor: Redactor) -> anyhow::Result<WorkerGuard> {
         .filename_suffix("log")
         .max_log_files(KEEP_FILES)
         .build(dir)?;
-    let (writer, guard) = tracing_appender::non_blocking(appender);
+    let (writer, guard) = NonBlockingBuilder::default()
+        .buffered_lines_limit(LOG_QUEUE_LINES)
+        .finish(appender);
     let _ = LOG_DIR.set(dir.to_owned());
     let directive = filter_directive(
         std::env::var(LOG_FILTER_VAR).ok().as_deref(),

@@ -220,10 +220,16 @@ async fn orchestrate() {
         many_late.as_secs_f64() / single_late.as_secs_f64().max(1e-6)
     );
     hailer_tests::bench_row(
-        &format!("p99 lateness of a streamed delta, {CLIENTS} clients"),
+        &format!("p99 fan-out added latency, {CLIENTS} clients"),
+        &ms(spread_p99),
+        "-",
+        "<= 5 ms",
+    );
+    hailer_tests::bench_row(
+        &format!("p99 lateness against the model, {CLIENTS} clients (floor: 1 client)"),
         &ms(many_late),
         &ms(single_late),
-        "p99 added <= 5 ms",
+        "-",
     );
     let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
 }

@@ -39,9 +39,15 @@ fn first_answer(workspace: &TestWorkspace) -> (Duration, Duration) {
     let mut child = workspace
         .command(&["run", "What is six times seven?"])
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let said = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
     let mut stdout = child.stdout.take().unwrap();
     let mut printed = Vec::new();
     let mut first_byte = None;
@@ -57,7 +63,13 @@ fn first_answer(workspace: &TestWorkspace) -> (Duration, Duration) {
             first_byte = Some(started.elapsed());
         }
     }
-    assert!(child.wait().unwrap().success());
+    let status = child.wait().unwrap();
+    let said = said.join().unwrap_or_default();
+    assert!(
+        status.success(),
+        "hailer run failed: {status}\n{said}{}",
+        String::from_utf8_lossy(&printed)
+    );
     let done = started.elapsed();
     let printed = String::from_utf8_lossy(&printed);
     assert!(printed.contains(ANSWER), "{printed}");
@@ -95,6 +107,8 @@ fn main() {
     };
     let mut setup = TestWorkspace::scripted(&model.base_url());
     on_default_path(&mut setup);
+    // Trust is kept in the user's config folder, which is the shared home's now.
+    setup.trust();
     let wheelhouse = hailer_tests::prereqs::wheelhouse().display().to_string();
     let started = Instant::now();
     let installed = setup.hailer(&["kernel", "install-local", "--wheelhouse", &wheelhouse]);
@@ -126,6 +140,7 @@ fn main() {
         // A fresh workspace each time: its session and kernel start cold.
         let mut workspace = TestWorkspace::scripted(&model.base_url());
         on_default_path(&mut workspace);
+        workspace.trust();
         assert!(workspace.hailer(&["daemon", "start"]).status.success());
         floors.push(first_execute(workspace.path(), &python, "print(6*7)"));
         let (first, done) = first_answer(&workspace);

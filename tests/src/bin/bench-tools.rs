@@ -51,11 +51,11 @@ fn samples_from_args() -> usize {
         .unwrap_or(9)
 }
 
-fn summary(name: &str, mut samples: Vec<Duration>) -> bool {
+fn summary(name: &str, when: &str, mut samples: Vec<Duration>) -> bool {
     samples.sort();
     let median = samples[samples.len() / 2];
     hailer_tests::bench_row(
-        &format!("{name} on a {CELLS}-cell notebook"),
+        &format!("{name} on a {CELLS}-cell notebook, {when}"),
         &format!("{:.1} ms", median.as_secs_f64() * 1000.0),
         "-",
         &format!("<= {} ms", TARGET.as_millis()),
@@ -157,11 +157,11 @@ async fn main() {
         "with the kernel at rest (the model answers after {} ms):",
         REST.as_millis()
     );
-    let cells_ok = summary("notebook_cells", cells);
-    let status_ok = summary("marimo_status", status);
+    let cells_ok = summary("notebook_cells", "kernel at rest", cells);
+    let status_ok = summary("marimo_status", "kernel at rest", status);
     println!("back to back (the model answers at once):");
-    summary("notebook_cells", cells_back_to_back);
-    summary("marimo_status", status_back_to_back);
+    summary("notebook_cells", "back to back", cells_back_to_back);
+    summary("marimo_status", "back to back", status_back_to_back);
     if !(cells_ok && status_ok) {
         println!("(above the target)");
     }
