@@ -6,12 +6,12 @@
 //! always printed too.
 
 /// Starts the browser; says nothing when there is none (the link is printed anyway).
-pub fn open(url: &str) {
+pub(crate) fn open(url: &str) {
     let _ = launch(url);
 }
 
 /// Starts the browser on `url`, or says why none could start.
-pub fn launch(url: &str) -> Result<(), String> {
+pub(crate) fn launch(url: &str) -> Result<(), String> {
     let has_browser_variable = std::env::var("BROWSER").is_ok_and(|value| !value.trim().is_empty());
     if !has_browser_variable && !display_available(|name| std::env::var_os(name).is_some()) {
         return Err("No graphical display to open a browser on".to_owned());

@@ -21,7 +21,7 @@ use clap::{Parser, Subcommand};
         hailer daemon logs -f            follow the daemon's log\n  \
         hailer completions bash > ~/.local/share/bash-completion/completions/hailer"
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// The workspace folder (default: found from the current folder).
     #[arg(long, global = true, value_name = "DIR")]
     pub workspace: Option<std::path::PathBuf>,
@@ -42,7 +42,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Chat with the workspace's session in this terminal (the default command).
     Notebook {
         /// Do not open a browser.
@@ -201,7 +201,7 @@ pub enum Command {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum DaemonAction {
+pub(crate) enum DaemonAction {
     /// Start hailerd if it is not running.
     Start,
     /// Stop hailerd; its sessions end and their notebooks are saved.
@@ -224,7 +224,7 @@ pub enum DaemonAction {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum ConfigAction {
+pub(crate) enum ConfigAction {
     /// List every problem of the configuration; exits 1 when one is fatal.
     Check {
         /// Print JSON instead of text.
@@ -234,7 +234,7 @@ pub enum ConfigAction {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum KernelAction {
+pub(crate) enum KernelAction {
     /// Build the docker kernel's image here, through Docker, from the recipe inside Hailer.
     ///
     /// The packages come from PyPI, or from the mirror in this machine's pip settings (pip's
@@ -273,7 +273,7 @@ pub enum KernelAction {
 
 /// `hailer kernel build`'s options.
 #[derive(Debug, Default, clap::Args)]
-pub struct BuildArgs {
+pub(crate) struct BuildArgs {
     /// The image name (default: image under [kernel], else the published image's name).
     #[arg(long, value_name = "NAME")]
     pub tag: Option<String>,
@@ -306,7 +306,7 @@ pub struct BuildArgs {
 
 /// `hailer audit` subcommands.
 #[derive(Debug, Subcommand)]
-pub enum AuditAction {
+pub(crate) enum AuditAction {
     /// Check the hash chain: exits 1 naming the line that was changed or follows a removal.
     Verify,
 }

@@ -20,14 +20,14 @@ const DAEMON_BIN_VAR: &str = "HAILER_DAEMON_BIN";
 
 /// A daemon that answered with the token from its runtime file.
 #[derive(Debug)]
-pub struct Connected {
+pub(crate) struct Connected {
     pub endpoint: Endpoint,
     pub info: DaemonInfo,
     pub runtime_path: PathBuf,
 }
 
 /// The daemon described by the runtime file, if it answers with that token.
-pub async fn find(home: &HailerHome) -> Option<Connected> {
+pub(crate) async fn find(home: &HailerHome) -> Option<Connected> {
     let runtime_path = home.runtime_file();
     let file = read_runtime_file(&runtime_path)?;
     let endpoint = Endpoint {
@@ -48,7 +48,7 @@ pub async fn find(home: &HailerHome) -> Option<Connected> {
 }
 
 /// The running daemon, or a new one started in the background.
-pub async fn find_or_start(home: &HailerHome) -> anyhow::Result<Connected> {
+pub(crate) async fn find_or_start(home: &HailerHome) -> anyhow::Result<Connected> {
     if let Some(connected) = find(home).await {
         return Ok(connected);
     }
@@ -56,7 +56,7 @@ pub async fn find_or_start(home: &HailerHome) -> anyhow::Result<Connected> {
 }
 
 /// Starts hailerd detached from this terminal and waits until it answers.
-pub async fn start(home: &HailerHome) -> anyhow::Result<Connected> {
+pub(crate) async fn start(home: &HailerHome) -> anyhow::Result<Connected> {
     let log_dir = home.log_dir();
     std::fs::create_dir_all(&log_dir)
         .with_context(|| format!("cannot create {}", log_dir.display()))?;

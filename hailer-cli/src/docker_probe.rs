@@ -16,13 +16,13 @@ use crate::http::Endpoint;
 const STATUS_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// What the daemon finds of the engine and of `image`, starting the daemon if need be.
-pub async fn status(home: &HailerHome, image: &str) -> anyhow::Result<DockerStatus> {
+pub(crate) async fn status(home: &HailerHome, image: &str) -> anyhow::Result<DockerStatus> {
     let connected = daemon_client::find_or_start(home).await?;
     status_from(&connected.endpoint, image).await
 }
 
 /// What the daemon at `endpoint` finds of the engine and of `image`.
-pub async fn status_from(endpoint: &Endpoint, image: &str) -> anyhow::Result<DockerStatus> {
+pub(crate) async fn status_from(endpoint: &Endpoint, image: &str) -> anyhow::Result<DockerStatus> {
     let params = DockerStatusParams {
         image: image.to_owned(),
     };
@@ -35,7 +35,7 @@ pub async fn status_from(endpoint: &Endpoint, image: &str) -> anyhow::Result<Doc
 
 /// Whether the docker runtime can start a kernel here now.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KernelReadiness {
+pub(crate) enum KernelReadiness {
     /// The engine answers, runs Linux containers, and has the image of this contract.
     Ready { version: String },
     /// What is missing, and what to do about it.
@@ -43,7 +43,7 @@ pub enum KernelReadiness {
 }
 
 /// Whether a docker kernel of `image` (this build's contract) can start now, by `status`.
-pub fn kernel_readiness(status: &DockerStatus, image: &str) -> KernelReadiness {
+pub(crate) fn kernel_readiness(status: &DockerStatus, image: &str) -> KernelReadiness {
     let not_ready = |reason: String, fix: &str| KernelReadiness::NotReady {
         reason,
         fix: fix.to_owned(),
@@ -88,7 +88,7 @@ pub fn kernel_readiness(status: &DockerStatus, image: &str) -> KernelReadiness {
 }
 
 /// `built from python:3.13-slim (sha256:0123456789ab)`, or nothing when not recorded.
-pub fn describe_base(image: &KernelImageStatus) -> Option<String> {
+pub(crate) fn describe_base(image: &KernelImageStatus) -> Option<String> {
     let KernelImageStatus::Present {
         base: Some(base),
         base_digest,
@@ -114,7 +114,7 @@ fn short_digest(digest: &str) -> String {
 /// One line on the kernel image `image` for `hailer status`: its contract and base image, or
 /// why it cannot be used and the command that fixes that. `daemon` is the running hailerd, if
 /// any (`status` starts none).
-pub async fn describe_image(daemon: Option<&Endpoint>, image: &str) -> String {
+pub(crate) async fn describe_image(daemon: Option<&Endpoint>, image: &str) -> String {
     let Some(daemon) = daemon else {
         return format!("{image} (hailerd is not running: not checked)");
     };

@@ -17,7 +17,7 @@ use tokio::net::TcpStream;
 
 /// Where the daemon listens and the token it wants.
 #[derive(Clone)]
-pub struct Endpoint {
+pub(crate) struct Endpoint {
     pub port: u16,
     pub token: String,
 }
@@ -32,14 +32,14 @@ impl std::fmt::Debug for Endpoint {
 
 /// A reply: its status and body.
 #[derive(Debug)]
-pub struct Reply {
+pub(crate) struct Reply {
     pub status: u16,
     pub body: Bytes,
 }
 
 impl Reply {
     /// The body as `T` when the status is a success; otherwise the daemon's error message.
-    pub fn json<T: DeserializeOwned>(self) -> anyhow::Result<T> {
+    pub(crate) fn json<T: DeserializeOwned>(self) -> anyhow::Result<T> {
         if !(200..300).contains(&self.status) {
             match self.error_body() {
                 Some(body) => bail!("{}", said(&body)),
@@ -54,7 +54,7 @@ impl Reply {
     }
 
     /// The daemon's error, when this reply is one.
-    pub fn error_body(&self) -> Option<hailer_protocol::ErrorBody> {
+    pub(crate) fn error_body(&self) -> Option<hailer_protocol::ErrorBody> {
         if (200..300).contains(&self.status) {
             return None;
         }
@@ -79,15 +79,15 @@ fn said(body: &hailer_protocol::ErrorBody) -> String {
 }
 
 impl Endpoint {
-    pub async fn get(&self, path: &str, timeout: Duration) -> anyhow::Result<Reply> {
+    pub(crate) async fn get(&self, path: &str, timeout: Duration) -> anyhow::Result<Reply> {
         self.send("GET", path, None, timeout).await
     }
 
-    pub async fn delete(&self, path: &str, timeout: Duration) -> anyhow::Result<Reply> {
+    pub(crate) async fn delete(&self, path: &str, timeout: Duration) -> anyhow::Result<Reply> {
         self.send("DELETE", path, None, timeout).await
     }
 
-    pub async fn post<B: Serialize>(
+    pub(crate) async fn post<B: Serialize>(
         &self,
         path: &str,
         body: &B,
@@ -99,7 +99,7 @@ impl Endpoint {
 
     /// Posts `body` and hands each line of a streamed reply to `on_line` as it arrives; a
     /// refusal is the daemon's error. There is no time limit: the caller's Ctrl+C ends it.
-    pub async fn post_lines<B: Serialize>(
+    pub(crate) async fn post_lines<B: Serialize>(
         &self,
         path: &str,
         body: &B,

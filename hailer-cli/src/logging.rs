@@ -11,7 +11,7 @@ use tracing_subscriber::EnvFilter;
 
 /// The level in force, and where it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LogChoice {
+pub(crate) struct LogChoice {
     pub level: LogLevel,
     pub source: Provenance,
 }
@@ -21,7 +21,7 @@ static CHOSEN: OnceLock<LogChoice> = OnceLock::new();
 /// The level the flags, the client's variables and the workspace's file lead to, by the
 /// configuration's own precedence. A configuration that does not load still honours the flag
 /// and the variable.
-pub fn resolve(inputs: &LoadInputs) -> LogChoice {
+pub(crate) fn resolve(inputs: &LoadInputs) -> LogChoice {
     if let Ok(loaded) = hailer_config::load(inputs) {
         return LogChoice {
             level: loaded.config.hailer.log_level,
@@ -49,12 +49,12 @@ pub fn resolve(inputs: &LoadInputs) -> LogChoice {
 }
 
 /// The filter of the client's tracing at `choice`.
-pub fn filter(choice: LogChoice) -> EnvFilter {
+pub(crate) fn filter(choice: LogChoice) -> EnvFilter {
     EnvFilter::new(choice.level.tracing_level())
 }
 
 /// Starts the client's tracing on standard error at `choice`, and remembers it for the daemon.
-pub fn init(choice: LogChoice) {
+pub(crate) fn init(choice: LogChoice) {
     let _ = CHOSEN.set(choice);
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter(choice))
@@ -64,14 +64,14 @@ pub fn init(choice: LogChoice) {
 }
 
 /// The variable a daemon this client starts gets its log level from, when one was chosen.
-pub fn daemon_variable(choice: Option<LogChoice>) -> Option<(&'static str, String)> {
+pub(crate) fn daemon_variable(choice: Option<LogChoice>) -> Option<(&'static str, String)> {
     let choice = choice?;
     (choice.source != Provenance::Default)
         .then(|| (hailer_config::HAILER_LOG_LEVEL, choice.level.to_string()))
 }
 
 /// The level [`init`] was given.
-pub fn chosen() -> Option<LogChoice> {
+pub(crate) fn chosen() -> Option<LogChoice> {
     CHOSEN.get().copied()
 }
 

@@ -12,7 +12,7 @@ use crate::session_client::{SessionFlags, start_params};
 const CHECK_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Asks hailerd, with the values a session start from this shell would send.
-pub async fn ask(endpoint: &Endpoint, flags: &SessionFlags) -> anyhow::Result<ModelCheck> {
+pub(crate) async fn ask(endpoint: &Endpoint, flags: &SessionFlags) -> anyhow::Result<ModelCheck> {
     let params = start_params(flags)?;
     endpoint
         .post("/v1/credentials/check", &params, CHECK_TIMEOUT)
@@ -21,7 +21,7 @@ pub async fn ask(endpoint: &Endpoint, flags: &SessionFlags) -> anyhow::Result<Mo
 }
 
 /// The judgement in a few words: where the key comes from, or what is wrong.
-pub fn summary(check: &ModelCheck) -> String {
+pub(crate) fn summary(check: &ModelCheck) -> String {
     match (&check.problem, &check.credentials) {
         (Some(problem), _) => problem.message.clone(),
         (None, Some(credentials)) => credentials.clone(),

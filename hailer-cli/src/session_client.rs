@@ -11,7 +11,7 @@ use crate::http::Endpoint;
 
 /// Flags that choose the workspace and its configuration.
 #[derive(Debug, Clone, Default)]
-pub struct SessionFlags {
+pub(crate) struct SessionFlags {
     pub workspace: Option<std::path::PathBuf>,
     pub config: Option<std::path::PathBuf>,
     pub kernel: Option<String>,
@@ -25,7 +25,7 @@ pub struct SessionFlags {
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The values this shell contributes: its folder, its flags and its `HAILER_*` variables.
-pub fn start_params(flags: &SessionFlags) -> anyhow::Result<StartSessionParams> {
+pub(crate) fn start_params(flags: &SessionFlags) -> anyhow::Result<StartSessionParams> {
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
     let absolute = |path: &std::path::PathBuf| {
         if path.is_absolute() {
@@ -52,7 +52,7 @@ pub fn start_params(flags: &SessionFlags) -> anyhow::Result<StartSessionParams> 
 }
 
 /// Starts or attaches to the workspace's session.
-pub async fn start(
+pub(crate) async fn start(
     endpoint: &Endpoint,
     flags: &SessionFlags,
 ) -> anyhow::Result<StartSessionResponse> {
@@ -110,12 +110,15 @@ fn provider_variables(flags: &SessionFlags) -> std::collections::BTreeSet<String
 }
 
 /// A session's event stream.
-pub type EventSocket =
+pub(crate) type EventSocket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// Attaches to the session's events: `attached` first, then everything in order. While the
 /// socket is open the session counts this client as attached.
-pub async fn follow_events(endpoint: &Endpoint, session_id: &str) -> anyhow::Result<EventSocket> {
+pub(crate) async fn follow_events(
+    endpoint: &Endpoint,
+    session_id: &str,
+) -> anyhow::Result<EventSocket> {
     connect(endpoint, &format!("/v1/sessions/{session_id}/events"))
         .await
         .context("cannot follow the session's events")
@@ -123,7 +126,7 @@ pub async fn follow_events(endpoint: &Endpoint, session_id: &str) -> anyhow::Res
 
 /// Follows the session's events again after a dropped connection: those after `after` that the
 /// session still keeps come first.
-pub async fn resume_events(
+pub(crate) async fn resume_events(
     endpoint: &Endpoint,
     session_id: &str,
     after: u64,
@@ -138,7 +141,7 @@ pub async fn resume_events(
 
 /// Follows the session's kernel log from its last `tail` lines on: one text message per line,
 /// the token masked. The daemon answers once the kernel runs.
-pub async fn follow_kernel_log(
+pub(crate) async fn follow_kernel_log(
     endpoint: &Endpoint,
     session_id: &str,
     tail: usize,
@@ -152,7 +155,7 @@ pub async fn follow_kernel_log(
 }
 
 /// The next text message of a socket; `None` once it closed.
-pub async fn next_text(socket: &mut EventSocket) -> Option<String> {
+pub(crate) async fn next_text(socket: &mut EventSocket) -> Option<String> {
     use futures_util::StreamExt as _;
     while let Some(message) = socket.next().await {
         let Ok(message) = message else { return None };
@@ -167,7 +170,9 @@ pub async fn next_text(socket: &mut EventSocket) -> Option<String> {
 }
 
 /// The next session envelope of an event socket; `None` once it closed.
-pub async fn next_envelope(socket: &mut EventSocket) -> Option<hailer_protocol::SessionEnvelope> {
+pub(crate) async fn next_envelope(
+    socket: &mut EventSocket,
+) -> Option<hailer_protocol::SessionEnvelope> {
     loop {
         let text = next_text(socket).await?;
         if let Ok(envelope) = serde_json::from_str(&text) {

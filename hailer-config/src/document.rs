@@ -22,7 +22,7 @@ pub(crate) struct Document<'s> {
 
 impl<'s> Document<'s> {
     /// Decodes and parses a file's bytes; a problem names the file, the line and the cause.
-    pub fn parse(bytes: &'s [u8], label: &str) -> Result<Self, Box<Problem>> {
+    pub(crate) fn parse(bytes: &'s [u8], label: &str) -> Result<Self, Box<Problem>> {
         let source = decode(bytes, label)?;
         let root = DeTable::parse(source).map_err(|error| {
             let line = error.span().map(|span| line_of(source, span.start));
@@ -42,7 +42,7 @@ impl<'s> Document<'s> {
     }
 
     /// No file: every setting takes its default.
-    pub fn empty() -> Document<'static> {
+    pub(crate) fn empty() -> Document<'static> {
         Document {
             source: "",
             label: String::new(),
@@ -51,12 +51,12 @@ impl<'s> Document<'s> {
     }
 
     /// Where a span is, for a problem.
-    pub fn origin(&self, span: &Range<usize>) -> Origin {
+    pub(crate) fn origin(&self, span: &Range<usize>) -> Origin {
         file_origin(&self.label, Some(line_of(self.source, span.start)))
     }
 
     /// The text of a span as written, on one line and cut short if long.
-    pub fn written(&self, span: &Range<usize>) -> String {
+    pub(crate) fn written(&self, span: &Range<usize>) -> String {
         let text = self.source.get(span.clone()).unwrap_or_default();
         quote_written(text)
     }

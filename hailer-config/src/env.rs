@@ -24,7 +24,7 @@ pub const HAILER_KERNEL: &str = "HAILER_KERNEL";
 pub const HAILER_KERNEL_IMAGE: &str = "HAILER_KERNEL_IMAGE";
 
 /// Overrides `[kernel].base_image`.
-pub const HAILER_KERNEL_BASE_IMAGE: &str = "HAILER_KERNEL_BASE_IMAGE";
+pub(crate) const HAILER_KERNEL_BASE_IMAGE: &str = "HAILER_KERNEL_BASE_IMAGE";
 
 /// Every variable the loader reads.
 pub const CONFIG_VARIABLES: [&str; 8] = [

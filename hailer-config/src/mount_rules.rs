@@ -25,7 +25,7 @@ pub const CREDENTIAL_DIRS: [&str; 7] = [
     ".config", ".ssh", ".aws", ".azure", ".gnupg", ".docker", ".kube",
 ];
 /// macOS's folders under `~/Library` that hold keys, tokens and app secrets.
-pub const MACOS_CREDENTIAL_DIRS: [&str; 5] = [
+pub(crate) const MACOS_CREDENTIAL_DIRS: [&str; 5] = [
     "Library/Keychains",
     "Library/Application Support",
     "Library/Containers",
@@ -33,9 +33,9 @@ pub const MACOS_CREDENTIAL_DIRS: [&str; 5] = [
     "Library/Cookies",
 ];
 /// Windows's application data folders (`%APPDATA%`, `%LOCALAPPDATA%`) under the profile.
-pub const WINDOWS_CREDENTIAL_DIRS: [&str; 2] = ["AppData/Roaming", "AppData/Local"];
+pub(crate) const WINDOWS_CREDENTIAL_DIRS: [&str; 2] = ["AppData/Roaming", "AppData/Local"];
 /// The one folder inside the credential folders where data may be: Windows's temporary folder.
-pub const WINDOWS_TEMP_DIR: &str = "AppData/Local/Temp";
+pub(crate) const WINDOWS_TEMP_DIR: &str = "AppData/Local/Temp";
 
 /// The credential folders of `os`, relative to the home folder.
 pub fn credential_dirs(os: Os) -> Vec<&'static str> {

@@ -3,7 +3,7 @@
 use std::path::{Component, Path, PathBuf};
 
 /// Makes `path` absolute against `base` and removes `.` and `..` lexically (no file system).
-pub fn absolute(base: &Path, path: &Path) -> PathBuf {
+pub(crate) fn absolute(base: &Path, path: &Path) -> PathBuf {
     let joined = if path.is_absolute() {
         path.to_path_buf()
     } else {
@@ -13,7 +13,7 @@ pub fn absolute(base: &Path, path: &Path) -> PathBuf {
 }
 
 /// Removes `.` components and folds `..` into its parent, without touching the file system.
-pub fn normalize(path: &Path) -> PathBuf {
+pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
@@ -33,7 +33,7 @@ pub fn normalize(path: &Path) -> PathBuf {
 
 /// Resolves a path written in the configuration: `~/...` against the home folder, relative
 /// paths against the workspace.
-pub fn resolve_setting(workspace: &Path, home: Option<&Path>, written: &str) -> PathBuf {
+pub(crate) fn resolve_setting(workspace: &Path, home: Option<&Path>, written: &str) -> PathBuf {
     let tilde_rest = written
         .strip_prefix("~/")
         .or_else(|| written.strip_prefix("~\\"))
@@ -46,7 +46,7 @@ pub fn resolve_setting(workspace: &Path, home: Option<&Path>, written: &str) -> 
 
 /// Follows every symlink in the part of `path` that exists and appends the rest unchanged, so
 /// a folder that does not exist yet still compares correctly with its real parents.
-pub fn resolve_existing(path: &Path) -> PathBuf {
+pub(crate) fn resolve_existing(path: &Path) -> PathBuf {
     let path = normalize(path);
     let mut existing = path.as_path();
     let mut rest: Vec<&std::ffi::OsStr> = Vec::new();
@@ -67,7 +67,7 @@ pub fn resolve_existing(path: &Path) -> PathBuf {
 }
 
 /// `path` relative to `base` when it is inside it, else `path` itself, for messages.
-pub fn display_relative(base: &Path, path: &Path) -> String {
+pub(crate) fn display_relative(base: &Path, path: &Path) -> String {
     match path.strip_prefix(base) {
         Ok(relative) if relative.as_os_str().is_empty() => ".".to_owned(),
         Ok(relative) => relative.display().to_string(),

@@ -38,18 +38,18 @@ pub(crate) struct ReplyBuilder {
 }
 
 impl ReplyBuilder {
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         &self.reply.text
     }
 
-    pub fn has_tool_call(&self, call_id: &str) -> bool {
+    pub(crate) fn has_tool_call(&self, call_id: &str) -> bool {
         self.reply
             .tool_calls
             .iter()
             .any(|call| call.call_id == call_id)
     }
 
-    pub fn text_delta(&mut self, delta: &str, out: &mut Vec<ModelEvent>) {
+    pub(crate) fn text_delta(&mut self, delta: &str, out: &mut Vec<ModelEvent>) {
         if delta.is_empty() {
             return;
         }
@@ -57,7 +57,7 @@ impl ReplyBuilder {
         out.push(ModelEvent::TextDelta(delta.to_owned()));
     }
 
-    pub fn tool_started(&mut self, call_id: &str, name: &str, out: &mut Vec<ModelEvent>) {
+    pub(crate) fn tool_started(&mut self, call_id: &str, name: &str, out: &mut Vec<ModelEvent>) {
         if self.started.iter().any(|started| started == call_id) {
             return;
         }
@@ -68,7 +68,7 @@ impl ReplyBuilder {
         });
     }
 
-    pub fn tool_done(&mut self, call: ToolCall, out: &mut Vec<ModelEvent>) {
+    pub(crate) fn tool_done(&mut self, call: ToolCall, out: &mut Vec<ModelEvent>) {
         if self.has_tool_call(&call.call_id) {
             return;
         }
@@ -81,12 +81,12 @@ impl ReplyBuilder {
         self.reply.tool_calls.push(call);
     }
 
-    pub fn usage(&mut self, usage: Usage, out: &mut Vec<ModelEvent>) {
+    pub(crate) fn usage(&mut self, usage: Usage, out: &mut Vec<ModelEvent>) {
         self.reply.usage = Some(usage);
         out.push(ModelEvent::Usage(usage));
     }
 
-    pub fn complete(&mut self, out: &mut Vec<ModelEvent>) {
+    pub(crate) fn complete(&mut self, out: &mut Vec<ModelEvent>) {
         out.push(ModelEvent::Completed(std::mem::take(&mut self.reply)));
     }
 }

@@ -74,7 +74,7 @@ pub(crate) enum StreamParser {
 }
 
 impl StreamParser {
-    pub fn new(wire: WireApi) -> Self {
+    pub(crate) fn new(wire: WireApi) -> Self {
         match wire {
             WireApi::Responses => Self::Responses(responses::StreamParser::default()),
             WireApi::Chat => Self::Chat(chat::StreamParser::default()),
@@ -82,7 +82,12 @@ impl StreamParser {
     }
 
     /// Handles one SSE event, appending what it yields to `out`.
-    pub fn event(&mut self, name: &str, data: &str, out: &mut Vec<ModelEvent>) -> WireResult<()> {
+    pub(crate) fn event(
+        &mut self,
+        name: &str,
+        data: &str,
+        out: &mut Vec<ModelEvent>,
+    ) -> WireResult<()> {
         match self {
             Self::Responses(parser) => parser.event(name, data, out),
             Self::Chat(parser) => parser.event(data, out),
@@ -90,7 +95,7 @@ impl StreamParser {
     }
 
     /// Whether the completion marker arrived (and `Completed` was emitted).
-    pub fn is_complete(&self) -> bool {
+    pub(crate) fn is_complete(&self) -> bool {
         match self {
             Self::Responses(parser) => parser.is_complete(),
             Self::Chat(parser) => parser.is_complete(),
@@ -98,7 +103,7 @@ impl StreamParser {
     }
 
     /// Whether a tool call had begun: such a reply can never be resumed.
-    pub fn tool_call_begun(&self) -> bool {
+    pub(crate) fn tool_call_begun(&self) -> bool {
         match self {
             Self::Responses(parser) => parser.tool_call_begun(),
             Self::Chat(parser) => parser.tool_call_begun(),

@@ -26,7 +26,7 @@ mod windows {
     use windows_sys::Win32::Storage::FileSystem::GetDriveTypeW;
     use windows_sys::Win32::System::WindowsProgramming::DRIVE_REMOTE;
 
-    pub fn is_remote(path: &Path) -> bool {
+    pub(super) fn is_remote(path: &Path) -> bool {
         let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let Some(Component::Prefix(prefix)) = absolute.components().next() else {
             return false;

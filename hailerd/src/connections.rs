@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 /// One connection's state, shared by its task and the registry.
 #[derive(Debug, Default)]
-pub struct Activity {
+pub(crate) struct Activity {
     /// Requests being answered.
     requests: AtomicUsize,
     /// Cancelled to close the connection.
@@ -23,13 +23,13 @@ pub struct Activity {
 
 impl Activity {
     /// Counts a request as being answered until the guard drops.
-    pub fn busy(self: &Arc<Self>) -> BusyGuard {
+    pub(crate) fn busy(self: &Arc<Self>) -> BusyGuard {
         self.requests.fetch_add(1, Ordering::AcqRel);
         BusyGuard(Arc::clone(self))
     }
 
     /// Resolves when the registry chose this connection to close.
-    pub async fn closing(&self) {
+    pub(crate) async fn closing(&self) {
         self.close.cancelled().await;
     }
 
@@ -40,7 +40,7 @@ impl Activity {
 
 /// A request being answered (see [`Activity::busy`]).
 #[derive(Debug)]
-pub struct BusyGuard(Arc<Activity>);
+pub(crate) struct BusyGuard(Arc<Activity>);
 
 impl Drop for BusyGuard {
     fn drop(&mut self) {
@@ -50,14 +50,14 @@ impl Drop for BusyGuard {
 
 /// Every open connection by age.
 #[derive(Debug, Default)]
-pub struct Connections {
+pub(crate) struct Connections {
     open: Mutex<BTreeMap<u64, Arc<Activity>>>,
     next: std::sync::atomic::AtomicU64,
 }
 
 /// A connection's place in the registry; leaving it (on drop) forgets the connection.
 #[derive(Debug)]
-pub struct Registered {
+pub(crate) struct Registered {
     connections: Arc<Connections>,
     id: u64,
     pub activity: Arc<Activity>,
@@ -73,7 +73,7 @@ impl Drop for Registered {
 
 impl Connections {
     /// Adds a newly accepted connection, the youngest.
-    pub fn register(self: &Arc<Self>) -> Registered {
+    pub(crate) fn register(self: &Arc<Self>) -> Registered {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let activity = Arc::new(Activity::default());
         if let Ok(mut open) = self.open.lock() {
@@ -87,7 +87,7 @@ impl Connections {
     }
 
     /// Asks the oldest idle connection to close; false when every connection is busy.
-    pub fn close_oldest_idle(&self) -> bool {
+    pub(crate) fn close_oldest_idle(&self) -> bool {
         let Ok(open) = self.open.lock() else {
             return false;
         };
@@ -102,7 +102,7 @@ impl Connections {
 
     /// How many connections are open.
     #[cfg(test)]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.open.lock().map(|open| open.len()).unwrap_or_default()
     }
 }

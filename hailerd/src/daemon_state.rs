@@ -27,10 +27,10 @@ pub struct DaemonConfig {
 }
 
 /// A cheap handle on the daemon's shared state.
-pub type Daemon = Arc<DaemonState>;
+pub(crate) type Daemon = Arc<DaemonState>;
 
 #[derive(Debug)]
-pub struct DaemonState {
+pub(crate) struct DaemonState {
     pub config: DaemonConfig,
     pub port: u16,
     pub pid: u32,
@@ -44,7 +44,7 @@ pub struct DaemonState {
 }
 
 impl DaemonState {
-    pub fn new(config: DaemonConfig, port: u16) -> Self {
+    pub(crate) fn new(config: DaemonConfig, port: u16) -> Self {
         let sessions = Sessions::new(
             config.folders.clone(),
             config.redactor.clone(),
@@ -64,16 +64,16 @@ impl DaemonState {
         }
     }
 
-    pub fn uptime(&self) -> Duration {
+    pub(crate) fn uptime(&self) -> Duration {
         self.started.elapsed()
     }
 
-    pub fn clients(&self) -> usize {
+    pub(crate) fn clients(&self) -> usize {
         self.clients.load(Ordering::Relaxed)
     }
 
     /// Counts a connected event-stream client until the returned guard drops.
-    pub fn client_connected(self: &Arc<Self>) -> ClientGuard {
+    pub(crate) fn client_connected(self: &Arc<Self>) -> ClientGuard {
         self.clients.fetch_add(1, Ordering::Relaxed);
         ClientGuard {
             daemon: Arc::clone(self),
@@ -81,12 +81,12 @@ impl DaemonState {
     }
 
     /// Records activity, postponing the idle exit.
-    pub async fn touch(&self) {
+    pub(crate) async fn touch(&self) {
         *self.last_busy.lock().await = Instant::now();
     }
 
     /// How long the daemon has had nothing to do; zero while anything is connected.
-    pub async fn idle_for(&self) -> Duration {
+    pub(crate) async fn idle_for(&self) -> Duration {
         if self.clients() > 0 || self.sessions.count().await > 0 {
             self.touch().await;
             return Duration::ZERO;
@@ -95,7 +95,7 @@ impl DaemonState {
     }
 
     /// Asks the daemon to stop: clients are told, then the server drains.
-    pub fn request_shutdown(&self, reason: &str) {
+    pub(crate) fn request_shutdown(&self, reason: &str) {
         if self.shutdown.is_cancelled() {
             return;
         }
@@ -110,7 +110,7 @@ impl DaemonState {
 
 /// Decrements the client count when an event stream ends.
 #[derive(Debug)]
-pub struct ClientGuard {
+pub(crate) struct ClientGuard {
     daemon: Daemon,
 }
 

@@ -14,14 +14,14 @@ use serde::Serialize;
 use tokio::sync::broadcast;
 
 /// How many events a daemon subscriber may fall behind before it misses some.
-pub const DAEMON_CAPACITY: usize = 1024;
+pub(crate) const DAEMON_CAPACITY: usize = 1024;
 /// The same for a session subscriber; a streamed answer is many small events.
-pub const SESSION_CAPACITY: usize = 4096;
+pub(crate) const SESSION_CAPACITY: usize = 4096;
 /// How many of a session's latest events a reconnecting client can catch up on.
-pub const SESSION_BACKLOG: usize = 4096;
+pub(crate) const SESSION_BACKLOG: usize = 4096;
 
 /// An envelope of one of the event streams.
-pub trait Envelope: Serialize + Send + Sync + 'static {
+pub(crate) trait Envelope: Serialize + Send + Sync + 'static {
     type Event;
     fn wrap(seq: u64, at: i64, event: Self::Event) -> Self;
     fn seq(&self) -> u64;
@@ -73,15 +73,15 @@ impl Envelope for SessionEnvelope {
 
 /// An envelope with its JSON text, made once and shared by every subscriber.
 #[derive(Debug)]
-pub struct Encoded<T> {
+pub(crate) struct Encoded<T> {
     pub envelope: T,
     pub json: Utf8Bytes,
 }
 
-pub type Shared<T> = Arc<Encoded<T>>;
+pub(crate) type Shared<T> = Arc<Encoded<T>>;
 
 /// Serialises `envelope` once for every subscriber.
-pub fn encode<T: Serialize>(envelope: T) -> Shared<T> {
+pub(crate) fn encode<T: Serialize>(envelope: T) -> Shared<T> {
     let json = serde_json::to_string(&envelope).unwrap_or_else(|error| {
         // Envelopes are plain data; this cannot happen, but a stream must never stop on it.
         tracing::error!(%error, "an event could not be serialised");
@@ -95,7 +95,7 @@ pub fn encode<T: Serialize>(envelope: T) -> Shared<T> {
 
 /// One ordered stream of events, keeping the latest ones for subscribers that reconnect.
 #[derive(Debug)]
-pub struct Bus<T> {
+pub(crate) struct Bus<T> {
     sender: broadcast::Sender<Shared<T>>,
     /// The next number and the latest events under one lock, so numbering, sending and keeping
     /// happen in the same order for everyone.
@@ -109,13 +109,13 @@ struct BusState<T> {
     backlog: VecDeque<Shared<T>>,
 }
 
-pub type EventBus = Bus<EventEnvelope>;
-pub type SessionBus = Bus<SessionEnvelope>;
+pub(crate) type EventBus = Bus<EventEnvelope>;
+pub(crate) type SessionBus = Bus<SessionEnvelope>;
 
 impl<T: Envelope> Bus<T> {
     /// A bus whose subscribers may fall `capacity` events behind, keeping the latest
     /// `backlog_len` events for [`Self::subscribe_after`].
-    pub fn new(capacity: usize, backlog_len: usize) -> Self {
+    pub(crate) fn new(capacity: usize, backlog_len: usize) -> Self {
         let (sender, _) = broadcast::channel(capacity);
         Self {
             sender,
@@ -128,7 +128,7 @@ impl<T: Envelope> Bus<T> {
     }
 
     /// Sends `event` to every current subscriber (none is fine) and returns it as sent.
-    pub fn publish(&self, event: T::Event) -> Shared<T> {
+    pub(crate) fn publish(&self, event: T::Event) -> Shared<T> {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let shared = encode(T::wrap(state.next_seq, crate::clock::unix_now(), event));
         state.next_seq += 1;
@@ -142,14 +142,14 @@ impl<T: Envelope> Bus<T> {
         shared
     }
 
-    pub fn subscribe(&self) -> broadcast::Receiver<Shared<T>> {
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Shared<T>> {
         self.sender.subscribe()
     }
 
     /// A live subscription plus every event numbered after `after`, exactly once; `None` for
     /// the events when the backlog no longer reaches back that far (or `after` is in the future,
     /// as after a daemon restart).
-    pub fn subscribe_after(
+    pub(crate) fn subscribe_after(
         &self,
         after: u64,
     ) -> (broadcast::Receiver<Shared<T>>, Option<Vec<Shared<T>>>) {

@@ -22,20 +22,20 @@ const KEEP_FILES: usize = 7;
 /// holding up a request.
 const LOG_QUEUE_LINES: usize = 4096;
 /// The variable that sets the log filter, for those who want one (`hailer=debug,hyper=info`).
-pub const LOG_FILTER_VAR: &str = "HAILER_LOG";
+pub(crate) const LOG_FILTER_VAR: &str = "HAILER_LOG";
 
 /// The folder this daemon logs to, once logging started.
 static LOG_DIR: OnceLock<PathBuf> = OnceLock::new();
 
 /// The folder this daemon logs to (job logs go below it), once [`init`] ran.
-pub fn log_dir() -> Option<&'static Path> {
+pub(crate) fn log_dir() -> Option<&'static Path> {
     LOG_DIR.get().map(PathBuf::as_path)
 }
 
 /// The log filter: `HAILER_LOG` when set, else the level of `HAILER_LOG_LEVEL` (which the
 /// client that starts the daemon sets from `--verbose`, `--log-level` or `[hailer] log_level`),
 /// else `info`.
-pub fn filter_directive(filter: Option<&str>, level: Option<&str>) -> String {
+pub(crate) fn filter_directive(filter: Option<&str>, level: Option<&str>) -> String {
     if let Some(filter) = filter.map(str::trim).filter(|filter| !filter.is_empty()) {
         return filter.to_owned();
     }
@@ -46,7 +46,7 @@ pub fn filter_directive(filter: Option<&str>, level: Option<&str>) -> String {
 }
 
 /// Starts logging to `dir`; keep the guard alive for as long as the process logs.
-pub fn init(dir: &Path, redactor: Redactor) -> anyhow::Result<WorkerGuard> {
+pub(crate) fn init(dir: &Path, redactor: Redactor) -> anyhow::Result<WorkerGuard> {
     crate::runtime_file::ensure_private_dir(dir)?;
     let appender = Builder::new()
         .rotation(Rotation::DAILY)

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// A held owner lock; released and deleted on drop.
 #[derive(Debug)]
-pub struct OwnerLock {
+pub(crate) struct OwnerLock {
     pub id: String,
     path: PathBuf,
     _file: File,
@@ -16,7 +16,7 @@ pub struct OwnerLock {
 
 impl OwnerLock {
     /// Creates and locks a fresh owner lock in the workspace's `.hailer/` folder.
-    pub fn acquire(state_dir: &Path) -> std::io::Result<Self> {
+    pub(crate) fn acquire(state_dir: &Path) -> std::io::Result<Self> {
         std::fs::create_dir_all(state_dir)?;
         let mut bytes = [0u8; 8];
         rand::fill(&mut bytes);
@@ -41,7 +41,7 @@ impl OwnerLock {
     }
 
     /// Whether some process holds the owner lock at `path`.
-    pub fn is_held(path: &Path) -> bool {
+    pub(crate) fn is_held(path: &Path) -> bool {
         let Ok(file) = OpenOptions::new().write(true).open(path) else {
             return false;
         };
@@ -49,7 +49,7 @@ impl OwnerLock {
     }
 
     #[cfg(test)]
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 }

@@ -9,9 +9,9 @@ pub const ARGUMENT_PREVIEW_CHARS: usize = 80;
 /// Characters of a tool result shown in [`TurnEvent::ToolCallFinished`].
 pub const RESULT_PREVIEW_CHARS: usize = 200;
 /// Characters of a tool call's code carried in [`TurnEvent::ToolCallStarted`], for review.
-pub const CODE_CHARS: usize = 64_000;
+pub(super) const CODE_CHARS: usize = 64_000;
 /// Characters of a tool result carried in [`TurnEvent::ToolCallFinished`], for review.
-pub const OUTPUT_CHARS: usize = 8_000;
+pub(super) const OUTPUT_CHARS: usize = 8_000;
 
 /// One event of a turn. Every turn starts with `Started` and ends with exactly one of
 /// `Finished`, `Failed` or `Cancelled`.

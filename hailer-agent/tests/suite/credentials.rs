@@ -9,18 +9,18 @@ use hailer_agent::credentials::{CREDENTIALS_FILE, CredentialsStore, KeySource, S
 use hailer_agent::{Credentials, Error, MissingKey};
 use secrecy::{ExposeSecret, SecretString};
 
-pub const STORED: &str = "sk-stored-key-9a8b7c6d5e4f3a2b1c";
-pub const FROM_ENV: &str = "sk-env-key-1f2e3d4c5b6a79880";
+pub(super) const STORED: &str = "sk-stored-key-9a8b7c6d5e4f3a2b1c";
+pub(super) const FROM_ENV: &str = "sk-env-key-1f2e3d4c5b6a79880";
 
 /// An in-memory stand-in for the OS credential store, which can be made to not answer.
 #[derive(Clone, Default)]
-pub struct FakeKeyring {
+pub(super) struct FakeKeyring {
     keys: Arc<Mutex<BTreeMap<String, String>>>,
     down: bool,
 }
 
 impl FakeKeyring {
-    pub fn down() -> Self {
+    pub(super) fn down() -> Self {
         Self {
             down: true,
             ..Self::default()

@@ -17,29 +17,29 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 /// A key shaped like a real one, so literal and pattern redaction are both exercised.
-pub const KEY: &str = "sk-agent-test-7d1e0c9b4a2f8e6d3c5b";
+pub(super) const KEY: &str = "sk-agent-test-7d1e0c9b4a2f8e6d3c5b";
 
 /// Both wire APIs, streaming on and off.
-pub const MODES: [(WireApi, bool); 4] = [
+pub(super) const MODES: [(WireApi, bool); 4] = [
     (WireApi::Responses, true),
     (WireApi::Responses, false),
     (WireApi::Chat, true),
     (WireApi::Chat, false),
 ];
 
-pub const INSTRUCTIONS: &str = "You are a careful analyst.";
+pub(super) const INSTRUCTIONS: &str = "You are a careful analyst.";
 
-pub fn label(wire: WireApi, stream: bool) -> String {
+pub(super) fn label(wire: WireApi, stream: bool) -> String {
     format!("{wire} stream={stream}")
 }
 
-pub async fn start(script: Script) -> ScriptedModel {
+pub(super) async fn start(script: Script) -> ScriptedModel {
     ScriptedModel::start(script)
         .await
         .expect("the scripted server starts")
 }
 
-pub fn client(server: &ScriptedModel, wire: WireApi, stream: bool) -> ModelClient {
+pub(super) fn client(server: &ScriptedModel, wire: WireApi, stream: bool) -> ModelClient {
     let mut settings = ProviderSettings::new("scripted", server.base_url(), wire, "test-model");
     settings.stream = stream;
     settings.api_key = Some(SecretString::from(KEY));
@@ -72,7 +72,7 @@ fn string_tool(name: &str, description: &str, field: &str) -> ToolSpec {
 }
 
 /// Answers `echo: <text>`.
-pub struct Echo;
+pub(super) struct Echo;
 
 impl Tool for Echo {
     fn spec(&self) -> ToolSpec {
@@ -89,7 +89,7 @@ impl Tool for Echo {
 
 /// Waits until a second call arrives (so two calls only finish if they run at the same time),
 /// then waits `after_ms` more.
-pub struct Meet {
+pub(super) struct Meet {
     pub barrier: Arc<tokio::sync::Barrier>,
 }
 
@@ -115,7 +115,7 @@ impl Tool for Meet {
 
 /// Runs until cancelled (or 30 s), and records that it saw the cancellation.
 #[derive(Clone, Default)]
-pub struct Sleeper {
+pub(super) struct Sleeper {
     pub saw_cancel: Arc<AtomicBool>,
 }
 
@@ -135,7 +135,7 @@ impl Tool for Sleeper {
     }
 }
 
-pub fn registry() -> ToolRegistry {
+pub(super) fn registry() -> ToolRegistry {
     ToolRegistry::new()
         .with(Echo)
         .and_then(|tools| {
@@ -148,10 +148,10 @@ pub fn registry() -> ToolRegistry {
 
 /// Every event of a turn, in order.
 #[derive(Clone, Default)]
-pub struct Recorder(pub Arc<Mutex<Vec<TurnEvent>>>);
+pub(super) struct Recorder(pub Arc<Mutex<Vec<TurnEvent>>>);
 
 impl Recorder {
-    pub fn events(&self) -> Vec<TurnEvent> {
+    pub(super) fn events(&self) -> Vec<TurnEvent> {
         self.0.lock().expect("recorder lock").clone()
     }
 }
@@ -163,7 +163,7 @@ impl EventSink for Recorder {
 }
 
 /// A workspace with a store and a thread.
-pub struct Workspace {
+pub(super) struct Workspace {
     /// Kept so the folder lives as long as the store.
     _dir: tempfile::TempDir,
     pub store: ConversationStore,
@@ -171,7 +171,7 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    pub fn new() -> Self {
+    pub(super) fn new() -> Self {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let mut store = ConversationStore::open_in_workspace(dir.path()).expect("the store opens");
         let thread = store
@@ -186,7 +186,7 @@ impl Workspace {
     }
 
     /// Runs one turn and returns its outcome and events.
-    pub async fn turn(
+    pub(super) async fn turn(
         &mut self,
         client: &ModelClient,
         tools: &ToolRegistry,
@@ -201,7 +201,7 @@ impl Workspace {
         (outcome, recorder.events())
     }
 
-    pub async fn turn_with(
+    pub(super) async fn turn_with(
         &mut self,
         client: &ModelClient,
         tools: &ToolRegistry,
@@ -224,7 +224,7 @@ impl Workspace {
         .await
     }
 
-    pub fn items(&self) -> Vec<hailer_agent::ThreadItem> {
+    pub(super) fn items(&self) -> Vec<hailer_agent::ThreadItem> {
         self.store
             .load_items(&self.thread)
             .expect("the items load")
@@ -235,7 +235,7 @@ impl Workspace {
 }
 
 /// The final text of a finished turn.
-pub fn finished_text(outcome: &TurnOutcome) -> &str {
+pub(super) fn finished_text(outcome: &TurnOutcome) -> &str {
     match outcome {
         TurnOutcome::Finished { text, .. } => text,
         other => panic!("the turn did not finish: {other:?}"),
@@ -243,7 +243,7 @@ pub fn finished_text(outcome: &TurnOutcome) -> &str {
 }
 
 /// Tool outputs the model was sent in a recorded request, in order.
-pub fn sent_tool_outputs(request: &hailer_scripted_model::RecordedRequest) -> Vec<String> {
+pub(super) fn sent_tool_outputs(request: &hailer_scripted_model::RecordedRequest) -> Vec<String> {
     request
         .conversation()
         .iter()
@@ -258,7 +258,7 @@ pub fn sent_tool_outputs(request: &hailer_scripted_model::RecordedRequest) -> Ve
 }
 
 /// The user messages in a recorded request, in order.
-pub fn sent_user_texts(request: &hailer_scripted_model::RecordedRequest) -> Vec<String> {
+pub(super) fn sent_user_texts(request: &hailer_scripted_model::RecordedRequest) -> Vec<String> {
     request
         .conversation()
         .iter()

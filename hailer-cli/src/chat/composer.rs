@@ -22,7 +22,7 @@ use super::style::Style;
 
 /// Something the user did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Input {
+pub(super) enum Input {
     /// A message or a slash command.
     Line(String),
     /// Ctrl+C, with what was typed on the line so far.
@@ -33,7 +33,7 @@ pub enum Input {
 
 /// The chat's answer to a submitted line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub(super) enum Verdict {
     /// Taken: the editor starts empty.
     Accepted,
     /// Not taken now: the editor starts with this text.
@@ -43,7 +43,7 @@ pub enum Verdict {
 }
 
 /// The input side of the chat.
-pub struct Composer {
+pub(super) struct Composer {
     pub inputs: mpsc::UnboundedReceiver<Input>,
     /// `None` in plain mode, where nothing waits for a verdict.
     verdicts: Option<std_mpsc::Sender<Verdict>>,
@@ -61,7 +61,10 @@ const PROMPT: &str = "› ";
 
 impl Composer {
     /// Starts the line editor; also answers the screen that prints above its prompt.
-    pub fn interactive(style: Style, history: Option<PathBuf>) -> anyhow::Result<(Self, Screen)> {
+    pub(super) fn interactive(
+        style: Style,
+        history: Option<PathBuf>,
+    ) -> anyhow::Result<(Self, Screen)> {
         let (input_tx, inputs) = mpsc::unbounded_channel();
         let (verdict_tx, verdict_rx) = std_mpsc::channel();
         let (printer_tx, printer_rx) = std_mpsc::channel();
@@ -81,7 +84,7 @@ impl Composer {
     }
 
     /// Reads standard input line by line; a line ending in `\` continues on the next one.
-    pub fn plain() -> Self {
+    pub(super) fn plain() -> Self {
         let (input_tx, inputs) = mpsc::unbounded_channel();
         std::thread::spawn(move || {
             let stdin = std::io::stdin();
@@ -112,7 +115,7 @@ impl Composer {
         }
     }
 
-    pub fn answer(&self, verdict: Verdict) {
+    pub(super) fn answer(&self, verdict: Verdict) {
         if let Some(verdicts) = &self.verdicts {
             let _ = verdicts.send(verdict);
         }

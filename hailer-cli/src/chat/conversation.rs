@@ -10,7 +10,7 @@ use super::screen::Screen;
 use super::slash::Context;
 
 /// `/new`: deletes the stored conversation; the same model goes on. True when it started.
-pub async fn start_new(context: &Context<'_>) -> bool {
+pub(super) async fn start_new(context: &Context<'_>) -> bool {
     let Some(link) = context.link else {
         return false;
     };
@@ -31,7 +31,7 @@ pub async fn start_new(context: &Context<'_>) -> bool {
 
 /// `/model [provider:]name`: with no name, shows the model in use and how to switch; with one,
 /// switches to it for the rest of this session. True when a new conversation started.
-pub async fn model(context: &Context<'_>, rest: &str) -> bool {
+pub(super) async fn model(context: &Context<'_>, rest: &str) -> bool {
     let screen = context.screen;
     if rest.is_empty() {
         show_model(context).await;

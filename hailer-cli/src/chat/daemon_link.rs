@@ -12,13 +12,13 @@ use crate::http::Endpoint;
 use crate::session_client::{self, EventSocket, SessionFlags};
 
 /// How long a request of the chat may take (a turn answers once it has begun).
-pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+pub(super) const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// The client name other clients see on this terminal's turns.
-pub const CLIENT: &str = "terminal";
+pub(super) const CLIENT: &str = "terminal";
 
 /// A session this terminal is attached to.
 #[derive(Debug)]
-pub struct Link {
+pub(super) struct Link {
     pub endpoint: Endpoint,
     pub session: SessionInfo,
     /// The session existed before this terminal came.
@@ -27,7 +27,7 @@ pub struct Link {
 }
 
 /// Finds or starts hailerd, then starts or attaches to the workspace's session and follows it.
-pub async fn connect(home: HailerHome, flags: SessionFlags) -> anyhow::Result<Link> {
+pub(super) async fn connect(home: HailerHome, flags: SessionFlags) -> anyhow::Result<Link> {
     let connected = daemon_client::find_or_start(&home).await?;
     let started = session_client::start(&connected.endpoint, &flags).await?;
     let socket = session_client::follow_events(&connected.endpoint, &started.session.id).await?;
@@ -43,7 +43,7 @@ pub async fn connect(home: HailerHome, flags: SessionFlags) -> anyhow::Result<Li
 
 /// Why a turn was not started.
 #[derive(Debug)]
-pub enum TurnRefused {
+pub(super) enum TurnRefused {
     /// Another turn runs.
     Busy,
     Failed(anyhow::Error),
@@ -51,14 +51,14 @@ pub enum TurnRefused {
 
 /// What a turn asks: a message, or a skill or saved prompt the daemon expands.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Ask {
+pub(super) struct Ask {
     pub text: String,
     pub skill: Option<hailer_protocol::SkillRequest>,
     pub prompt: Option<hailer_protocol::PromptRequest>,
 }
 
 impl Ask {
-    pub fn message(text: &str) -> Self {
+    pub(super) fn message(text: &str) -> Self {
         Self {
             text: text.to_owned(),
             ..Self::default()
@@ -67,7 +67,7 @@ impl Ask {
 }
 
 /// Asks the agent; the answer comes on the event stream.
-pub async fn start_turn(
+pub(super) async fn start_turn(
     endpoint: &Endpoint,
     session_id: &str,
     ask: &Ask,
@@ -96,7 +96,7 @@ pub async fn start_turn(
 }
 
 /// The next envelope of the stream; `None` when it closed. Waits forever without a stream.
-pub async fn next_envelope(socket: Option<&mut EventSocket>) -> Option<SessionEnvelope> {
+pub(super) async fn next_envelope(socket: Option<&mut EventSocket>) -> Option<SessionEnvelope> {
     let Some(socket) = socket else {
         return std::future::pending().await;
     };

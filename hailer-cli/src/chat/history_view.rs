@@ -9,7 +9,7 @@ use super::tool_view;
 
 /// Prints `turns` (already cleaned with the event that carried them), oldest first; nothing for
 /// an empty conversation.
-pub fn show(screen: &Screen, turns: &[PastTurn]) {
+pub(super) fn show(screen: &Screen, turns: &[PastTurn]) {
     if turns.is_empty() {
         return;
     }

@@ -16,7 +16,7 @@ use super::wrap::{text_width, wrap};
 
 /// An answer being streamed: text not yet ending in a newline waits in `pending`.
 #[derive(Debug)]
-pub struct MarkdownStream {
+pub(crate) struct MarkdownStream {
     style: Style,
     width: usize,
     pending: String,
@@ -27,7 +27,7 @@ pub struct MarkdownStream {
 }
 
 impl MarkdownStream {
-    pub fn new(style: Style, width: usize) -> Self {
+    pub(crate) fn new(style: Style, width: usize) -> Self {
         Self {
             style,
             width: width.max(20),
@@ -38,7 +38,7 @@ impl MarkdownStream {
     }
 
     /// Adds a piece of the answer; returns the lines it completed, rendered.
-    pub fn push(&mut self, delta: &str) -> Vec<String> {
+    pub(crate) fn push(&mut self, delta: &str) -> Vec<String> {
         self.pending.push_str(delta);
         let mut lines = Vec::new();
         while let Some(end) = self.pending.find('\n') {
@@ -49,7 +49,7 @@ impl MarkdownStream {
     }
 
     /// The answer ended: renders what is left.
-    pub fn finish(&mut self) -> Vec<String> {
+    pub(crate) fn finish(&mut self) -> Vec<String> {
         let rest = std::mem::take(&mut self.pending);
         let mut lines = Vec::new();
         if !rest.is_empty() {
@@ -61,7 +61,7 @@ impl MarkdownStream {
     }
 
     /// Whether part of a line is waiting for its end.
-    pub fn has_pending(&self) -> bool {
+    pub(crate) fn has_pending(&self) -> bool {
         !self.pending.is_empty() || !self.table.is_empty()
     }
 
@@ -176,7 +176,7 @@ impl MarkdownStream {
 
 /// A line of code, highlighted when colour is on (a stream's style does not change, so with it
 /// off the grammar has nothing to follow).
-pub fn code_line(highlighter: &mut Highlighter, line: &str, style: Style) -> String {
+pub(crate) fn code_line(highlighter: &mut Highlighter, line: &str, style: Style) -> String {
     if style.has_color() {
         style.paint_spans(&highlighter.line(line))
     } else {
@@ -281,7 +281,7 @@ fn inline(text: &str) -> Vec<Span> {
 const INLINE_MARKS: &[char] = &['*', '_', '`', '[', ']', '<', '>', '&', '\\', '!', '~', '$'];
 
 /// A whole answer rendered at `width` (the past-turn view and benchmarks).
-pub fn render(text: &str, style: Style, width: usize) -> Vec<String> {
+pub(crate) fn render(text: &str, style: Style, width: usize) -> Vec<String> {
     let mut stream = MarkdownStream::new(style, width);
     let mut lines = stream.push(text);
     lines.extend(stream.finish());

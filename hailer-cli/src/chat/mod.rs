@@ -33,7 +33,7 @@ use hailer_config::home::HailerHome;
 use hailer_platform::stop_signal::Interrupts;
 use hailer_protocol::SessionEvent;
 
-pub use panel::provider as provider_line;
+pub(crate) use panel::provider as provider_line;
 pub(crate) use terminal::width as terminal_width;
 
 use crate::session_client::{self, SessionFlags};
@@ -51,7 +51,7 @@ pub fn render_answer(text: &str, width: usize, color: bool) -> Vec<String> {
 
 /// What `hailer notebook` was asked for.
 #[derive(Debug, Clone, Default)]
-pub struct ChatOptions {
+pub(crate) struct ChatOptions {
     pub flags: SessionFlags,
     /// Line-oriented input and output, no colours, no cursor control.
     pub plain: bool,
@@ -68,7 +68,7 @@ enum Flow {
     Exit(u8),
 }
 
-pub async fn run(home: &HailerHome, options: ChatOptions) -> anyhow::Result<ExitCode> {
+pub(crate) async fn run(home: &HailerHome, options: ChatOptions) -> anyhow::Result<ExitCode> {
     // The grammars load while the session starts, not when the first code block comes.
     std::thread::spawn(highlight::preload);
     let loaded = load_config(&options.flags);

@@ -9,7 +9,7 @@ use super::style::Style;
 const DOMAINS_SHOWN: usize = 4;
 
 /// The panel's lines.
-pub fn lines(info: &SessionInfo, loaded: Option<&Loaded>, style: Style) -> Vec<String> {
+pub(super) fn lines(info: &SessionInfo, loaded: Option<&Loaded>, style: Style) -> Vec<String> {
     let row = |label: &str, value: String| format!("  {:<12}{value}", format!("{label}:"));
     let mut lines = vec![style.bold("Hailer")];
     let (provider_id, model) = session_model(info, loaded);
@@ -38,7 +38,7 @@ pub fn lines(info: &SessionInfo, loaded: Option<&Loaded>, style: Style) -> Vec<S
 }
 
 /// The active notebook, or the configured one, relative to the notebooks folder.
-pub fn active_notebook(info: &SessionInfo, loaded: Option<&Loaded>) -> String {
+pub(super) fn active_notebook(info: &SessionInfo, loaded: Option<&Loaded>) -> String {
     if let Some(active) = &info.active_notebook {
         return active.clone();
     }
@@ -57,7 +57,7 @@ pub fn active_notebook(info: &SessionInfo, loaded: Option<&Loaded>) -> String {
 
 /// The model the session uses, as `(provider, name)`: what the daemon says (a model switch
 /// changes it), else the configuration's.
-pub fn session_model(info: &SessionInfo, loaded: Option<&Loaded>) -> (String, String) {
+pub(super) fn session_model(info: &SessionInfo, loaded: Option<&Loaded>) -> (String, String) {
     match info.model.split_once(':') {
         Some((provider, name)) if !name.is_empty() => (provider.to_owned(), name.to_owned()),
         _ => match loaded {
@@ -72,12 +72,12 @@ pub fn session_model(info: &SessionInfo, loaded: Option<&Loaded>) -> (String, St
 
 /// The configured provider: `openai`, or `<id> (<base url>[, chat completions][, no
 /// streaming])`.
-pub fn provider(loaded: &Loaded) -> String {
+pub(crate) fn provider(loaded: &Loaded) -> String {
     provider_named(loaded, &loaded.config.model.provider)
 }
 
 /// The provider `id` of the configuration, described as [`provider`] does.
-pub fn provider_named(loaded: &Loaded, id: &str) -> String {
+pub(super) fn provider_named(loaded: &Loaded, id: &str) -> String {
     let Some(settings) = loaded.config.model_providers.get(id) else {
         return format!("{id} (not declared)");
     };
@@ -102,7 +102,7 @@ pub fn provider_named(loaded: &Loaded, id: &str) -> String {
 }
 
 /// `none`, or the first few allowed domains and how many more.
-pub fn web_access(loaded: &Loaded) -> String {
+pub(super) fn web_access(loaded: &Loaded) -> String {
     let rules = loaded.config.web.allowed_domains.rules();
     if rules.is_empty() {
         return "none".to_owned();
@@ -120,7 +120,7 @@ pub fn web_access(loaded: &Loaded) -> String {
 }
 
 /// `path` relative to `base` when it is inside it.
-pub fn relative(path: &str, base: &str) -> String {
+pub(super) fn relative(path: &str, base: &str) -> String {
     std::path::Path::new(path)
         .strip_prefix(base)
         .ok()

@@ -43,7 +43,7 @@ enum State {
 }
 
 /// `text` with every control sequence and control character removed (newlines and tabs kept).
-pub fn clean(text: &str) -> String {
+pub(crate) fn clean(text: &str) -> String {
     if !has_control(text) {
         return text.to_owned();
     }
@@ -118,7 +118,7 @@ pub fn clean(text: &str) -> String {
 /// `value` with every string in it cleaned, whatever field it is in: what the daemon sends (an
 /// event, a run's result, an audit record) passes here as a whole, so a field added later is
 /// covered too. `None` only if the value does not survive the round trip through JSON.
-pub fn clean_all<T: Serialize + DeserializeOwned>(value: &T) -> Option<T> {
+pub(crate) fn clean_all<T: Serialize + DeserializeOwned>(value: &T) -> Option<T> {
     let mut json = serde_json::to_value(value).ok()?;
     clean_json(&mut json);
     serde_json::from_value(json).ok()
@@ -139,7 +139,7 @@ fn clean_json(value: &mut Value) {
 
 /// JSON text made safe to print as it is: control characters (which JSON allows raw only inside
 /// strings, and only DEL and C1 at that) become `\u` escapes, so the data read back is the same.
-pub fn escape_json_text(json: &str) -> String {
+pub(crate) fn escape_json_text(json: &str) -> String {
     if !has_control(json) {
         return json.to_owned();
     }
@@ -174,7 +174,7 @@ fn is_control(c: char) -> bool {
 }
 
 /// Whether `text` holds a character that [`clean`] removes.
-pub fn has_control(text: &str) -> bool {
+pub(crate) fn has_control(text: &str) -> bool {
     text.chars().any(is_control)
 }
 
@@ -182,7 +182,7 @@ pub fn has_control(text: &str) -> bool {
 /// each of our own SGR sequences (`ESC [ digits;... m`), the only styling we add.
 #[cfg(test)]
 #[track_caller]
-pub fn assert_only_our_styling(shown: &str) {
+pub(crate) fn assert_only_our_styling(shown: &str) {
     let mut rest = shown;
     while let Some(at) = rest.find('\x1b') {
         let sequence = &rest[at + 1..];

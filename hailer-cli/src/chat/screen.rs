@@ -9,7 +9,7 @@ use rustyline::ExternalPrinter;
 use super::style::Style;
 
 /// The chat's output.
-pub struct Screen {
+pub(super) struct Screen {
     pub style: Style,
     /// Prints above the prompt while the line editor reads; `None` in plain mode.
     printer: Option<Mutex<Box<dyn ExternalPrinter + Send>>>,
@@ -28,7 +28,7 @@ impl std::fmt::Debug for Screen {
 }
 
 impl Screen {
-    pub fn interactive(style: Style, printer: Box<dyn ExternalPrinter + Send>) -> Self {
+    pub(super) fn interactive(style: Style, printer: Box<dyn ExternalPrinter + Send>) -> Self {
         Self {
             style,
             printer: Some(Mutex::new(printer)),
@@ -36,7 +36,7 @@ impl Screen {
         }
     }
 
-    pub fn plain(style: Style) -> Self {
+    pub(super) fn plain(style: Style) -> Self {
         Self {
             style,
             printer: None,
@@ -46,7 +46,7 @@ impl Screen {
 
     /// The same screen at a fixed width.
     #[cfg(test)]
-    pub fn with_width(self, width: usize) -> Self {
+    pub(super) fn with_width(self, width: usize) -> Self {
         Self {
             width: Some(width),
             ..self
@@ -54,23 +54,23 @@ impl Screen {
     }
 
     /// Columns to lay text out in.
-    pub fn width(&self) -> usize {
+    pub(super) fn width(&self) -> usize {
         self.width.unwrap_or_else(super::terminal::width)
     }
 
-    pub fn is_interactive(&self) -> bool {
+    pub(super) fn is_interactive(&self) -> bool {
         self.printer.is_some()
     }
 
     /// Prints whole lines (one or more, separated by newlines).
-    pub fn line(&self, text: impl Into<String>) {
+    pub(super) fn line(&self, text: impl Into<String>) {
         let mut text = text.into();
         text.push('\n');
         self.write(text);
     }
 
     /// Prints text as it is, without ending the line (plain mode's streamed answer).
-    pub fn text(&self, text: &str) {
+    pub(super) fn text(&self, text: &str) {
         self.write(text.to_owned());
     }
 

@@ -21,7 +21,7 @@ use crate::session_client::SessionFlags;
 const EXEC_WAIT: Duration = Duration::from_secs(960);
 
 /// What the chat needs to know to run a command.
-pub struct Context<'a> {
+pub(super) struct Context<'a> {
     pub screen: &'a Screen,
     pub link: Option<&'a Link>,
     pub loaded: Option<&'a Loaded>,
@@ -34,7 +34,7 @@ pub struct Context<'a> {
 
 /// What the chat does next.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub(super) enum Outcome {
     Done,
     /// Start a turn with this (a skill or saved prompt the daemon expands).
     Ask(super::daemon_link::Ask),
@@ -76,7 +76,7 @@ const HELP: &[(&str, &str)] = &[
     ),
 ];
 
-pub async fn run(context: &Context<'_>, line: &str) -> Outcome {
+pub(super) async fn run(context: &Context<'_>, line: &str) -> Outcome {
     let (name, rest) = match line.split_once(char::is_whitespace) {
         Some((name, rest)) => (name, rest.trim()),
         None => (line, ""),

@@ -4,14 +4,14 @@ use std::io::IsTerminal;
 
 /// How text is decorated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Style {
+pub(crate) struct Style {
     color: bool,
 }
 
 impl Style {
     /// Colours when standard output is a terminal, `NO_COLOR` is unset or empty, and the
     /// caller has not asked for plain output.
-    pub fn detect(plain: bool) -> Self {
+    pub(crate) fn detect(plain: bool) -> Self {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
         Self {
             color: !plain && !no_color && std::io::stdout().is_terminal(),
@@ -19,21 +19,21 @@ impl Style {
     }
 
     /// Colours, or none, as asked.
-    pub fn with_color(color: bool) -> Self {
+    pub(crate) fn with_color(color: bool) -> Self {
         Self { color }
     }
 
     #[cfg(test)]
-    pub fn plain() -> Self {
+    pub(crate) fn plain() -> Self {
         Self::with_color(false)
     }
 
     #[cfg(test)]
-    pub fn colored() -> Self {
+    pub(crate) fn colored() -> Self {
         Self::with_color(true)
     }
 
-    pub fn has_color(self) -> bool {
+    pub(crate) fn has_color(self) -> bool {
         self.color
     }
 
@@ -45,40 +45,40 @@ impl Style {
         }
     }
 
-    pub fn bold(self, text: &str) -> String {
+    pub(crate) fn bold(self, text: &str) -> String {
         self.wrap("1", text)
     }
 
-    pub fn dim(self, text: &str) -> String {
+    pub(crate) fn dim(self, text: &str) -> String {
         self.wrap("2", text)
     }
 
-    pub fn italic(self, text: &str) -> String {
+    pub(crate) fn italic(self, text: &str) -> String {
         self.wrap("3", text)
     }
 
-    pub fn red(self, text: &str) -> String {
+    pub(crate) fn red(self, text: &str) -> String {
         self.wrap("31", text)
     }
 
-    pub fn green(self, text: &str) -> String {
+    pub(crate) fn green(self, text: &str) -> String {
         self.wrap("32", text)
     }
 
-    pub fn yellow(self, text: &str) -> String {
+    pub(crate) fn yellow(self, text: &str) -> String {
         self.wrap("33", text)
     }
 
-    pub fn cyan(self, text: &str) -> String {
+    pub(crate) fn cyan(self, text: &str) -> String {
         self.wrap("36", text)
     }
 
-    pub fn bold_cyan(self, text: &str) -> String {
+    pub(crate) fn bold_cyan(self, text: &str) -> String {
         self.wrap("1;36", text)
     }
 
     /// `text` decorated as `kind`.
-    pub fn paint(self, kind: Kind, text: &str) -> String {
+    pub(crate) fn paint(self, kind: Kind, text: &str) -> String {
         match kind {
             Kind::Plain => text.to_owned(),
             Kind::Bold => self.bold(text),
@@ -92,7 +92,7 @@ impl Style {
     }
 
     /// Runs of decorated text, each run painted, joined.
-    pub fn paint_spans(self, spans: &[Span]) -> String {
+    pub(crate) fn paint_spans(self, spans: &[Span]) -> String {
         let mut out = String::new();
         for (kind, text) in spans {
             out.push_str(&self.paint(*kind, text));
@@ -103,7 +103,7 @@ impl Style {
 
 /// How a run of text is decorated: emphasis in prose, token classes in code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Plain,
     Bold,
     Italic,
@@ -118,4 +118,4 @@ pub enum Kind {
 }
 
 /// A run of text with one decoration.
-pub type Span = (Kind, String);
+pub(crate) type Span = (Kind, String);

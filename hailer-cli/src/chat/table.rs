@@ -11,14 +11,14 @@ const SEPARATOR: &str = " │ ";
 const MIN_COLUMN: usize = 3;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Align {
+pub(super) enum Align {
     Left,
     Center,
     Right,
 }
 
 /// The cells of a row: `| a | b |` gives `a` and `b` (a `\|` is a literal bar).
-pub fn cells(line: &str) -> Vec<String> {
+pub(super) fn cells(line: &str) -> Vec<String> {
     let line = line.trim();
     let line = line.strip_prefix('|').unwrap_or(line);
     let line = line
@@ -43,7 +43,7 @@ pub fn cells(line: &str) -> Vec<String> {
 }
 
 /// The alignments a delimiter row (`|---|:--:|--:|`) sets, or `None` when the row is not one.
-pub fn delimiter(cells: &[String]) -> Option<Vec<Align>> {
+pub(super) fn delimiter(cells: &[String]) -> Option<Vec<Align>> {
     cells
         .iter()
         .map(|cell| {
@@ -62,7 +62,7 @@ pub fn delimiter(cells: &[String]) -> Option<Vec<Align>> {
 
 /// A table: its header, alignments and rows, each cell already plain text.
 #[derive(Debug, Default)]
-pub struct Table {
+pub(super) struct Table {
     pub header: Vec<String>,
     pub align: Vec<Align>,
     pub rows: Vec<Vec<String>>,
@@ -70,7 +70,7 @@ pub struct Table {
 
 impl Table {
     /// The table's lines at `width` columns: header, rule, rows.
-    pub fn render(&self, width: usize, style: Style) -> Vec<String> {
+    pub(super) fn render(&self, width: usize, style: Style) -> Vec<String> {
         let columns = self
             .rows
             .iter()

@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 
 /// Standard input and output are a terminal whose `TERM` understands cursor control. Windows
 /// consoles set no `TERM` and understand it (rustyline drives them through the console API).
-pub fn is_capable() -> bool {
+pub(super) fn is_capable() -> bool {
     let term = std::env::var("TERM").ok();
     std::io::stdin().is_terminal()
         && std::io::stdout().is_terminal()
@@ -13,7 +13,7 @@ pub fn is_capable() -> bool {
 }
 
 /// The terminal's width in columns: standard output's, else `COLUMNS`, else 80.
-pub fn width() -> usize {
+pub(crate) fn width() -> usize {
     if let Some((terminal_size::Width(columns), _)) = terminal_size::terminal_size() {
         return usize::from(columns).max(20);
     }
@@ -34,13 +34,13 @@ fn term_is_capable(term: Option<&str>, windows: bool) -> bool {
 
 /// Restores the terminal's mode when dropped, in case the chat ends while the line editor has
 /// it in raw mode. (A Windows console's mode belongs to the console and rustyline restores it.)
-pub struct ModeGuard {
+pub(super) struct ModeGuard {
     #[cfg(unix)]
     saved: Option<nix::sys::termios::Termios>,
 }
 
 impl ModeGuard {
-    pub fn save() -> Self {
+    pub(super) fn save() -> Self {
         #[cfg(unix)]
         let saved = std::io::stdin()
             .is_terminal()

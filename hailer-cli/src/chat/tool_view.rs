@@ -20,7 +20,7 @@ const GUTTER: &str = "  │ ";
 
 /// The code's lines as shown: all of them when short, else the first and last few around a line
 /// saying how many were left out. `None` stands for that line.
-pub fn folded(code: &str) -> Vec<Option<&str>> {
+pub(crate) fn folded(code: &str) -> Vec<Option<&str>> {
     let lines: Vec<&str> = code.trim_end().lines().collect();
     if lines.len() <= FOLD_OVER {
         return lines.into_iter().map(Some).collect();
@@ -32,7 +32,7 @@ pub fn folded(code: &str) -> Vec<Option<&str>> {
 }
 
 /// `code` highlighted in a gutter, folded when long, each line cut to `width`.
-pub fn code_lines(code: &str, style: Style, width: usize) -> Vec<String> {
+pub(crate) fn code_lines(code: &str, style: Style, width: usize) -> Vec<String> {
     let total = code.trim_end().lines().count();
     let hidden = total.saturating_sub(HEAD_LINES + TAIL_LINES);
     let room = width.saturating_sub(text_width(GUTTER)).max(10);
@@ -73,7 +73,7 @@ pub fn code_lines(code: &str, style: Style, width: usize) -> Vec<String> {
 }
 
 /// The lines for a tool call that starts: its name, then its code (or its arguments' preview).
-pub fn started(
+pub(crate) fn started(
     name: &str,
     preview: &str,
     code: Option<&str>,
@@ -94,7 +94,7 @@ pub fn started(
 }
 
 /// The lines for a tool call that finished: ok or error, and the start of its result.
-pub fn finished(
+pub(crate) fn finished(
     name: &str,
     ok: Option<bool>,
     preview: &str,
@@ -138,7 +138,7 @@ pub fn finished(
 }
 
 /// A chart the turn made, on one line: its title, its cell and notebook.
-pub fn chart_line(chart: &hailer_protocol::Chart, style: Style, width: usize) -> String {
+pub(crate) fn chart_line(chart: &hailer_protocol::Chart, style: Style, width: usize) -> String {
     let title = match &chart.title {
         Some(title) if !title.trim().is_empty() => format!("\"{}\"", title.trim()),
         _ => "untitled".to_owned(),

@@ -12,14 +12,14 @@ use crate::commands::kernel::job_view::JobView;
 
 /// What happened to the turn, for the chat's state.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TurnOutcome {
+pub(super) enum TurnOutcome {
     Started { turn_id: String },
     Ended { turn_id: String },
 }
 
 /// Renders the events of the session's turns.
 #[derive(Debug)]
-pub struct TurnView {
+pub(super) struct TurnView {
     answer: MarkdownStream,
     wrote_answer: bool,
     /// The text the user typed for the turn that this client started and has not seen begin.
@@ -39,7 +39,7 @@ pub struct TurnView {
 }
 
 impl TurnView {
-    pub fn new(screen: &Screen) -> Self {
+    pub(super) fn new(screen: &Screen) -> Self {
         Self {
             answer: MarkdownStream::new(screen.style, screen.width()),
             wrote_answer: false,
@@ -55,12 +55,12 @@ impl TurnView {
     }
 
     /// The same view, showing a set-up's whole output when `verbose`.
-    pub fn with_verbose(self, verbose: bool) -> Self {
+    pub(super) fn with_verbose(self, verbose: bool) -> Self {
         Self { verbose, ..self }
     }
 
     /// Shows one event; says when a turn began or ended.
-    pub fn show(&mut self, screen: &Screen, event: &SessionEvent) -> Option<TurnOutcome> {
+    pub(super) fn show(&mut self, screen: &Screen, event: &SessionEvent) -> Option<TurnOutcome> {
         // What the model, the kernel and the files said reaches the terminal only cleaned.
         let event = &sanitize::clean_all(event)?;
         let style = screen.style;
@@ -245,7 +245,7 @@ impl TurnView {
 
     /// This client started a new conversation and said so: its counters start again, and the
     /// session's event for it is not shown twice.
-    pub fn started_conversation(&mut self) {
+    pub(super) fn started_conversation(&mut self) {
         self.reset_counters();
         self.own_conversations += 1;
     }
@@ -281,7 +281,7 @@ impl TurnView {
 }
 
 /// `tokens: 120 in / 20 out` (or that the endpoint reported none).
-pub fn usage_line(usage: &TurnUsage) -> String {
+pub(super) fn usage_line(usage: &TurnUsage) -> String {
     match (usage.input_tokens, usage.output_tokens) {
         (None, None) => "tokens: not reported".to_owned(),
         (input, output) => format!(

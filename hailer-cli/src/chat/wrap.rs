@@ -7,12 +7,12 @@ use unicode_width::UnicodeWidthChar;
 use super::style::{Kind, Span};
 
 /// Columns a character takes (controls, which never get here, take none).
-pub fn char_width(c: char) -> usize {
+pub(super) fn char_width(c: char) -> usize {
     c.width().unwrap_or(0)
 }
 
 /// Columns a string takes.
-pub fn text_width(text: &str) -> usize {
+pub(super) fn text_width(text: &str) -> usize {
     text.chars().map(char_width).sum()
 }
 
@@ -41,7 +41,7 @@ impl Line {
 
 /// `spans` wrapped into lines of at most `width` columns. Runs of spaces between words become
 /// one space; a line never starts or ends with one.
-pub fn wrap(spans: &[Span], width: usize) -> Vec<Vec<Span>> {
+pub(super) fn wrap(spans: &[Span], width: usize) -> Vec<Vec<Span>> {
     let width = width.max(1);
     let mut lines = Vec::new();
     let mut line = Line::default();
@@ -98,7 +98,7 @@ fn place(
 }
 
 /// `spans` cut to `width` columns, the last one an ellipsis when anything was cut.
-pub fn truncate(spans: &[Span], width: usize) -> Vec<Span> {
+pub(super) fn truncate(spans: &[Span], width: usize) -> Vec<Span> {
     let total: usize = spans.iter().map(|(_, text)| text_width(text)).sum();
     if total <= width {
         return spans.to_vec();
@@ -120,7 +120,7 @@ pub fn truncate(spans: &[Span], width: usize) -> Vec<Span> {
 }
 
 /// Plain `text` cut to `width` columns with an ellipsis.
-pub fn truncate_text(text: &str, width: usize) -> String {
+pub(super) fn truncate_text(text: &str, width: usize) -> String {
     truncate(&[(Kind::Plain, text.to_owned())], width)
         .into_iter()
         .map(|(_, text)| text)

@@ -14,7 +14,7 @@ use crate::chat::tool_view;
 
 /// Which records to show.
 #[derive(Debug, Clone, Default)]
-pub struct Filter {
+pub(crate) struct Filter {
     /// A duration back from now (`30m`, `2h`, `7d`) or a date (`2026-12-01`, `2026-12-01T10:30`).
     pub since: Option<String>,
     pub turn: Option<String>,
@@ -29,7 +29,7 @@ fn state_dir(overrides: Overrides) -> anyhow::Result<PathBuf> {
 }
 
 /// Prints the records (newest last), or JSON with `json`.
-pub fn show(overrides: Overrides, filter: &Filter, json: bool) -> anyhow::Result<ExitCode> {
+pub(crate) fn show(overrides: Overrides, filter: &Filter, json: bool) -> anyhow::Result<ExitCode> {
     let since = match &filter.since {
         Some(text) => Some(
             hailer_audit::parse_since(text, hailer_audit::unix_millis_now()).with_context(
@@ -81,7 +81,7 @@ pub fn show(overrides: Overrides, filter: &Filter, json: bool) -> anyhow::Result
 }
 
 /// Checks the chain; exits 1 naming the first line that was changed or follows a removal.
-pub fn verify(overrides: Overrides) -> anyhow::Result<ExitCode> {
+pub(crate) fn verify(overrides: Overrides) -> anyhow::Result<ExitCode> {
     let dir = state_dir(overrides)?;
     match hailer_audit::verify_dir(&dir)? {
         Ok(0) => {
@@ -102,7 +102,7 @@ pub fn verify(overrides: Overrides) -> anyhow::Result<ExitCode> {
 /// One record: a heading, then its URL or its code (highlighted and folded as in the chat).
 /// Everything in the record is cleaned of control sequences first: the trail holds code and
 /// names that came from the model and from files.
-pub fn render(entry: &AuditEntry, style: Style, width: usize) -> String {
+pub(crate) fn render(entry: &AuditEntry, style: Style, width: usize) -> String {
     let Some(entry) = sanitize::clean_all(entry) else {
         return String::new();
     };

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use hailer_config::{LoadInputs, Overrides, Problem, Severity};
 
-pub fn check(overrides: Overrides, json: bool) -> anyhow::Result<ExitCode> {
+pub(crate) fn check(overrides: Overrides, json: bool) -> anyhow::Result<ExitCode> {
     let inputs = LoadInputs::from_process(overrides)?;
     let report = hailer_config::check(&inputs);
     if json {

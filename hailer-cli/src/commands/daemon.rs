@@ -18,7 +18,7 @@ const STOP_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often `logs --follow` reads the log for new lines.
 const FOLLOW_POLL: Duration = Duration::from_millis(200);
 
-pub async fn start(home: &HailerHome) -> anyhow::Result<()> {
+pub(crate) async fn start(home: &HailerHome) -> anyhow::Result<()> {
     let connected = daemon_client::find_or_start(home).await?;
     println!(
         "hailerd is running (pid {}, port {}).",
@@ -27,7 +27,7 @@ pub async fn start(home: &HailerHome) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub async fn stop(home: &HailerHome) -> anyhow::Result<()> {
+pub(crate) async fn stop(home: &HailerHome) -> anyhow::Result<()> {
     let Some(connected) = daemon_client::find(home).await else {
         println!("hailerd is not running.");
         return Ok(());
@@ -60,7 +60,7 @@ struct StatusJson<'a> {
 }
 
 /// Shows the running daemon, starting one if none answers.
-pub async fn status(home: &HailerHome, json: bool) -> anyhow::Result<()> {
+pub(crate) async fn status(home: &HailerHome, json: bool) -> anyhow::Result<()> {
     let Connected {
         info, runtime_path, ..
     } = daemon_client::find_or_start(home).await?;
@@ -86,7 +86,7 @@ pub async fn status(home: &HailerHome, json: bool) -> anyhow::Result<()> {
 
 /// Prints the last `lines` lines of the newest log file, then follows it if asked (until the
 /// file is removed).
-pub async fn logs(home: &HailerHome, lines: usize, follow: bool) -> anyhow::Result<()> {
+pub(crate) async fn logs(home: &HailerHome, lines: usize, follow: bool) -> anyhow::Result<()> {
     let dir = home.log_dir();
     let Some(newest) = newest_log(&dir)? else {
         println!("No hailerd log yet in {}.", dir.display());

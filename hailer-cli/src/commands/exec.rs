@@ -17,13 +17,13 @@ const MARGIN: Duration = Duration::from_secs(960);
 
 /// Where the code comes from.
 #[derive(Debug)]
-pub enum Source {
+pub(crate) enum Source {
     Inline(String),
     File(std::path::PathBuf),
     Stdin,
 }
 
-pub async fn run(
+pub(crate) async fn run(
     home: &HailerHome,
     flags: &SessionFlags,
     source: Source,
@@ -86,13 +86,13 @@ fn print_response(response: &ExecResponse) {
 
 /// A piece of what a run printed: for standard output, or (`is_error`) standard error.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OutputPiece {
+pub(crate) struct OutputPiece {
     pub is_error: bool,
     pub text: String,
 }
 
 /// What a person sees of a run, in order: restart note, output, value, errors, failure.
-pub fn output(response: &ExecResponse) -> Vec<OutputPiece> {
+pub(crate) fn output(response: &ExecResponse) -> Vec<OutputPiece> {
     let piece = |is_error: bool, text: String| OutputPiece { is_error, text };
     let mut pieces = Vec::new();
     if response.fresh_kernel {

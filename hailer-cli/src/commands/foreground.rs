@@ -24,7 +24,7 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long the last log lines may take to arrive after the kernel ended.
 const LAST_LINES: Duration = Duration::from_millis(500);
 
-pub async fn run(
+pub(crate) async fn run(
     home: &HailerHome,
     flags: &SessionFlags,
     open_browser: bool,

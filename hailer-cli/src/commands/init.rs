@@ -11,7 +11,7 @@ use hailer_protocol::{DockerEngine, KernelImageStatus};
 
 use crate::docker_probe;
 
-pub async fn run(
+pub(crate) async fn run(
     home: &HailerHome,
     workspace: &Path,
     force: bool,

@@ -9,7 +9,7 @@ use crate::session_client::{EventSocket, next_envelope};
 
 /// How the wait ended.
 #[derive(Debug)]
-pub enum Wait {
+pub(crate) enum Wait {
     /// The kernel runs.
     Ready,
     /// It could not start.
@@ -27,7 +27,7 @@ pub enum Wait {
 
 impl Wait {
     /// Tells the user, on standard error, why a wait that did not end ready ended.
-    pub fn explain(&self) {
+    pub(crate) fn explain(&self) {
         match self {
             Self::Ready | Self::Interrupted => {}
             Self::Failed { message, hint } => {
@@ -43,7 +43,7 @@ impl Wait {
 }
 
 /// Counts Ctrl+C presses from now on (the process no longer ends on the first one).
-pub fn ctrl_c_presses() -> watch::Receiver<u32> {
+pub(crate) fn ctrl_c_presses() -> watch::Receiver<u32> {
     let (sender, receiver) = watch::channel(0u32);
     tokio::spawn(async move {
         while tokio::signal::ctrl_c().await.is_ok() {
@@ -55,7 +55,10 @@ pub fn ctrl_c_presses() -> watch::Receiver<u32> {
 
 /// Waits until the kernel of the session runs, printing its progress notices, and the steps of
 /// an environment set-up as a job's, to stderr.
-pub async fn wait_for_kernel(socket: &mut EventSocket, presses: &mut watch::Receiver<u32>) -> Wait {
+pub(crate) async fn wait_for_kernel(
+    socket: &mut EventSocket,
+    presses: &mut watch::Receiver<u32>,
+) -> Wait {
     let mut setup: Option<JobView> = None;
     loop {
         let envelope = tokio::select! {

@@ -13,7 +13,7 @@ use crate::session_client::{SessionFlags, start_params};
 /// The OS credential store may wait on its service for a while.
 const STORE_TIMEOUT: Duration = Duration::from_secs(60);
 
-pub async fn login(
+pub(crate) async fn login(
     home: &HailerHome,
     flags: &SessionFlags,
     provider: Option<String>,
@@ -43,7 +43,7 @@ pub async fn login(
     Ok(())
 }
 
-pub async fn logout(
+pub(crate) async fn logout(
     home: &HailerHome,
     flags: &SessionFlags,
     provider: Option<String>,

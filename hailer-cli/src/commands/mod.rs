@@ -1,17 +1,17 @@
 //! One module per `hailer` subcommand.
 
-pub mod audit;
-pub mod config;
-pub mod daemon;
-pub mod demo;
-pub mod doctor;
-pub mod exec;
-pub mod foreground;
-pub mod init;
-pub mod kernel;
-pub mod kernel_ready;
-pub mod login;
-pub mod open;
-pub mod run;
-pub mod status;
-pub mod trust;
+pub(crate) mod audit;
+pub(crate) mod config;
+pub(crate) mod daemon;
+pub(crate) mod demo;
+pub(crate) mod doctor;
+pub(crate) mod exec;
+pub(crate) mod foreground;
+pub(crate) mod init;
+pub(crate) mod kernel;
+pub(crate) mod kernel_ready;
+pub(crate) mod login;
+pub(crate) mod open;
+pub(crate) mod run;
+pub(crate) mod status;
+pub(crate) mod trust;

@@ -8,7 +8,11 @@ use hailer_config::home::HailerHome;
 use crate::daemon_client;
 use crate::session_client::{self, SessionFlags};
 
-pub async fn open(home: &HailerHome, flags: &SessionFlags, print_only: bool) -> anyhow::Result<()> {
+pub(crate) async fn open(
+    home: &HailerHome,
+    flags: &SessionFlags,
+    print_only: bool,
+) -> anyhow::Result<()> {
     let connected = daemon_client::find_or_start(home).await?;
     let endpoint = &connected.endpoint;
     // Attach the workspace's session, so the page shows it and the agent gets this shell's

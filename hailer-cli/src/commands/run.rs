@@ -39,7 +39,7 @@ fn trust_warnings(flags: &SessionFlags) -> Vec<String> {
         .unwrap_or_default()
 }
 
-pub async fn run(
+pub(crate) async fn run(
     home: &HailerHome,
     flags: &SessionFlags,
     question: &str,

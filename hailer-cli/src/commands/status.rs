@@ -37,7 +37,11 @@ struct WorkspaceStatus {
     session: Option<String>,
 }
 
-pub async fn run(home: &HailerHome, overrides: Overrides, json: bool) -> anyhow::Result<ExitCode> {
+pub(crate) async fn run(
+    home: &HailerHome,
+    overrides: Overrides,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
     let flags = SessionFlags {
         workspace: overrides.workspace.clone(),
         config: overrides.config.clone(),

@@ -11,13 +11,17 @@ use hailer_config::{LoadInputs, Loaded, Overrides};
 
 /// What `hailer trust` was asked to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     Grant,
     Show,
     Revoke,
 }
 
-pub fn run(home: &HailerHome, overrides: Overrides, action: Action) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(
+    home: &HailerHome,
+    overrides: Overrides,
+    action: Action,
+) -> anyhow::Result<ExitCode> {
     let mut inputs =
         LoadInputs::from_process(overrides).context("cannot tell which folder this is")?;
     inputs.config_dir = Some(home.config_dir.clone());

@@ -81,7 +81,7 @@ runtime = "{runtime}"{padding}# {runtime_note}
 }
 
 /// `.config/hailer/context/`: one short note.
-pub const CONTEXT_EXAMPLE: (&str, &str) = (
+pub(super) const CONTEXT_EXAMPLE: (&str, &str) = (
     "00-about-this-workspace.md",
     r#"# About this workspace
 
@@ -98,7 +98,7 @@ Do not put passwords, keys or personal data in these notes.
 );
 
 /// `.config/hailer/skills/<name>/SKILL.md`: one skill with its front matter.
-pub const SKILL_EXAMPLE: (&str, &str) = (
+pub(super) const SKILL_EXAMPLE: (&str, &str) = (
     "data-quality-check",
     r"---
 name: data-quality-check
@@ -121,7 +121,7 @@ Show aggregates and small samples only, never whole tables.
 );
 
 /// `.config/hailer/prompts/`: one prompt using `{{args}}`.
-pub const PROMPT_EXAMPLE: (&str, &str) = (
+pub(super) const PROMPT_EXAMPLE: (&str, &str) = (
     "first-look.md",
     r"Take a first look at these files in the data folder: {{args}}
 

@@ -25,7 +25,7 @@ pub(crate) struct Section<'d, 's> {
 
 impl<'d, 's> Section<'d, 's> {
     /// How messages name a key of this section: `[kernel] memory`, or `memory` at the top.
-    pub fn label(&self, key: &str) -> String {
+    pub(crate) fn label(&self, key: &str) -> String {
         if self.name.is_empty() {
             format!("top-level key {key}")
         } else {
@@ -38,7 +38,7 @@ impl<'d, 's> Section<'d, 's> {
     }
 
     /// The raw value of a key.
-    pub fn get(&self, key: &str) -> Option<(&'d DeValue<'s>, Range<usize>)> {
+    pub(crate) fn get(&self, key: &str) -> Option<(&'d DeValue<'s>, Range<usize>)> {
         self.table
             .iter()
             .find(|(name, _)| name.get_ref().as_ref() == key)
@@ -46,7 +46,7 @@ impl<'d, 's> Section<'d, 's> {
     }
 
     /// Keys in the order they appear in the file.
-    pub fn keys_in_order(&self) -> Vec<(&'d str, Range<usize>)> {
+    pub(crate) fn keys_in_order(&self) -> Vec<(&'d str, Range<usize>)> {
         let mut keys: Vec<(&'d str, Range<usize>)> = self
             .table
             .iter()
@@ -57,14 +57,20 @@ impl<'d, 's> Section<'d, 's> {
     }
 
     /// A fatal problem about the value of `key`, quoting it as written.
-    pub fn fatal(&self, key: &str, span: &Range<usize>, message: String, hint: String) -> Problem {
+    pub(crate) fn fatal(
+        &self,
+        key: &str,
+        span: &Range<usize>,
+        message: String,
+        hint: String,
+    ) -> Problem {
         Problem::fatal(self.doc.origin(span), message, hint)
             .at(self.section(), Some(key))
             .with_value(self.doc.written(span))
     }
 
     /// A fatal problem about `key` that must not quote its value (it may be a secret).
-    pub fn fatal_unquoted(
+    pub(crate) fn fatal_unquoted(
         &self,
         key: &str,
         span: &Range<usize>,
@@ -75,7 +81,7 @@ impl<'d, 's> Section<'d, 's> {
     }
 
     /// A warning about `key` that does not quote its value.
-    pub fn warning_unquoted(
+    pub(crate) fn warning_unquoted(
         &self,
         key: &str,
         span: &Range<usize>,
@@ -86,7 +92,7 @@ impl<'d, 's> Section<'d, 's> {
     }
 
     /// A problem about the whole section (no value quoted).
-    pub fn problem_here(
+    pub(crate) fn problem_here(
         &self,
         key: Option<&str>,
         fatal: bool,
@@ -123,7 +129,12 @@ impl<'d, 's> Section<'d, 's> {
         )
     }
 
-    pub fn string(&self, key: &str, example: &str, report: &mut Report) -> Option<At<&'d str>> {
+    pub(crate) fn string(
+        &self,
+        key: &str,
+        example: &str,
+        report: &mut Report,
+    ) -> Option<At<&'d str>> {
         let (value, span) = self.get(key)?;
         match value {
             DeValue::String(text) => Some(At {
@@ -138,7 +149,12 @@ impl<'d, 's> Section<'d, 's> {
     }
 
     /// `example` is the value the fix suggests, usually the default.
-    pub fn boolean(&self, key: &str, example: bool, report: &mut Report) -> Option<At<bool>> {
+    pub(crate) fn boolean(
+        &self,
+        key: &str,
+        example: bool,
+        report: &mut Report,
+    ) -> Option<At<bool>> {
         let (value, span) = self.get(key)?;
         match value {
             DeValue::Boolean(flag) => Some(At { value: *flag, span }),
@@ -155,7 +171,7 @@ impl<'d, 's> Section<'d, 's> {
         }
     }
 
-    pub fn integer(&self, key: &str, example: &str, report: &mut Report) -> Option<At<i64>> {
+    pub(crate) fn integer(&self, key: &str, example: &str, report: &mut Report) -> Option<At<i64>> {
         let (value, span) = self.get(key)?;
         match value {
             DeValue::Integer(number) => {
@@ -183,7 +199,7 @@ impl<'d, 's> Section<'d, 's> {
     }
 
     /// A whole number or a decimal.
-    pub fn number(&self, key: &str, example: &str, report: &mut Report) -> Option<At<f64>> {
+    pub(crate) fn number(&self, key: &str, example: &str, report: &mut Report) -> Option<At<f64>> {
         let (value, span) = self.get(key)?;
         let parsed = match value {
             DeValue::Integer(number) => i64::from_str_radix(number.as_str(), number.radix())
@@ -209,7 +225,7 @@ impl<'d, 's> Section<'d, 's> {
         }
     }
 
-    pub fn array(
+    pub(crate) fn array(
         &self,
         key: &str,
         example: &str,
@@ -226,7 +242,12 @@ impl<'d, 's> Section<'d, 's> {
     }
 
     /// A sub-table such as `http_headers`, as a section of its own.
-    pub fn table(&self, key: &str, example: &str, report: &mut Report) -> Option<Section<'d, 's>> {
+    pub(crate) fn table(
+        &self,
+        key: &str,
+        example: &str,
+        report: &mut Report,
+    ) -> Option<Section<'d, 's>> {
         let (value, span) = self.get(key)?;
         match value {
             DeValue::Table(table) => Some(Section {
@@ -247,7 +268,7 @@ impl<'d, 's> Section<'d, 's> {
     }
 
     /// Warns about every key not in `known`, never quoting their values.
-    pub fn warn_unknown_keys(&self, known: &[&str], report: &mut Report) {
+    pub(crate) fn warn_unknown_keys(&self, known: &[&str], report: &mut Report) {
         for (key, span) in self.keys_in_order() {
             if known.contains(&key) {
                 continue;
@@ -256,7 +277,7 @@ impl<'d, 's> Section<'d, 's> {
         }
     }
 
-    pub fn unknown_key(&self, key: &str, known: &[&str], span: &Range<usize>) -> Problem {
+    pub(crate) fn unknown_key(&self, key: &str, known: &[&str], span: &Range<usize>) -> Problem {
         let origin = self.doc.origin(span);
         let label = self.label(key);
         let (message, hint) = if keys::RETIRED_KEYS.contains(&key) {

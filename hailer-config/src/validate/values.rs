@@ -15,7 +15,7 @@ pub(crate) struct Place<'a> {
 
 impl Section<'_, '_> {
     /// A whole number of at least `min` (0 or 1).
-    pub fn count(
+    pub(crate) fn count(
         &self,
         key: &str,
         example: &str,
@@ -45,7 +45,12 @@ impl Section<'_, '_> {
     }
 
     /// One word of a [`Choice`]; `what` names the kind of setting ("a log level").
-    pub fn choice<T: Choice>(&self, key: &str, what: &str, report: &mut Report) -> Option<At<T>> {
+    pub(crate) fn choice<T: Choice>(
+        &self,
+        key: &str,
+        what: &str,
+        report: &mut Report,
+    ) -> Option<At<T>> {
         let example = format!(
             "\"{}\"",
             T::ALL.first().map(|c| c.word()).unwrap_or_default()
@@ -73,7 +78,7 @@ impl Section<'_, '_> {
     }
 
     /// A non-empty string.
-    pub fn text(&self, key: &str, example: &str, report: &mut Report) -> Option<At<&str>> {
+    pub(crate) fn text(&self, key: &str, example: &str, report: &mut Report) -> Option<At<&str>> {
         let At { value, span } = self.string(key, example, report)?;
         if value.trim().is_empty() {
             report.push(self.fatal(
@@ -88,7 +93,7 @@ impl Section<'_, '_> {
     }
 
     /// A path, resolved against the workspace (`~/` against the home folder).
-    pub fn path(
+    pub(crate) fn path(
         &self,
         key: &str,
         example: &str,

@@ -7,12 +7,12 @@ use hailer_config::{ClientEnv, LoadInputs, Overrides};
 use tempfile::TempDir;
 
 /// A temporary folder holding a workspace (with a `pyproject.toml` marker) and a home folder.
-pub struct Scratch {
+pub(crate) struct Scratch {
     pub dir: TempDir,
 }
 
 impl Scratch {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("home")).unwrap();
         std::fs::create_dir_all(dir.path().join("ws")).unwrap();
@@ -25,7 +25,7 @@ impl Scratch {
     }
 
     /// A workspace whose hailer.toml holds these bytes.
-    pub fn with_config(bytes: &[u8]) -> Self {
+    pub(crate) fn with_config(bytes: &[u8]) -> Self {
         let scratch = Self::new();
         scratch.write("hailer.toml", bytes);
         scratch
@@ -33,14 +33,14 @@ impl Scratch {
 
     /// [`Self::with_config`], with the file's settings that need trust agreed to, as
     /// `hailer trust` would.
-    pub fn trusted_with_config(bytes: &[u8]) -> Self {
+    pub(crate) fn trusted_with_config(bytes: &[u8]) -> Self {
         let scratch = Self::with_config(bytes);
         scratch.trust();
         scratch
     }
 
     /// Records the current configuration file's settings as trusted.
-    pub fn trust(&self) {
+    pub(crate) fn trust(&self) {
         let loaded = hailer_config::load(&self.inputs());
         if let Ok(loaded) = loaded
             && let Some(file) = &loaded.trust.file
@@ -51,38 +51,38 @@ impl Scratch {
         }
     }
 
-    pub fn workspace(&self) -> PathBuf {
+    pub(crate) fn workspace(&self) -> PathBuf {
         self.dir.path().join("ws").canonicalize().unwrap()
     }
 
-    pub fn home(&self) -> PathBuf {
+    pub(crate) fn home(&self) -> PathBuf {
         self.dir.path().join("home").canonicalize().unwrap()
     }
 
     /// The user's Hailer configuration folder (where trust is recorded).
-    pub fn config_dir(&self) -> PathBuf {
+    pub(crate) fn config_dir(&self) -> PathBuf {
         self.dir.path().join("config")
     }
 
-    pub fn write(&self, relative: &str, bytes: &[u8]) -> PathBuf {
+    pub(crate) fn write(&self, relative: &str, bytes: &[u8]) -> PathBuf {
         let path = self.workspace().join(relative);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, bytes).unwrap();
         path
     }
 
-    pub fn mkdir(&self, relative: &str) -> PathBuf {
+    pub(crate) fn mkdir(&self, relative: &str) -> PathBuf {
         let path = self.workspace().join(relative);
         std::fs::create_dir_all(&path).unwrap();
         path
     }
 
     /// Inputs as a client started in the workspace would send them.
-    pub fn inputs(&self) -> LoadInputs {
+    pub(crate) fn inputs(&self) -> LoadInputs {
         self.inputs_in(&self.workspace())
     }
 
-    pub fn inputs_in(&self, cwd: &Path) -> LoadInputs {
+    pub(crate) fn inputs_in(&self, cwd: &Path) -> LoadInputs {
         LoadInputs {
             cwd: cwd.to_path_buf(),
             home: Some(self.home()),

@@ -8,7 +8,7 @@ use super::rows::{Sale, revenue_cents};
 use super::{REGIONS, REGIONS_SHEET, SampleError, TARGETS_SHEET};
 
 /// Writes the workbook; the targets are set against `sales` so the regions land on either side.
-pub fn write_targets(path: &Path, sales: &[Sale]) -> Result<(), SampleError> {
+pub(super) fn write_targets(path: &Path, sales: &[Sale]) -> Result<(), SampleError> {
     write(path, sales).map_err(|error| SampleError::Excel {
         path: path.to_path_buf(),
         detail: error.to_string(),

@@ -27,7 +27,11 @@ const SCHEMA_WITH_CHANNEL: &str = "message orders {
 }";
 
 /// Writes `orders` to `path`; `with_channel` adds the `channel` column.
-pub fn write_orders(path: &Path, orders: &[Order], with_channel: bool) -> Result<(), SampleError> {
+pub(super) fn write_orders(
+    path: &Path,
+    orders: &[Order],
+    with_channel: bool,
+) -> Result<(), SampleError> {
     write(path, orders, with_channel).map_err(|error| SampleError::Parquet {
         path: path.to_path_buf(),
         detail: error.to_string(),

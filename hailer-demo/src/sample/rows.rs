@@ -72,7 +72,7 @@ fn day_number(month: u32, day: u32) -> i32 {
 }
 
 /// The quarter's sales, day by day.
-pub fn sales() -> Vec<Sale> {
+pub(super) fn sales() -> Vec<Sale> {
     let mut dice = Dice(0x9e37_79b9_7f4a_7c15);
     let mut sales = Vec::new();
     for (month, days) in (1..=3).zip(DAYS) {
@@ -97,7 +97,7 @@ pub fn sales() -> Vec<Sale> {
 }
 
 /// `sales.csv`'s text.
-pub fn sales_csv(sales: &[Sale]) -> String {
+pub(super) fn sales_csv(sales: &[Sale]) -> String {
     let mut text = String::from("date,region,product,units,unit_price,amount\n");
     for sale in sales {
         let _ = writeln!(
@@ -116,7 +116,7 @@ pub fn sales_csv(sales: &[Sale]) -> String {
 }
 
 /// Revenue per region, in cents, in the order of [`REGIONS`].
-pub fn revenue_cents(sales: &[Sale]) -> [u64; 4] {
+pub(super) fn revenue_cents(sales: &[Sale]) -> [u64; 4] {
     let mut totals = [0u64; 4];
     for sale in sales {
         if let Some(at) = REGIONS.iter().position(|(name, _, _)| *name == sale.region) {
@@ -127,7 +127,7 @@ pub fn revenue_cents(sales: &[Sale]) -> [u64; 4] {
 }
 
 /// The web orders of one month of 2025 (1 to 3); later months have more and larger orders.
-pub fn orders(month: u32) -> Vec<Order> {
+pub(super) fn orders(month: u32) -> Vec<Order> {
     let mut dice = Dice(0x2545_f491_4f6c_dd1d ^ u64::from(month));
     let count = 100 + 12 * month as u64 + dice.between(0, 9);
     let days = DAYS[(month - 1) as usize];

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 /// The step a classic build's output line starts (`Step 3/12 : RUN ...`): `(3, 12)`.
-pub fn build_step(line: &str) -> Option<(u64, u64)> {
+pub(super) fn build_step(line: &str) -> Option<(u64, u64)> {
     let rest = line.trim_start().strip_prefix("Step ")?;
     let (numbers, _) = rest.split_once(' ').unwrap_or((rest, ""));
     let (done, total) = numbers.split_once('/')?;
@@ -13,14 +13,14 @@ pub fn build_step(line: &str) -> Option<(u64, u64)> {
 
 /// The layers of a download, from the engine's status lines.
 #[derive(Debug, Default)]
-pub struct LayerCount {
+pub(super) struct LayerCount {
     seen: BTreeSet<String>,
     finished: BTreeSet<String>,
 }
 
 impl LayerCount {
     /// Takes in the status `status` of the item `id`; true when a count changed.
-    pub fn observe(&mut self, id: &str, status: &str) -> bool {
+    pub(super) fn observe(&mut self, id: &str, status: &str) -> bool {
         let layer_status = [
             "Pulling fs layer",
             "Waiting",
@@ -42,7 +42,7 @@ impl LayerCount {
     }
 
     /// Layers finished, and layers known.
-    pub fn counts(&self) -> (u64, u64) {
+    pub(super) fn counts(&self) -> (u64, u64) {
         let count = |set: &BTreeSet<String>| u64::try_from(set.len()).unwrap_or(u64::MAX);
         (count(&self.finished), count(&self.seen))
     }

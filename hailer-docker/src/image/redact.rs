@@ -2,7 +2,7 @@
 //! output: pip names the index it reads from, and an index address may carry credentials.
 
 /// `line` with the user-info part of every URL replaced by `****`.
-pub fn mask_userinfo(line: &str) -> String {
+pub(super) fn mask_userinfo(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
     let mut rest = line;
     while let Some(at) = rest.find("://") {

@@ -18,13 +18,13 @@ pub const BACKUP_FOLDER: &str = "notebook-backups";
 
 /// A notebook found on this machine.
 #[derive(Debug, Clone)]
-pub struct HostNotebook {
+pub(super) struct HostNotebook {
     pub name: String,
     pub text: String,
 }
 
 /// The notebooks under `root` that may go into a kernel, and what was left out.
-pub fn find_notebooks(root: &Path) -> (Vec<HostNotebook>, Vec<(String, Refusal)>) {
+pub(super) fn find_notebooks(root: &Path) -> (Vec<HostNotebook>, Vec<(String, Refusal)>) {
     let mut found = Vec::new();
     let mut refused = Vec::new();
     let mut queue = VecDeque::from([(root.to_path_buf(), String::new(), 0usize)]);
@@ -83,7 +83,7 @@ fn read_notebook(path: &Path) -> Result<String, Refusal> {
 }
 
 /// The text of the file at `name` under `root` when it is a regular file (not a link).
-pub fn read_existing(root: &Path, name: &str) -> Option<String> {
+pub(super) fn read_existing(root: &Path, name: &str) -> Option<String> {
     let path = root.join(name);
     let meta = std::fs::symlink_metadata(&path).ok()?;
     if !meta.is_file() {
@@ -94,7 +94,7 @@ pub fn read_existing(root: &Path, name: &str) -> Option<String> {
 
 /// Writes `text` to `name` under `root`: folders created as needed but never entered through a
 /// link, the file replaced atomically (its mode kept), nothing outside `root` touched.
-pub fn write_notebook(root: &Path, name: &str, text: &str) -> std::io::Result<()> {
+pub(super) fn write_notebook(root: &Path, name: &str, text: &str) -> std::io::Result<()> {
     let root = std::fs::canonicalize(root)?;
     let parts: Vec<&str> = name.split('/').collect();
     let Some((file_name, folders)) = parts.split_last() else {
@@ -163,7 +163,7 @@ fn refuse(why: &str) -> std::io::Error {
 
 /// Saves `text` (this machine's version of `name`) as
 /// `<state>/notebook-backups/<name without .py>.<YYYYmmdd-HHMMSS>[-n].py`, never overwriting.
-pub fn back_up(state_dir: &Path, name: &str, text: &str) -> std::io::Result<PathBuf> {
+pub(super) fn back_up(state_dir: &Path, name: &str, text: &str) -> std::io::Result<PathBuf> {
     let stem = name.strip_suffix(".py").unwrap_or(name);
     let stamp = utc_stamp(SystemTime::now());
     let folder = state_dir.join(BACKUP_FOLDER);
@@ -197,7 +197,7 @@ pub fn back_up(state_dir: &Path, name: &str, text: &str) -> std::io::Result<Path
 }
 
 /// Marks that a docker kernel wrote notebooks into this workspace.
-pub fn set_marker(state_dir: &Path) -> std::io::Result<()> {
+pub(super) fn set_marker(state_dir: &Path) -> std::io::Result<()> {
     let path = state_dir.join(MARKER_FILE);
     if path.exists() {
         return Ok(());

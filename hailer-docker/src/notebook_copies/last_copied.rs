@@ -27,7 +27,7 @@ pub struct KernelStamp {
 
 /// One notebook as last copied (in or back).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Copied {
+pub(crate) struct Copied {
     pub digest: String,
     pub stamp: Option<KernelStamp>,
 }

@@ -26,7 +26,11 @@ pub struct MemoryCheck {
 }
 
 /// Checks container `id` for memory kills since `since`.
-pub async fn check_memory(docker: &Docker, id: &str, since: SystemTime) -> Result<MemoryCheck> {
+pub(super) async fn check_memory(
+    docker: &Docker,
+    id: &str,
+    since: SystemTime,
+) -> Result<MemoryCheck> {
     let inspect = docker
         .inspect_container(id, None)
         .await

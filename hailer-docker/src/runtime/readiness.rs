@@ -18,16 +18,16 @@ use crate::error::{Error, Result, engine_said, engine_status};
 const PROBE_INTERVAL: Duration = Duration::from_millis(50);
 const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 /// How many log lines a failure shows.
-pub const LOG_TAIL_LINES: usize = 15;
+pub(super) const LOG_TAIL_LINES: usize = 15;
 
 /// A container to watch while waiting, and what to call it in messages.
-pub struct Watched<'a> {
+pub(super) struct Watched<'a> {
     pub object: &'a Object,
     pub role: &'static str,
 }
 
 /// Waits until marimo at `base_url` answers to `token` only, or fails with the reason.
-pub async fn wait_ready(
+pub(super) async fn wait_ready(
     docker: &Docker,
     watched: &[Watched<'_>],
     kernel: &Object,

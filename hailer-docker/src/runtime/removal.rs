@@ -52,7 +52,11 @@ impl Removal {
 }
 
 /// Removes `containers` (forcefully, running or not), then `networks`.
-pub async fn remove_all(docker: &Docker, containers: &[Object], networks: &[Object]) -> Removal {
+pub(super) async fn remove_all(
+    docker: &Docker,
+    containers: &[Object],
+    networks: &[Object],
+) -> Removal {
     let mut removal = Removal::default();
     for container in containers {
         removal.merge(remove_container(docker, container).await);
@@ -141,7 +145,7 @@ fn verdict(name: &str, gone: bool, error: Option<bollard::errors::Error>) -> Rem
 /// A create request whose answer never came because the start was dropped while it was on its
 /// way: the engine may still make the object, a moment later, under the name we gave it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Unanswered {
+pub(super) enum Unanswered {
     Container(String),
     Network(String),
 }
@@ -188,7 +192,7 @@ async fn remove_unanswered(docker: &Docker, unanswered: &[Unanswered]) -> Remova
 /// the containers, then the networks. It runs on a thread of its own with its own runtime and
 /// is waited for: a spawned task would be lost when the caller's runtime is shutting down (a
 /// panic, the end of `main`), which is exactly when this is needed.
-pub fn remove_in_background(
+pub(super) fn remove_in_background(
     docker: Docker,
     unanswered: Vec<Unanswered>,
     containers: Vec<Object>,

@@ -22,7 +22,7 @@ const FORWARDER_MEMORY: i64 = 64 * 1024 * 1024;
 
 /// The kernel's settings that come from the start.
 #[derive(Debug, Clone)]
-pub struct KernelSettings<'a> {
+pub(super) struct KernelSettings<'a> {
     pub image: &'a str,
     pub data_dir: &'a Path,
     pub token_file: &'a Path,
@@ -37,7 +37,7 @@ pub struct KernelSettings<'a> {
 /// address on this machine: an internal network still gives the host its gateway address,
 /// through which a container reaches every service listening on all of this machine's
 /// interfaces.
-pub fn network_body(name: &str, ownership: &Ownership<'_>) -> NetworkCreateRequest {
+pub(super) fn network_body(name: &str, ownership: &Ownership<'_>) -> NetworkCreateRequest {
     NetworkCreateRequest {
         name: name.to_owned(),
         driver: Some("bridge".to_owned()),
@@ -72,7 +72,7 @@ pub fn kernel_command() -> Vec<String> {
 }
 
 /// The kernel container.
-pub fn kernel_body(
+pub(super) fn kernel_body(
     settings: &KernelSettings<'_>,
     ownership: &Ownership<'_>,
 ) -> ContainerCreateBody {
@@ -131,7 +131,7 @@ pub fn kernel_body(
 /// The forwarder: the same image, our own TCP forwarder, published on 127.0.0.1 only. It is
 /// created on the default network (a port can only be published there) and joined to the
 /// kernel's internal network before it starts.
-pub fn forwarder_body(
+pub(super) fn forwarder_body(
     image: &str,
     kernel_name: &str,
     ownership: &Ownership<'_>,
@@ -169,7 +169,7 @@ pub fn forwarder_body(
 }
 
 /// `2718/tcp`.
-pub fn port_key() -> String {
+pub(super) fn port_key() -> String {
     format!("{KERNEL_PORT}/tcp")
 }
 

@@ -14,11 +14,11 @@ pub const NOTEBOOKS_IN_KERNEL: &str = "/work/notebooks";
 /// The data folder inside the kernel (read-only).
 pub const DATA_IN_KERNEL: &str = hailer_kernel_bundle::DATA_IN_KERNEL;
 /// Where the token file is mounted.
-pub const TOKEN_IN_KERNEL: &str = "/run/secrets/hailer-token";
+pub(super) const TOKEN_IN_KERNEL: &str = "/run/secrets/hailer-token";
 /// The kernel user's home folder in the image.
-pub const HOME_IN_KERNEL: &str = "/home/analyst";
+pub(super) const HOME_IN_KERNEL: &str = "/home/analyst";
 /// The user the image runs as when the host's own id is not used.
-pub const IMAGE_USER: (u32, u32) = (1000, 1000);
+pub(super) const IMAGE_USER: (u32, u32) = (1000, 1000);
 
 /// Everything one start of a docker kernel needs.
 #[derive(Debug, Clone)]

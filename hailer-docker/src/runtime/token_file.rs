@@ -16,14 +16,18 @@ use crate::error::{Error, Result};
 
 /// A token file on disk; gone when this is dropped.
 #[derive(Debug)]
-pub struct TokenFile {
+pub(super) struct TokenFile {
     dir: PathBuf,
     file: PathBuf,
 }
 
 impl TokenFile {
     /// Writes `token` for a container running as `reader` (uid, gid).
-    pub fn create(state_dir: &Path, token: &SecretString, reader: (u32, u32)) -> Result<Self> {
+    pub(super) fn create(
+        state_dir: &Path,
+        token: &SecretString,
+        reader: (u32, u32),
+    ) -> Result<Self> {
         private_fs::create_dir_all_private(state_dir).map_err(Error::file(
             "cannot create the workspace's state folder",
             state_dir,
@@ -88,13 +92,13 @@ impl TokenFile {
     }
 
     /// The file to mount.
-    pub fn path(&self) -> &Path {
+    pub(super) fn path(&self) -> &Path {
         &self.file
     }
 
     /// The folder holding it.
     #[cfg(all(test, unix))]
-    pub fn dir(&self) -> &Path {
+    pub(super) fn dir(&self) -> &Path {
         &self.dir
     }
 }

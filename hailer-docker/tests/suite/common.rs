@@ -15,13 +15,13 @@ use hailer_docker::{Engine, Error};
 use hailer_kernel_bundle as bundle;
 
 /// Text planted in the pip files of the test build: it must never be found in the image.
-pub const PIP_MARKER: &str = "hailer-build-stage-only-7f3a";
+pub(crate) const PIP_MARKER: &str = "hailer-build-stage-only-7f3a";
 
 /// A notebook marimo accepts.
-pub const NOTEBOOK: &str = "import marimo\n\n__generated_with = \"0.24.2\"\napp = marimo.App()\n\n\n@app.cell\ndef _():\n    x = 1\n    return (x,)\n\n\nif __name__ == \"__main__\":\n    app.run()\n";
+pub(crate) const NOTEBOOK: &str = "import marimo\n\n__generated_with = \"0.24.2\"\napp = marimo.App()\n\n\n@app.cell\ndef _():\n    x = 1\n    return (x,)\n\n\nif __name__ == \"__main__\":\n    app.run()\n";
 
 /// The engine; a test fails (never skips) when there is none.
-pub async fn engine() -> Engine {
+pub(crate) async fn engine() -> Engine {
     match Engine::connect().await {
         Ok(engine) => engine,
         Err(error) => panic!(
@@ -42,13 +42,13 @@ fn required_env(name: &str) -> String {
 
 /// The base image the test build starts from (Python 3.12+, made without a registry by
 /// scripts/make-base-image.sh); it must exist, as no registry is reached here.
-pub fn base_image() -> String {
+pub(crate) fn base_image() -> String {
     required_env("HAILER_TEST_BASE_IMAGE")
 }
 
 /// The kernel image of this contract, built now if it is not here yet. One build at a time
 /// across test processes.
-pub async fn kernel_image(engine: &Engine) -> String {
+pub(crate) async fn kernel_image(engine: &Engine) -> String {
     let contract = bundle::contract();
     let name = image::default_image_name(&contract);
     let lock_path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hailer-kernel-image.lock");
@@ -98,12 +98,12 @@ pub async fn kernel_image(engine: &Engine) -> String {
 }
 
 /// A workspace with a notebooks folder and a data folder the kernel's user can read.
-pub struct Workspace {
+pub(crate) struct Workspace {
     pub dir: tempfile::TempDir,
 }
 
 impl Workspace {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let dir = tempfile::Builder::new()
             .prefix("hailer-ws-")
             .tempdir()
@@ -123,28 +123,28 @@ impl Workspace {
         ws
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
-    pub fn notebooks(&self) -> PathBuf {
+    pub(crate) fn notebooks(&self) -> PathBuf {
         self.path().join("notebooks")
     }
 
-    pub fn data(&self) -> PathBuf {
+    pub(crate) fn data(&self) -> PathBuf {
         self.path().join("data")
     }
 
-    pub fn state(&self) -> PathBuf {
+    pub(crate) fn state(&self) -> PathBuf {
         self.path().join(".hailer")
     }
 
-    pub fn id(&self) -> String {
+    pub(crate) fn id(&self) -> String {
         workspace_id(self.path())
     }
 
     /// A start of a kernel for this workspace.
-    pub fn spec(&self, image: &str, owner_id: &str) -> DockerSpec {
+    pub(crate) fn spec(&self, image: &str, owner_id: &str) -> DockerSpec {
         DockerSpec {
             workspace: self.path().to_path_buf(),
             notebooks_dir: self.notebooks(),
@@ -161,7 +161,7 @@ impl Workspace {
     }
 
     /// Token folders left in `.hailer/`.
-    pub fn token_folders(&self) -> Vec<String> {
+    pub(crate) fn token_folders(&self) -> Vec<String> {
         std::fs::read_dir(self.state())
             .map(|entries| {
                 entries
@@ -175,7 +175,10 @@ impl Workspace {
 }
 
 /// Names of the containers and networks labelled with `workspace_id`.
-pub async fn labelled_objects(engine: &Engine, workspace_id: &str) -> (Vec<String>, Vec<String>) {
+pub(crate) async fn labelled_objects(
+    engine: &Engine,
+    workspace_id: &str,
+) -> (Vec<String>, Vec<String>) {
     use bollard::query_parameters::{ListContainersOptions, ListNetworksOptions};
     let filter = hailer_docker::labels::workspace_filter(workspace_id);
     let containers = engine

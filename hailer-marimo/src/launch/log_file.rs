@@ -17,7 +17,7 @@ pub const TAIL_LINES: usize = 15;
 const TAIL_BYTES: u64 = 64 * 1024;
 
 /// Creates (truncating) the log file for this process under `<workspace>/.hailer/`.
-pub fn create_log(workspace: &Path) -> Result<(PathBuf, File)> {
+pub(super) fn create_log(workspace: &Path) -> Result<(PathBuf, File)> {
     let state_dir = workspace.join(".hailer");
     private_fs::create_dir_all_private(&state_dir)
         .map_err(|e| Error::io(format!("could not create {}", state_dir.display()), e))?;
@@ -32,7 +32,7 @@ pub fn create_log(workspace: &Path) -> Result<(PathBuf, File)> {
 }
 
 /// The last [`TAIL_LINES`] lines of the log with the token masked ("" if unreadable).
-pub fn masked_tail(path: &Path, token: &SecretString) -> String {
+pub(super) fn masked_tail(path: &Path, token: &SecretString) -> String {
     let Ok(mut file) = File::open(path) else {
         return String::new();
     };
@@ -54,7 +54,7 @@ pub fn masked_tail(path: &Path, token: &SecretString) -> String {
 }
 
 /// Deletes the log; a missing file is fine.
-pub fn remove_log(path: &Path) {
+pub(super) fn remove_log(path: &Path) {
     if let Err(e) = std::fs::remove_file(path)
         && e.kind() != std::io::ErrorKind::NotFound
     {

@@ -13,7 +13,7 @@ use super::process_tree::{self, ProcessId};
 
 /// Prepares the server's command: its own process group on Unix; no console window on
 /// Windows (the daemon has no console, so a console program would get a new window).
-pub fn prepare(command: &mut Command) {
+pub(super) fn prepare(command: &mut Command) {
     #[cfg(unix)]
     command.process_group(0);
     #[cfg(windows)]
@@ -22,7 +22,7 @@ pub fn prepare(command: &mut Command) {
 
 /// The processes of a running server.
 #[derive(Debug)]
-pub struct ServerTree {
+pub(super) struct ServerTree {
     pid: i32,
     #[cfg(windows)]
     job: Option<hailer_platform::job_object::Job>,
@@ -30,14 +30,14 @@ pub struct ServerTree {
 
 /// The processes seen before a stop began, to be ended after the server went.
 #[derive(Debug, Default)]
-pub struct Snapshot {
+pub(super) struct Snapshot {
     #[cfg(unix)]
     processes: Vec<ProcessId>,
 }
 
 impl ServerTree {
     /// Tracks the tree of the freshly spawned `child`.
-    pub fn track(child: &Child) -> Self {
+    pub(super) fn track(child: &Child) -> Self {
         let pid = child
             .id()
             .and_then(|id| i32::try_from(id).ok())
@@ -54,12 +54,12 @@ impl ServerTree {
         }
     }
 
-    pub fn pid(&self) -> i32 {
+    pub(super) fn pid(&self) -> i32 {
         self.pid
     }
 
     /// The kernel processes (one per session). Unix only: on Windows the job holds them.
-    pub fn kernel_pids(&self) -> Vec<i32> {
+    pub(super) fn kernel_pids(&self) -> Vec<i32> {
         #[cfg(unix)]
         {
             process_tree::descendants(self.pid)
@@ -73,7 +73,7 @@ impl ServerTree {
     }
 
     /// What runs below the server now.
-    pub fn snapshot(&self) -> Snapshot {
+    pub(super) fn snapshot(&self) -> Snapshot {
         Snapshot {
             #[cfg(unix)]
             processes: process_tree::descendants(self.pid)
@@ -85,7 +85,7 @@ impl ServerTree {
 
     /// Asks the server to stop: SIGTERM to its group. A console-less Windows process gets no
     /// polite request, so there the job ends at once.
-    pub fn ask_to_stop(&self) {
+    pub(super) fn ask_to_stop(&self) {
         #[cfg(unix)]
         process_tree::signal_group(self.pid, nix::sys::signal::Signal::SIGTERM);
         #[cfg(windows)]
@@ -93,7 +93,7 @@ impl ServerTree {
     }
 
     /// Ends the server's group (the job on Windows) now.
-    pub fn force_stop(&self) {
+    pub(super) fn force_stop(&self) {
         #[cfg(unix)]
         process_tree::signal_group(self.pid, nix::sys::signal::Signal::SIGKILL);
         #[cfg(windows)]
@@ -101,7 +101,7 @@ impl ServerTree {
     }
 
     /// Ends what `snapshot` saw that still runs, after `grace` for it to go by itself.
-    pub async fn end_rest(&self, snapshot: &Snapshot, grace: Duration) {
+    pub(super) async fn end_rest(&self, snapshot: &Snapshot, grace: Duration) {
         #[cfg(unix)]
         process_tree::end_processes(&snapshot.processes, grace).await;
         #[cfg(windows)]
@@ -112,7 +112,7 @@ impl ServerTree {
     }
 
     /// Ends what `snapshot` saw, now (usable from `Drop`).
-    pub fn kill_now(&self, snapshot: &Snapshot) {
+    pub(super) fn kill_now(&self, snapshot: &Snapshot) {
         #[cfg(unix)]
         process_tree::kill_now(&snapshot.processes);
         #[cfg(windows)]

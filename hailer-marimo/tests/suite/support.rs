@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use hailer_marimo::{LaunchOptions, MarimoServer, launch, scrub_environment};
 
 /// A variable the tests plant in the parent environment and expect to reach the kernel.
-pub const VISIBLE_VAR: &str = "HAILER_TEST_VISIBLE";
+pub(crate) const VISIBLE_VAR: &str = "HAILER_TEST_VISIBLE";
 /// A provider variable the caller names explicitly as secret.
-pub const PROVIDER_VAR: &str = "HAILER_TEST_PROVIDER_VAR";
+pub(crate) const PROVIDER_VAR: &str = "HAILER_TEST_PROVIDER_VAR";
 /// Planted secrets: (name, value). None may reach the kernel.
-pub const PLANTED_SECRETS: [(&str, &str); 5] = [
+pub(crate) const PLANTED_SECRETS: [(&str, &str); 5] = [
     ("PASSWORD", "planted-password-value"),
     ("MY_SERVICE_TOKEN", "planted-service-token"),
     ("OPENAI_API_KEY", "sk-planted-openai"),
@@ -20,7 +20,7 @@ pub const PLANTED_SECRETS: [(&str, &str); 5] = [
 ];
 
 /// The Python whose environment has marimo 0.24.2, polars and duckdb.
-pub fn test_python() -> PathBuf {
+pub(crate) fn test_python() -> PathBuf {
     let Some(path) = std::env::var_os("HAILER_TEST_PYTHON").filter(|p| !p.is_empty()) else {
         panic!(
             "HAILER_TEST_PYTHON is not set. These tests start a real marimo and need a Python \
@@ -39,7 +39,7 @@ pub fn test_python() -> PathBuf {
 }
 
 /// The starter notebook: imports, a markdown cell, and a global the tests read back.
-pub const STARTER_NOTEBOOK: &str = r##"import marimo
+pub(crate) const STARTER_NOTEBOOK: &str = r##"import marimo
 
 __generated_with = "0.24.2"
 app = marimo.App(width="medium")
@@ -73,7 +73,7 @@ if __name__ == "__main__":
 "##;
 
 /// A temporary workspace with `notebooks/analysis.py`.
-pub struct TestWorkspace {
+pub(crate) struct TestWorkspace {
     _dir: tempfile::TempDir,
     pub root: PathBuf,
     pub notebooks: PathBuf,
@@ -81,7 +81,7 @@ pub struct TestWorkspace {
 }
 
 impl TestWorkspace {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
         let notebooks = root.join("notebooks");
@@ -97,7 +97,7 @@ impl TestWorkspace {
     }
 
     /// Starts marimo here with this process's environment plus the planted variables.
-    pub async fn launch(&self) -> MarimoServer {
+    pub(crate) async fn launch(&self) -> MarimoServer {
         let mut parent: Vec<(String, String)> = std::env::vars().collect();
         parent.push((VISIBLE_VAR.to_owned(), "visible".to_owned()));
         for (name, value) in PLANTED_SECRETS {

@@ -92,15 +92,15 @@ pub(crate) struct StreamParser {
 }
 
 impl StreamParser {
-    pub fn is_complete(&self) -> bool {
+    pub(crate) fn is_complete(&self) -> bool {
         self.complete
     }
 
-    pub fn tool_call_begun(&self) -> bool {
+    pub(crate) fn tool_call_begun(&self) -> bool {
         !self.calls.is_empty()
     }
 
-    pub fn event(&mut self, data: &str, out: &mut Vec<ModelEvent>) -> WireResult<()> {
+    pub(crate) fn event(&mut self, data: &str, out: &mut Vec<ModelEvent>) -> WireResult<()> {
         if self.complete {
             return Ok(());
         }

@@ -112,7 +112,7 @@ impl Diagnosis<'_> {
     }
 
     /// Maps an error status (after retries) and its body.
-    pub fn status(&self, status: u16, body: &str, attempts: u32) -> ModelError {
+    pub(crate) fn status(&self, status: u16, body: &str, attempts: u32) -> ModelError {
         let reading = Reading::of(body);
         let judged = reading.judged();
         let unknown_model = names_unknown_model(&judged, &self.settings.model, status);
@@ -152,7 +152,7 @@ impl Diagnosis<'_> {
         }
     }
 
-    pub fn transport(&self, error: TransportError) -> ModelError {
+    pub(crate) fn transport(&self, error: TransportError) -> ModelError {
         match error {
             TransportError::Build(detail) => ModelError::InvalidSettings {
                 provider: self.provider(),
@@ -192,7 +192,7 @@ impl Diagnosis<'_> {
         }
     }
 
-    pub fn invalid(&self, detail: String) -> ModelError {
+    pub(crate) fn invalid(&self, detail: String) -> ModelError {
         ModelError::InvalidReply {
             provider: self.provider(),
             wire_api: self.settings.wire_api.as_str().to_owned(),
@@ -201,7 +201,7 @@ impl Diagnosis<'_> {
     }
 
     /// The reply was cut off: by the output-token limit, or by a filter.
-    pub fn cut_off(&self, reason: Option<&str>) -> ModelError {
+    pub(crate) fn cut_off(&self, reason: Option<&str>) -> ModelError {
         let provider = &self.settings.provider_id;
         let reason = reason.unwrap_or_default().to_ascii_lowercase();
         let (why, fix) = if reason.contains("content") || reason.contains("filter") {
@@ -235,7 +235,7 @@ impl Diagnosis<'_> {
         ModelError::CutOff { why, fix }
     }
 
-    pub fn wire(&self, error: WireError) -> ModelError {
+    pub(crate) fn wire(&self, error: WireError) -> ModelError {
         match error {
             WireError::Failed { code, message } => {
                 let reading = Reading::of(&message);

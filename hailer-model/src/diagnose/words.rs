@@ -27,7 +27,7 @@ pub(crate) struct Reading {
 }
 
 impl Reading {
-    pub fn of(body: &str) -> Self {
+    pub(super) fn of(body: &str) -> Self {
         let mut reading = Self::default();
         let words = read(body, 0, &mut reading.codes);
         reading.words = words
@@ -37,7 +37,7 @@ impl Reading {
     }
 
     /// The words and codes together, lowercased: what markers are looked for in.
-    pub fn judged(&self) -> String {
+    pub(super) fn judged(&self) -> String {
         let mut text = self.words.clone().unwrap_or_default().to_ascii_lowercase();
         for code in &self.codes {
             text.push(' ');

@@ -113,15 +113,20 @@ pub(crate) struct StreamParser {
 }
 
 impl StreamParser {
-    pub fn is_complete(&self) -> bool {
+    pub(crate) fn is_complete(&self) -> bool {
         self.complete
     }
 
-    pub fn tool_call_begun(&self) -> bool {
+    pub(crate) fn tool_call_begun(&self) -> bool {
         self.tool_call_begun
     }
 
-    pub fn event(&mut self, name: &str, data: &str, out: &mut Vec<ModelEvent>) -> WireResult<()> {
+    pub(crate) fn event(
+        &mut self,
+        name: &str,
+        data: &str,
+        out: &mut Vec<ModelEvent>,
+    ) -> WireResult<()> {
         if self.complete || data.trim() == "[DONE]" {
             return Ok(());
         }

@@ -16,9 +16,9 @@ use super::TransportError;
 
 /// The longest line a reply's event stream may send: an event's `data:` line holds one delta,
 /// or at most a whole finished response.
-pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+pub(super) const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 /// The most bytes one streamed reply may send before it is cut off.
-pub const MAX_REPLY_BYTES: usize = 64 * 1024 * 1024;
+pub(super) const MAX_REPLY_BYTES: usize = 64 * 1024 * 1024;
 
 type ByteStream = Pin<Box<dyn Stream<Item = Result<Vec<u8>, String>> + Send>>;
 

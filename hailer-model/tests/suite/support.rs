@@ -11,17 +11,17 @@ use secrecy::SecretString;
 use serde_json::json;
 
 /// A key shaped like a real one, so both literal and pattern redaction are exercised.
-pub const KEY: &str = "sk-test-4f9c2a7b1e8d6c3a5b0e9f1d";
+pub(super) const KEY: &str = "sk-test-4f9c2a7b1e8d6c3a5b0e9f1d";
 
 /// Every combination the client supports.
-pub const MODES: [(WireApi, bool); 4] = [
+pub(super) const MODES: [(WireApi, bool); 4] = [
     (WireApi::Responses, true),
     (WireApi::Responses, false),
     (WireApi::Chat, true),
     (WireApi::Chat, false),
 ];
 
-pub fn settings(server: &ScriptedModel, wire: WireApi, stream: bool) -> ProviderSettings {
+pub(super) fn settings(server: &ScriptedModel, wire: WireApi, stream: bool) -> ProviderSettings {
     let mut settings = ProviderSettings::new("scripted", server.base_url(), wire, "test-model");
     settings.stream = stream;
     settings.api_key = Some(SecretString::from(KEY));
@@ -30,7 +30,7 @@ pub fn settings(server: &ScriptedModel, wire: WireApi, stream: bool) -> Provider
 }
 
 /// Quick retries so fault tests stay fast.
-pub fn fast_options() -> ClientOptions {
+pub(super) fn fast_options() -> ClientOptions {
     ClientOptions {
         retry: RetryPolicy {
             max_retries: 2,
@@ -46,17 +46,17 @@ pub fn fast_options() -> ClientOptions {
     }
 }
 
-pub fn client(settings: ProviderSettings) -> ModelClient {
+pub(super) fn client(settings: ProviderSettings) -> ModelClient {
     ModelClient::new(settings, fast_options()).expect("valid settings")
 }
 
-pub async fn start(script: Script) -> ScriptedModel {
+pub(super) async fn start(script: Script) -> ScriptedModel {
     ScriptedModel::start(script)
         .await
         .expect("the scripted server starts")
 }
 
-pub fn tools() -> Vec<ToolSpec> {
+pub(super) fn tools() -> Vec<ToolSpec> {
     vec![ToolSpec {
         name: "marimo_execute".to_owned(),
         description: "Runs Python in the active notebook.".to_owned(),
@@ -68,7 +68,7 @@ pub fn tools() -> Vec<ToolSpec> {
     }]
 }
 
-pub fn request(items: Vec<hailer_model::Item>) -> ModelRequest {
+pub(super) fn request(items: Vec<hailer_model::Item>) -> ModelRequest {
     ModelRequest {
         instructions: "You are a careful analyst.".to_owned(),
         items,
@@ -78,7 +78,7 @@ pub fn request(items: Vec<hailer_model::Item>) -> ModelRequest {
 }
 
 /// All events of a call, and its error if it failed.
-pub async fn collect(mut events: ModelEvents) -> (Vec<ModelEvent>, Option<ModelError>) {
+pub(super) async fn collect(mut events: ModelEvents) -> (Vec<ModelEvent>, Option<ModelError>) {
     let mut seen = Vec::new();
     while let Some(event) = events.recv().await {
         match event {
@@ -96,13 +96,13 @@ pub async fn collect(mut events: ModelEvents) -> (Vec<ModelEvent>, Option<ModelE
 }
 
 /// The error of a call that must fail.
-pub async fn failure(client: &ModelClient, request: &ModelRequest) -> ModelError {
+pub(super) async fn failure(client: &ModelClient, request: &ModelRequest) -> ModelError {
     match collect(client.stream(request)).await {
         (_, Some(error)) => error,
         (events, None) => panic!("the call succeeded unexpectedly: {events:?}"),
     }
 }
 
-pub fn label(wire: WireApi, stream: bool) -> String {
+pub(super) fn label(wire: WireApi, stream: bool) -> String {
     format!("{wire} stream={stream}")
 }

@@ -69,7 +69,7 @@ fn wide(path: &Path) -> Vec<u16> {
 
 /// Replaces the access list of `path` with one entry: full control for the current user, not
 /// inherited from the parent, and (for a folder) inherited by what is created inside.
-pub fn set_owner_only(path: &Path, folder: bool) -> io::Result<()> {
+pub(super) fn set_owner_only(path: &Path, folder: bool) -> io::Result<()> {
     let user = CurrentUser::get()?;
     let sid = user.sid();
     // SAFETY: `sid` points into `user`, alive for this function.
@@ -111,7 +111,7 @@ pub fn set_owner_only(path: &Path, folder: bool) -> io::Result<()> {
 }
 
 /// Whether every entry of the access list of `path` allows the current user alone.
-pub fn is_owner_only(path: &Path) -> io::Result<bool> {
+pub(super) fn is_owner_only(path: &Path) -> io::Result<bool> {
     let user = CurrentUser::get()?;
     let name = wide(path);
     let mut dacl: *mut ACL = ptr::null_mut();

@@ -13,17 +13,17 @@ use super::guard::address_allowed;
 #[error(
     "'{host}' resolves to {address}, a loopback or private address that is not listed literally"
 )]
-pub struct AddressRefused {
+pub(super) struct AddressRefused {
     pub host: String,
     pub address: std::net::IpAddr,
 }
 
-pub struct GuardedResolver {
+pub(super) struct GuardedResolver {
     allowed: AllowedDomains,
 }
 
 impl GuardedResolver {
-    pub fn new(allowed: AllowedDomains) -> Self {
+    pub(super) fn new(allowed: AllowedDomains) -> Self {
         Self { allowed }
     }
 }

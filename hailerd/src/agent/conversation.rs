@@ -15,18 +15,18 @@ use super::{Activity, Agent, InUse, Ready};
 use crate::session::{Session, SessionError};
 
 /// The longest model name (or `provider:name`) accepted; real names are far shorter.
-pub const MAX_MODEL_SPEC_BYTES: usize = 200;
+pub(super) const MAX_MODEL_SPEC_BYTES: usize = 200;
 
 /// A provider and a model name, checked against the configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModelChoice {
+pub(super) struct ModelChoice {
     pub provider: String,
     pub model: String,
 }
 
 /// Reads `name` or `provider:name`; a bare name keeps `current_provider`. The provider must be
 /// declared in `config`.
-pub fn parse_model(
+pub(super) fn parse_model(
     spec: &str,
     current_provider: &str,
     config: &Config,
@@ -88,7 +88,7 @@ impl Agent {
     /// Starts a new conversation: with `params.model` unset, the stored conversation is deleted
     /// and the same model goes on; with a model, that model answers from now on, in a new
     /// thread. Refused while a turn runs. Every attached client is told.
-    pub async fn new_conversation(
+    pub(crate) async fn new_conversation(
         &self,
         session: &Arc<Session>,
         params: NewConversationParams,

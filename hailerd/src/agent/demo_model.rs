@@ -7,7 +7,7 @@ use hailer_model::{Completion, Item, LocalModel, ModelRequest, ToolCall, Usage};
 
 /// The tour, as a model.
 #[derive(Debug, Default)]
-pub struct DemoModel;
+pub(super) struct DemoModel;
 
 impl LocalModel for DemoModel {
     fn reply(&self, request: &ModelRequest) -> Completion {

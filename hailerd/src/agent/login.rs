@@ -13,7 +13,7 @@ use crate::session::{SessionError, load_inputs};
 const MAX_KEY_BYTES: usize = 4096;
 
 /// Keeps `key` for the target's provider.
-pub async fn login(
+pub(crate) async fn login(
     target: &CredentialTarget,
     key: SecretString,
     config_dir: &Path,
@@ -36,7 +36,7 @@ pub async fn login(
 }
 
 /// Forgets the stored key of the target's provider.
-pub async fn logout(
+pub(crate) async fn logout(
     target: &CredentialTarget,
     config_dir: &Path,
 ) -> Result<CredentialsResponse, SessionError> {
@@ -118,7 +118,7 @@ fn find_provider(target: &CredentialTarget, config_dir: &Path) -> Result<Found, 
 }
 
 /// Where the key file lives when the configuration keeps keys in a file.
-pub fn credentials_dir(config_dir: &Path) -> PathBuf {
+pub(crate) fn credentials_dir(config_dir: &Path) -> PathBuf {
     config_dir.join("credentials")
 }
 

@@ -3,8 +3,8 @@
 
 mod conversation;
 mod demo_model;
-pub mod login;
-pub mod model_check;
+pub(crate) mod login;
+pub(crate) mod model_check;
 mod model_client;
 mod prompt;
 mod prompt_context;
@@ -16,8 +16,8 @@ mod tools_charts;
 mod tools_notebook;
 mod tools_workspace;
 
-pub use prompt_context::turn_message;
-pub use session_link::{factory, of};
+pub(crate) use prompt_context::turn_message;
+pub(crate) use session_link::{factory, of};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
@@ -32,7 +32,7 @@ use crate::session::{Session, SessionError};
 
 /// Why the agent cannot answer in this session, and what to do.
 #[derive(Debug, Clone)]
-pub struct Unavailable {
+pub(crate) struct Unavailable {
     pub message: String,
     pub hint: Option<String>,
 }
@@ -76,7 +76,7 @@ impl From<Unavailable> for SessionError {
     }
 }
 
-pub struct Agent {
+pub(crate) struct Agent {
     ready: Result<Ready, Unavailable>,
     activity: std::sync::Mutex<Activity>,
     turns_started: std::sync::atomic::AtomicU64,
@@ -187,7 +187,7 @@ impl Agent {
 
     /// Starts a turn in the background; answers its id once it has begun. The configuration
     /// and the key are read again first, and kernel settings that changed are applied.
-    pub async fn start_turn(
+    pub(crate) async fn start_turn(
         self: &Arc<Self>,
         session: &Arc<Session>,
         text: String,
@@ -366,7 +366,7 @@ impl Agent {
     }
 
     /// Cancels the running turn; false when none runs.
-    pub fn cancel(&self) -> bool {
+    pub(crate) fn cancel(&self) -> bool {
         let running = self
             .activity
             .lock()

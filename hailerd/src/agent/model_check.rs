@@ -12,7 +12,7 @@ use crate::session::{SessionError, load_inputs};
 
 /// Judges the model settings and the key of the workspace a session start with `params` would
 /// attach to; nothing is started.
-pub async fn check(
+pub(crate) async fn check(
     params: &StartSessionParams,
     config_dir: &Path,
 ) -> Result<ModelCheck, SessionError> {

@@ -12,7 +12,7 @@ use secrecy::SecretString;
 
 /// Why no client could be made.
 #[derive(Debug)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// The configuration declares no such provider.
     NotDeclared {
         provider: String,
@@ -26,14 +26,14 @@ pub enum Refusal {
 
 impl Refusal {
     /// `no provider 'x' is declared in this workspace's configuration; declared: a, b`.
-    pub fn not_declared_message(provider: &str, declared: &[String]) -> String {
+    pub(crate) fn not_declared_message(provider: &str, declared: &[String]) -> String {
         format!(
             "no provider '{provider}' is declared in this workspace's configuration; declared: {}",
             declared.join(", ")
         )
     }
 
-    pub fn not_declared_hint(provider: &str) -> String {
+    pub(crate) fn not_declared_hint(provider: &str) -> String {
         format!(
             "Use one of the declared providers, or add a [model_providers.{provider}] section to \
              hailer.toml."
@@ -42,7 +42,7 @@ impl Refusal {
 }
 
 /// A model client, and the key it sends with where that key came from.
-pub struct Built {
+pub(super) struct Built {
     pub client: ModelClient,
     /// The key (to be masked in the log) and its origin: none for the scripted demo model.
     pub key: Option<(SecretString, KeySource)>,
@@ -52,7 +52,7 @@ pub struct Built {
 
 impl Built {
     /// Where the key comes from, in words, or why none is needed.
-    pub fn credentials_line(&self) -> String {
+    pub(super) fn credentials_line(&self) -> String {
         match &self.key {
             None => "none needed: the scripted demo model runs inside hailerd and calls no \
                      endpoint"
@@ -75,7 +75,7 @@ impl Built {
 /// model (`wire_api = "demo"`), which runs inside the daemon. This is the one judgement of the
 /// settings and the key: sessions, turns and `POST /v1/credentials/check` all ask it.
 /// Reading a stored key may wait on the OS credential store: call from a blocking context.
-pub fn build(
+pub(super) fn build(
     config: &Config,
     provider_id: &str,
     model: &str,

@@ -6,14 +6,14 @@ use hailer_config::{Loaded, Runtime};
 
 /// The workspace's folders as the kernel sees them (docker: `/work/...`; unsafe-local: the
 /// host's paths).
-pub struct KernelPaths {
+pub(super) struct KernelPaths {
     pub workspace: String,
     pub data: String,
     pub notebooks: String,
 }
 
 impl KernelPaths {
-    pub fn of(loaded: &Loaded) -> Self {
+    pub(super) fn of(loaded: &Loaded) -> Self {
         let config = &loaded.config;
         match config.kernel.runtime {
             Runtime::Docker => Self {
@@ -75,7 +75,7 @@ Lead with the finding, in plain language, with the key numbers. Then say briefly
 and which cells you added or changed. No long preambles; no code dumps unless asked.";
 
 /// The instructions for one session (without the context, skills and web sections).
-pub fn system_prompt(loaded: &Loaded) -> String {
+pub(super) fn system_prompt(loaded: &Loaded) -> String {
     let paths = KernelPaths::of(loaded);
     let runtime = match loaded.config.kernel.runtime {
         Runtime::Docker => {

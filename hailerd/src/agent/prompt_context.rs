@@ -11,7 +11,7 @@ use hailer_tools::sections::{self, Sections, Sources};
 use crate::session::{Session, SessionError};
 
 /// The context, skills and web sections for `config`, read now.
-pub fn workspace_sections(config: &Config) -> Sections {
+pub(super) fn workspace_sections(config: &Config) -> Sections {
     sections::build(Sources {
         context_dir: &config.hailer.context_dir,
         max_context_bytes: config.hailer.max_context_bytes,
@@ -22,7 +22,7 @@ pub fn workspace_sections(config: &Config) -> Sections {
 
 /// The system prompt for the turn about to start: the session's instructions followed by the
 /// workspace sections, re-read now. Their warnings go to the session's clients.
-pub fn instructions_for_turn(base: &str, session: &Session) -> String {
+pub(super) fn instructions_for_turn(base: &str, session: &Session) -> String {
     let sections = workspace_sections(&session.loaded().config);
     for notice in &sections.notices {
         session.notice(NoticeLevel::Warning, notice.clone());
@@ -31,7 +31,10 @@ pub fn instructions_for_turn(base: &str, session: &Session) -> String {
 }
 
 /// The user message of a turn: the text, a skill attached to it, or a rendered prompt.
-pub fn turn_message(config: &Config, params: &StartTurnParams) -> Result<String, SessionError> {
+pub(crate) fn turn_message(
+    config: &Config,
+    params: &StartTurnParams,
+) -> Result<String, SessionError> {
     let unknown = |failure: Failure| SessionError::UnknownName {
         message: failure.message,
         hint: failure.hint,

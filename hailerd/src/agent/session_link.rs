@@ -40,7 +40,7 @@ impl SessionAgent for Agent {
 }
 
 /// Sets up each new session's agent, with stored keys read from `config_dir`.
-pub fn factory(config_dir: PathBuf) -> AgentFactory {
+pub(crate) fn factory(config_dir: PathBuf) -> AgentFactory {
     Arc::new(move |session, new_thread| {
         let (agent, notice) = Agent::set_up(session, &config_dir, new_thread);
         AgentSetup {
@@ -51,7 +51,7 @@ pub fn factory(config_dir: PathBuf) -> AgentFactory {
 }
 
 /// The session's agent; `None` before it is set up.
-pub fn of(session: &Session) -> Option<Arc<Agent>> {
+pub(crate) fn of(session: &Session) -> Option<Arc<Agent>> {
     let agent = Arc::clone(session.agent.get()?);
     agent.into_any().downcast::<Agent>().ok()
 }

@@ -10,7 +10,7 @@ use crate::session::Session;
 
 /// Publishes a turn's events on the session's bus and keeps them for clients that attach
 /// mid-turn.
-pub struct SessionSink {
+pub(super) struct SessionSink {
     session: Weak<Session>,
     client: String,
     turn_id: Mutex<String>,
@@ -23,7 +23,7 @@ pub struct SessionSink {
 }
 
 impl SessionSink {
-    pub fn new(
+    pub(super) fn new(
         session: Weak<Session>,
         client: String,
         on_end: Box<dyn Fn() + Send + Sync>,
@@ -52,7 +52,7 @@ impl SessionSink {
     /// acts on it is not refused as busy; `history`, the conversation with this turn, replaces
     /// what attaching clients are sent. Call it while the turn still holds the conversation
     /// store.
-    pub fn release(&self, history: Option<Vec<hailer_protocol::PastTurn>>) {
+    pub(super) fn release(&self, history: Option<Vec<hailer_protocol::PastTurn>>) {
         let Some(last) = self.last.lock().ok().and_then(|mut held| held.take()) else {
             return;
         };

@@ -58,7 +58,7 @@ pub(super) fn session_error(error: &SessionError) -> String {
 }
 
 /// Runs Python in the active notebook's kernel.
-pub struct MarimoExecute {
+pub(super) struct MarimoExecute {
     pub session: Weak<Session>,
     /// The cap the turn applies to results, so a check report survives it.
     pub max_output_chars: usize,
@@ -195,7 +195,7 @@ fn render(response: &hailer_protocol::ExecResponse) -> String {
 }
 
 /// Describes the kernel, the paths it sees and the notebooks' sessions, without any link.
-pub struct MarimoStatus {
+pub(super) struct MarimoStatus {
     pub session: Weak<Session>,
 }
 

@@ -151,7 +151,7 @@ fn record_cells(
 }
 
 /// Lists the active notebook's cells.
-pub struct NotebookCells {
+pub(super) struct NotebookCells {
     pub session: Weak<Session>,
 }
 
@@ -279,7 +279,7 @@ impl Matcher {
 }
 
 /// Checks every cell of the active notebook.
-pub struct NotebookCheck {
+pub(super) struct NotebookCheck {
     pub session: Weak<Session>,
 }
 

@@ -18,7 +18,7 @@ use super::tools_cells::list_cells;
 use crate::session::Session;
 
 /// Lists the notebooks of the workspace.
-pub struct NotebookList {
+pub(super) struct NotebookList {
     pub session: Weak<Session>,
 }
 
@@ -89,7 +89,7 @@ fn size(bytes: u64) -> String {
 }
 
 /// Creates a notebook from a template and makes it active.
-pub struct NotebookCreate {
+pub(super) struct NotebookCreate {
     pub session: Weak<Session>,
 }
 
@@ -157,7 +157,7 @@ the period helpers (load_periods, scan_periods, describe_periods, duckdb_periods
 }
 
 /// Makes another notebook active.
-pub struct NotebookOpen {
+pub(super) struct NotebookOpen {
     pub session: Weak<Session>,
 }
 
@@ -208,7 +208,7 @@ impl Tool for NotebookOpen {
 }
 
 /// Closes a notebook's kernel session.
-pub struct NotebookClose {
+pub(super) struct NotebookClose {
     pub session: Weak<Session>,
 }
 

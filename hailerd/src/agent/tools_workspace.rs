@@ -14,7 +14,7 @@ use hailer_tools::Failure;
 use serde_json::{Value, json};
 
 /// Adds the workspace tools, in the order the model is offered them.
-pub fn register(
+pub(super) fn register(
     tools: &mut ToolRegistry,
     config: &Config,
     audit: &crate::audit::Audit,
@@ -71,7 +71,7 @@ fn object(properties: Value, required: &[&str]) -> Value {
     })
 }
 
-pub struct ListPeriods {
+pub(super) struct ListPeriods {
     pub data_dir: PathBuf,
 }
 
@@ -102,7 +102,7 @@ named (at most 20). Cheap: call it before loading monthly data."
     }
 }
 
-pub struct LoadSkill {
+pub(super) struct LoadSkill {
     pub skills_dir: PathBuf,
 }
 
@@ -133,7 +133,7 @@ folder."
     }
 }
 
-pub struct ReadSkillFile {
+pub(super) struct ReadSkillFile {
     pub skills_dir: PathBuf,
 }
 
@@ -173,7 +173,7 @@ folder and links pointing outside it are refused; files over 1 MB or not UTF-8 c
     }
 }
 
-pub struct FetchPage {
+pub(super) struct FetchPage {
     pub allowed: AllowedDomains,
     pub max_page_bytes: u64,
     /// Every fetch is recorded in the workspace's audit trail.

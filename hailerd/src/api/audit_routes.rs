@@ -16,7 +16,7 @@ use crate::daemon_state::Daemon;
     ),
     security(("bearer" = []))
 )]
-pub async fn list(
+pub(super) async fn list(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
 ) -> Result<Json<AuditList>, ApiError> {

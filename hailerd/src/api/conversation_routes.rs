@@ -25,7 +25,7 @@ use crate::daemon_state::Daemon;
     ),
     security(("bearer" = []))
 )]
-pub async fn start(
+pub(super) async fn start(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
     JsonBody(params): JsonBody<NewConversationParams>,

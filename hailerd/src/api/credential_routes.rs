@@ -26,7 +26,7 @@ use crate::daemon_state::Daemon;
     ),
     security(("bearer" = []))
 )]
-pub async fn login(
+pub(super) async fn login(
     State(daemon): State<Daemon>,
     JsonBody(params): JsonBody<LoginParams>,
 ) -> Result<Json<CredentialsResponse>, ApiError> {
@@ -48,7 +48,7 @@ pub async fn login(
     ),
     security(("bearer" = []))
 )]
-pub async fn logout(
+pub(super) async fn logout(
     State(daemon): State<Daemon>,
     JsonBody(params): JsonBody<LogoutParams>,
 ) -> Result<Json<CredentialsResponse>, ApiError> {
@@ -71,7 +71,7 @@ pub async fn logout(
     ),
     security(("bearer" = []))
 )]
-pub async fn check(
+pub(super) async fn check(
     State(daemon): State<Daemon>,
     JsonBody(params): JsonBody<StartSessionParams>,
 ) -> Result<Json<ModelCheck>, ApiError> {

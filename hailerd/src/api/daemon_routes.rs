@@ -17,7 +17,7 @@ use crate::daemon_state::Daemon;
     ),
     security(("bearer" = []))
 )]
-pub async fn info(State(daemon): State<Daemon>) -> Json<DaemonInfo> {
+pub(super) async fn info(State(daemon): State<Daemon>) -> Json<DaemonInfo> {
     Json(DaemonInfo {
         version: crate::VERSION.to_owned(),
         pid: daemon.pid,
@@ -41,7 +41,7 @@ pub async fn info(State(daemon): State<Daemon>) -> Json<DaemonInfo> {
     ),
     security(("bearer" = []))
 )]
-pub async fn shutdown(State(daemon): State<Daemon>) -> Json<ShutdownResponse> {
+pub(super) async fn shutdown(State(daemon): State<Daemon>) -> Json<ShutdownResponse> {
     daemon.request_shutdown("asked through the API");
     Json(ShutdownResponse { stopping: true })
 }

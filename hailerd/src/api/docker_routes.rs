@@ -20,7 +20,7 @@ use super::json_body::JsonBody;
     ),
     security(("bearer" = []))
 )]
-pub async fn status(JsonBody(params): JsonBody<DockerStatusParams>) -> Json<DockerStatus> {
+pub(super) async fn status(JsonBody(params): JsonBody<DockerStatusParams>) -> Json<DockerStatus> {
     let endpoint = match hailer_docker::engine::endpoint::resolve_from_process() {
         Ok(endpoint) => endpoint,
         Err(error) => {

@@ -11,7 +11,7 @@ use crate::session::SessionError;
 
 /// Every error a handler or guard can answer with.
 #[derive(Debug, thiserror::Error)]
-pub enum ApiError {
+pub(crate) enum ApiError {
     #[error("missing or wrong access token; use the token from hailerd's runtime file")]
     Unauthorized,
     #[error("requests must address this daemon as 127.0.0.1, localhost or [::1] with its port")]
@@ -78,7 +78,7 @@ impl ApiError {
 impl ApiError {
     /// A refused request body, by the status the extractor gave it: too large and the wrong
     /// content type keep their own statuses, anything else is a bad request.
-    pub fn refused_body(status: StatusCode, detail: String) -> Self {
+    pub(crate) fn refused_body(status: StatusCode, detail: String) -> Self {
         let message = format!("the request body is not what this route takes: {detail}");
         match status {
             StatusCode::PAYLOAD_TOO_LARGE => Self::PayloadTooLarge(message),
@@ -174,7 +174,7 @@ impl From<SessionError> for ApiError {
 
 impl ApiError {
     /// The wire body of this error, for replies that carry it inside a stream.
-    pub fn body(&self) -> ErrorBody {
+    pub(crate) fn body(&self) -> ErrorBody {
         let (status, code, hint) = self.parts();
         if status.is_server_error() {
             tracing::warn!(error = %self, "request failed");

@@ -21,7 +21,7 @@ use crate::daemon_state::Daemon;
     ),
     security(("bearer" = []))
 )]
-pub async fn subscribe(State(daemon): State<Daemon>, upgrade: WebSocketUpgrade) -> Response {
+pub(super) async fn subscribe(State(daemon): State<Daemon>, upgrade: WebSocketUpgrade) -> Response {
     upgrade
         .protocols([WS_PROTOCOL])
         .on_upgrade(move |socket| stream_events(daemon, socket))

@@ -20,7 +20,7 @@ use super::error::ApiError;
 use crate::daemon_state::Daemon;
 
 /// Host and Origin checks, for every route.
-pub async fn check_host_and_origin(
+pub(super) async fn check_host_and_origin(
     State(daemon): State<Daemon>,
     request: Request,
     next: Next,
@@ -45,7 +45,11 @@ pub async fn check_host_and_origin(
 }
 
 /// The token check, for `/v1/`.
-pub async fn require_token(State(daemon): State<Daemon>, request: Request, next: Next) -> Response {
+pub(super) async fn require_token(
+    State(daemon): State<Daemon>,
+    request: Request,
+    next: Next,
+) -> Response {
     let presented = bearer_token(request.headers()).or_else(|| {
         is_websocket_upgrade(request.headers())
             .then(|| protocol_token(request.headers()))

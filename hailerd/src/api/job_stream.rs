@@ -27,7 +27,7 @@ use crate::kernel::job_log::{JobLog, JobSteps};
 
 /// Where a job sends its reports.
 #[derive(Debug, Clone)]
-pub struct JobProgress {
+pub(super) struct JobProgress {
     sender: UnboundedSender<KernelJobLine>,
     log: Arc<JobLog>,
     steps: Arc<Mutex<JobSteps>>,
@@ -35,7 +35,7 @@ pub struct JobProgress {
 
 impl JobProgress {
     /// Logs `report` and sends the line it makes.
-    pub fn report(&self, report: Report<'_>) {
+    pub(super) fn report(&self, report: Report<'_>) {
         if let Some(text) = report.text() {
             tracing::debug!(line = text, "job progress");
         }
@@ -51,14 +51,14 @@ impl JobProgress {
     }
 
     /// A line for the user.
-    pub fn line(&self, line: &str) {
+    pub(super) fn line(&self, line: &str) {
         self.report(Report::Note(line));
     }
 }
 
 /// A reply streaming what `job` reports, then the line it ends with, which names the job's
 /// log (`kind` names the log file: `kernel-build`).
-pub fn job_response<F, Fut>(daemon: &Daemon, kind: &str, job: F) -> Response
+pub(super) fn job_response<F, Fut>(daemon: &Daemon, kind: &str, job: F) -> Response
 where
     F: FnOnce(JobProgress) -> Fut,
     Fut: Future<Output = KernelJobLine> + Send + 'static,

@@ -11,7 +11,7 @@ use super::error::ApiError;
 /// what was wrong: 413 when it is too large, 415 when it is not sent as JSON, else 400. Every body this API takes is a JSON object: an array is refused
 /// even where its items could fill the fields in order.
 #[derive(Debug)]
-pub struct JsonBody<T>(pub T);
+pub(super) struct JsonBody<T>(pub T);
 
 impl<S, T> FromRequest<S> for JsonBody<T>
 where

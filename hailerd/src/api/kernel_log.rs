@@ -19,7 +19,7 @@ const MAX_TAIL: usize = 2000;
 /// Where the log starts.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct LogQuery {
+pub(super) struct LogQuery {
     /// How many of the lines already written come first (100 by default, at most 2000).
     tail: Option<usize>,
 }
@@ -38,7 +38,7 @@ pub struct LogQuery {
     ),
     security(("bearer" = []))
 )]
-pub async fn follow(
+pub(super) async fn follow(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
     Query(query): Query<LogQuery>,

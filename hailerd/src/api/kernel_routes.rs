@@ -28,7 +28,7 @@ use crate::kernel::image_jobs::{self, Report};
     ),
     security(("bearer" = []))
 )]
-pub async fn build(
+pub(super) async fn build(
     State(daemon): State<Daemon>,
     JsonBody(params): JsonBody<KernelBuildParams>,
 ) -> Response {
@@ -49,7 +49,7 @@ pub async fn build(
     ),
     security(("bearer" = []))
 )]
-pub async fn pull(
+pub(super) async fn pull(
     State(daemon): State<Daemon>,
     JsonBody(params): JsonBody<KernelPullParams>,
 ) -> Response {
@@ -71,7 +71,7 @@ pub async fn pull(
     ),
     security(("bearer" = []))
 )]
-pub async fn stop(
+pub(super) async fn stop(
     State(daemon): State<Daemon>,
     JsonBody(params): JsonBody<KernelStopParams>,
 ) -> Result<Json<KernelStopResponse>, ApiError> {
@@ -98,7 +98,7 @@ pub async fn stop(
     ),
     security(("bearer" = []))
 )]
-pub async fn install_local(
+pub(super) async fn install_local(
     State(daemon): State<Daemon>,
     JsonBody(params): JsonBody<InstallLocalParams>,
 ) -> Response {

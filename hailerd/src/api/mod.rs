@@ -12,7 +12,7 @@ mod job_stream;
 mod json_body;
 mod kernel_log;
 mod kernel_routes;
-pub mod openapi;
+pub(crate) mod openapi;
 mod render;
 mod session_events;
 mod sessions;
@@ -25,7 +25,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::middleware::from_fn_with_state;
 use axum::routing::{get, post};
 
-pub use error::ApiError;
+pub(crate) use error::ApiError;
 
 use crate::daemon_state::Daemon;
 
@@ -48,7 +48,7 @@ fn limit(bytes: usize) -> DefaultBodyLimit {
 
 /// The whole application: the chat page's files, `/v1/` behind the token, and every route
 /// behind the Host and Origin checks.
-pub fn router(daemon: Daemon) -> Router {
+pub(crate) fn router(daemon: Daemon) -> Router {
     let v1 = Router::new()
         .route("/daemon", get(daemon_routes::info))
         .route(

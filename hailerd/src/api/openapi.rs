@@ -107,7 +107,7 @@ use utoipa::{Modify, OpenApi};
     )),
     modifiers(&BearerAuth)
 )]
-pub struct ApiDoc;
+pub(crate) struct ApiDoc;
 
 struct BearerAuth;
 
@@ -136,6 +136,6 @@ pub fn document_json() -> String {
     responses((status = 200, description = "The OpenAPI document")),
     security(("bearer" = []))
 )]
-pub async fn document() -> Json<utoipa::openapi::OpenApi> {
+pub(crate) async fn document() -> Json<utoipa::openapi::OpenApi> {
     Json(ApiDoc::openapi())
 }

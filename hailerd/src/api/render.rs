@@ -32,7 +32,7 @@ static SLOTS: Semaphore = Semaphore::const_new(RENDER_SLOTS);
 
 /// Why a text is not rendered.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     TooLarge(usize),
     TooDeep,
 }
@@ -63,7 +63,7 @@ impl From<Refusal> for ApiError {
     ),
     security(("bearer" = []))
 )]
-pub async fn render(
+pub(super) async fn render(
     JsonBody(params): JsonBody<RenderParams>,
 ) -> Result<Json<RenderResponse>, ApiError> {
     if params.markdown.len() > MAX_MARKDOWN_BYTES {
@@ -81,7 +81,7 @@ pub async fn render(
 }
 
 /// Markdown to sanitised HTML, unless it is too large or nests too deeply.
-pub fn safe_html(markdown: &str) -> Result<String, Refusal> {
+pub(super) fn safe_html(markdown: &str) -> Result<String, Refusal> {
     use pulldown_cmark::{Event, Options, Parser, html};
     if markdown.len() > MAX_MARKDOWN_BYTES {
         return Err(Refusal::TooLarge(markdown.len()));

@@ -13,7 +13,7 @@ use crate::daemon_state::Daemon;
 /// Where a reconnecting client left off.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct Resume {
+pub(super) struct Resume {
     /// The last sequence number the client received: the events after it that the session
     /// still keeps come first, each once. Without it (or when they are no longer kept), the
     /// running turn's events so far come first.
@@ -32,7 +32,7 @@ pub struct Resume {
     ),
     security(("bearer" = []))
 )]
-pub async fn subscribe(
+pub(super) async fn subscribe(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
     Query(resume): Query<Resume>,

@@ -30,7 +30,7 @@ const MAX_CODE_BYTES: usize = 1024 * 1024;
     ),
     security(("bearer" = []))
 )]
-pub async fn start(
+pub(super) async fn start(
     State(daemon): State<Daemon>,
     JsonBody(params): JsonBody<StartSessionParams>,
 ) -> Result<Json<StartSessionResponse>, ApiError> {
@@ -59,7 +59,7 @@ pub async fn start(
     responses((status = 200, body = SessionList)),
     security(("bearer" = []))
 )]
-pub async fn list(State(daemon): State<Daemon>) -> Json<SessionList> {
+pub(super) async fn list(State(daemon): State<Daemon>) -> Json<SessionList> {
     let mut sessions = Vec::new();
     for session in daemon.sessions.all().await {
         sessions.push(session.info().await);
@@ -73,7 +73,7 @@ pub async fn list(State(daemon): State<Daemon>) -> Json<SessionList> {
     responses((status = 200, body = SessionInfo), (status = 404, body = hailer_protocol::ErrorBody)),
     security(("bearer" = []))
 )]
-pub async fn get(
+pub(super) async fn get(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
 ) -> Result<Json<SessionInfo>, ApiError> {
@@ -87,7 +87,7 @@ pub async fn get(
     responses((status = 200, body = SessionInfo), (status = 404, body = hailer_protocol::ErrorBody)),
     security(("bearer" = []))
 )]
-pub async fn stop(
+pub(super) async fn stop(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
 ) -> Result<Json<SessionInfo>, ApiError> {
@@ -110,7 +110,7 @@ pub async fn stop(
     ),
     security(("bearer" = []))
 )]
-pub async fn exec(
+pub(super) async fn exec(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
     JsonBody(params): JsonBody<ExecParams>,
@@ -150,7 +150,7 @@ fn check_timeout(timeout_secs: Option<u64>) -> Result<(), ApiError> {
     responses((status = 200, body = NotebookList)),
     security(("bearer" = []))
 )]
-pub async fn notebooks(
+pub(super) async fn notebooks(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
 ) -> Result<Json<NotebookList>, ApiError> {
@@ -164,7 +164,7 @@ pub async fn notebooks(
     responses((status = 200, body = NotebookChange), (status = 409, body = hailer_protocol::ErrorBody)),
     security(("bearer" = []))
 )]
-pub async fn create_notebook(
+pub(super) async fn create_notebook(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
     JsonBody(params): JsonBody<CreateNotebookParams>,
@@ -180,7 +180,7 @@ pub async fn create_notebook(
     responses((status = 200, body = NotebookChange), (status = 404, body = hailer_protocol::ErrorBody)),
     security(("bearer" = []))
 )]
-pub async fn open_notebook(
+pub(super) async fn open_notebook(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
     JsonBody(params): JsonBody<NotebookRef>,
@@ -196,7 +196,7 @@ pub async fn open_notebook(
     responses((status = 200, body = NotebookChange), (status = 404, body = hailer_protocol::ErrorBody)),
     security(("bearer" = []))
 )]
-pub async fn close_notebook(
+pub(super) async fn close_notebook(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
     JsonBody(params): JsonBody<NotebookRef>,
@@ -219,7 +219,7 @@ pub async fn close_notebook(
     ),
     security(("bearer" = []))
 )]
-pub async fn start_turn(
+pub(super) async fn start_turn(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
     JsonBody(params): JsonBody<StartTurnParams>,
@@ -243,7 +243,7 @@ pub async fn start_turn(
     responses((status = 200, body = CancelResponse)),
     security(("bearer" = []))
 )]
-pub async fn cancel(
+pub(super) async fn cancel(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
 ) -> Result<Json<CancelResponse>, ApiError> {

@@ -14,14 +14,14 @@ use tower_http::set_header::SetResponseHeaderLayer;
 
 /// One file of the page.
 #[derive(Debug, Clone, Copy)]
-pub struct Asset {
+pub(super) struct Asset {
     pub path: &'static str,
     pub content_type: &'static str,
     pub body: &'static str,
 }
 
 /// Every file the page is made of.
-pub const ASSETS: [Asset; 5] = [
+pub(super) const ASSETS: [Asset; 5] = [
     Asset {
         path: "/",
         content_type: "text/html; charset=utf-8",
@@ -50,7 +50,7 @@ pub const ASSETS: [Asset; 5] = [
 ];
 
 /// The page's routes, every response with its security headers, set by tower-http layers.
-pub fn routes<S>() -> Router<S>
+pub(super) fn routes<S>() -> Router<S>
 where
     S: Clone + Send + Sync + 'static,
 {

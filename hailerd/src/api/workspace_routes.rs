@@ -14,7 +14,7 @@ use crate::daemon_state::Daemon;
     responses((status = 200, body = SkillList), (status = 404, body = hailer_protocol::ErrorBody)),
     security(("bearer" = []))
 )]
-pub async fn skills(
+pub(super) async fn skills(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
 ) -> Result<Json<SkillList>, ApiError> {
@@ -36,7 +36,7 @@ pub async fn skills(
     responses((status = 200, body = PromptList), (status = 404, body = hailer_protocol::ErrorBody)),
     security(("bearer" = []))
 )]
-pub async fn prompts(
+pub(super) async fn prompts(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
 ) -> Result<Json<PromptList>, ApiError> {

@@ -23,7 +23,7 @@ enum Step {
 
 /// Sends what `events` receives until the last event, the client leaving, or `shutdown`. Events
 /// numbered up to `already_sent` are skipped (they went out in a replay).
-pub async fn forward<T: Envelope>(
+pub(super) async fn forward<T: Envelope>(
     socket: &mut WebSocket,
     events: &mut Receiver<Shared<T>>,
     already_sent: u64,
@@ -101,12 +101,18 @@ fn text(json: &Utf8Bytes) -> Message {
 }
 
 /// Sends one JSON message.
-pub async fn send<T: Serialize>(socket: &mut WebSocket, message: &T) -> Result<(), axum::Error> {
+pub(super) async fn send<T: Serialize>(
+    socket: &mut WebSocket,
+    message: &T,
+) -> Result<(), axum::Error> {
     let text = serde_json::to_string(message).map_err(axum::Error::new)?;
     socket.send(Message::Text(Utf8Bytes::from(text))).await
 }
 
 /// Sends one already encoded message.
-pub async fn send_encoded(socket: &mut WebSocket, json: &Utf8Bytes) -> Result<(), axum::Error> {
+pub(super) async fn send_encoded(
+    socket: &mut WebSocket,
+    json: &Utf8Bytes,
+) -> Result<(), axum::Error> {
     socket.send(text(json)).await
 }

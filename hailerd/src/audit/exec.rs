@@ -9,13 +9,13 @@ use super::{Audit, millis};
 
 /// How a failed run is recorded: its outcome and its message. The kernel's errors say which
 /// of them the memory limit ended.
-pub trait RunFailure: std::fmt::Display {
+pub(crate) trait RunFailure: std::fmt::Display {
     fn outcome(&self) -> AuditOutcome;
 }
 
 /// A run of code under way; see [`Audit::start_exec`].
 #[derive(Debug)]
-pub struct ExecRecord {
+pub(crate) struct ExecRecord {
     audit: Audit,
     entry: Option<AuditEntry>,
     started: Instant,
@@ -24,7 +24,12 @@ pub struct ExecRecord {
 impl Audit {
     /// Starts the record of running `code` in `notebook` (its name in the notebooks folder).
     /// `client` as for [`Audit::entry`].
-    pub fn start_exec(&self, client: Option<&str>, notebook: &str, code: &str) -> ExecRecord {
+    pub(crate) fn start_exec(
+        &self,
+        client: Option<&str>,
+        notebook: &str,
+        code: &str,
+    ) -> ExecRecord {
         let entry = self.inner.is_some().then(|| {
             let mut entry = self.entry(AuditKind::Exec, client);
             entry.notebook = Some(notebook.to_owned());
@@ -41,7 +46,7 @@ impl Audit {
 
 impl ExecRecord {
     /// The run ended with `result`.
-    pub fn finish(mut self, result: &Result<ExecResponse, impl RunFailure>) {
+    pub(crate) fn finish(mut self, result: &Result<ExecResponse, impl RunFailure>) {
         let Some(mut entry) = self.entry.take() else {
             return;
         };

@@ -7,7 +7,7 @@
 
 mod exec;
 
-pub use exec::RunFailure;
+pub(crate) use exec::RunFailure;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -25,7 +25,7 @@ struct TurnTag {
 /// Where a session's records go; clones share the trail. A disabled trail (`[hailer] audit =
 /// false`) records nothing.
 #[derive(Clone, Default)]
-pub struct Audit {
+pub(crate) struct Audit {
     inner: Option<Arc<Inner>>,
 }
 
@@ -49,7 +49,7 @@ impl std::fmt::Debug for Audit {
 impl Audit {
     /// The trail of the workspace whose state folder is `state_dir`, for `session`; its secrets
     /// masked by `redactor` before each line is written.
-    pub fn open(state_dir: &Path, session: &str, redactor: hailer_redact::Redactor) -> Self {
+    pub(crate) fn open(state_dir: &Path, session: &str, redactor: hailer_redact::Redactor) -> Self {
         let Some(writer) = writer::shared(state_dir, redactor) else {
             return Self::default();
         };
@@ -64,7 +64,7 @@ impl Audit {
     }
 
     /// Tools run from now on belong to this turn (`None`: to no turn).
-    pub fn set_turn(&self, turn: Option<(&str, &str)>) {
+    pub(crate) fn set_turn(&self, turn: Option<(&str, &str)>) {
         if let Some(inner) = &self.inner
             && let Ok(mut current) = inner.turn.lock()
         {
@@ -77,7 +77,7 @@ impl Audit {
 
     /// A record of `kind` stamped now. With `client` it is that client's own request; without,
     /// it belongs to the running turn, or else to the daemon.
-    pub fn entry(&self, kind: AuditKind, client: Option<&str>) -> AuditEntry {
+    pub(crate) fn entry(&self, kind: AuditKind, client: Option<&str>) -> AuditEntry {
         let (turn, client) = match (client, self.turn()) {
             (Some(client), _) => (None, client.to_owned()),
             (None, Some(tag)) => (Some(tag.id), tag.client),
@@ -107,7 +107,7 @@ impl Audit {
     }
 
     /// Appends `entry` (in the background).
-    pub fn write(&self, entry: AuditEntry) {
+    pub(crate) fn write(&self, entry: AuditEntry) {
         if let Some(inner) = &self.inner {
             let _ = inner
                 .writer
@@ -117,7 +117,7 @@ impl Audit {
     }
 
     /// Records a fetch of `url` by the running turn.
-    pub fn fetched(
+    pub(crate) fn fetched(
         &self,
         url: &str,
         outcome: AuditOutcome,
@@ -135,7 +135,7 @@ impl Audit {
     }
 
     /// Records a pass that copied notebooks back from a docker kernel (nothing when none was).
-    pub fn copied_back(&self, report: &hailer_docker::notebook_copies::CopyReport) {
+    pub(crate) fn copied_back(&self, report: &hailer_docker::notebook_copies::CopyReport) {
         if report.copied.is_empty() && report.backups.is_empty() {
             return;
         }
@@ -153,7 +153,7 @@ impl Audit {
     }
 
     /// Every record of this session so far, oldest first (written ones: waits for the writer).
-    pub async fn session_entries(&self) -> Vec<AuditEntry> {
+    pub(crate) async fn session_entries(&self) -> Vec<AuditEntry> {
         let Some(inner) = &self.inner else {
             return Vec::new();
         };

@@ -5,7 +5,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 /// Where `name` is, or why it could not be found.
-pub fn find(
+pub(super) fn find(
     name: &str,
     configured: Option<&Path>,
     kernel_python: Option<&Path>,

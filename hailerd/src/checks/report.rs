@@ -7,14 +7,14 @@ use std::collections::HashSet;
 use hailer_marimo::CellSnapshot;
 
 /// How many findings are shown; the rest are counted.
-pub const MAX_SHOWN: usize = 20;
+pub(super) const MAX_SHOWN: usize = 20;
 
 /// ruff rules that say the same as a ty rule on the same line.
 const SAME_AS_TY: &[(&str, &str)] = &[("F821", "unresolved-reference")];
 
 /// A finding in a cell.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
+pub(super) struct Finding {
     /// Index of the cell in the snapshot.
     pub cell: usize,
     /// 1-based line in the cell.
@@ -25,7 +25,7 @@ pub struct Finding {
 }
 
 /// Drops ruff findings that repeat a ty finding, then sorts by cell position and line.
-pub fn tidy(mut findings: Vec<Finding>, position: impl Fn(usize) -> usize) -> Vec<Finding> {
+pub(super) fn tidy(mut findings: Vec<Finding>, position: impl Fn(usize) -> usize) -> Vec<Finding> {
     let ty_rules: HashSet<(usize, u32, &str)> = findings
         .iter()
         .filter(|finding| finding.tool == "ty")
@@ -56,7 +56,7 @@ fn rule_name(rule: &str) -> &'static str {
 }
 
 /// How a cell is named in a report: `name (id)` or just the id.
-pub fn cell_label(cell: &CellSnapshot) -> String {
+pub(super) fn cell_label(cell: &CellSnapshot) -> String {
     match cell.given_name() {
         Some(name) => format!("{name} ({})", cell.id),
         None => cell.id.clone(),
@@ -65,7 +65,7 @@ pub fn cell_label(cell: &CellSnapshot) -> String {
 
 /// The report: a summary line, the findings with their code lines, what was cut, what was
 /// skipped.
-pub fn render(
+pub(super) fn render(
     cells: &[CellSnapshot],
     scope: &str,
     tools: &[&str],

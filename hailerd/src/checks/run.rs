@@ -13,7 +13,7 @@ const CHECK_TIMEOUT: Duration = Duration::from_secs(30);
 /// The only variables a checker sees besides its own scratch folders.
 const SAFE_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 /// The file name ruff is told the script has.
-pub const SCRIPT_NAME: &str = "hailer_notebook.py";
+pub(super) const SCRIPT_NAME: &str = "hailer_notebook.py";
 
 /// ruff's rules: real errors (pyflakes, pylint errors), mutable defaults, loop variables caught
 /// by closures and bare excepts. The ignored ones are normal in notebooks.
@@ -22,7 +22,7 @@ const RUFF_IGNORE: &str = "F401,F541,F704,F811,PLE1142";
 
 /// A finding on a line of the script.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RawFinding {
+pub(super) struct RawFinding {
     pub line: u32,
     pub rule: String,
     pub message: String,
@@ -101,7 +101,7 @@ struct RuffLocation {
 }
 
 /// ruff on the script (given on stdin).
-pub async fn ruff(
+pub(super) async fn ruff(
     program: &Path,
     script: &str,
     target: &str,
@@ -160,7 +160,7 @@ struct TyPosition {
 }
 
 /// ty on the script, written to `dir`; `python` is the environment whose packages it knows.
-pub async fn ty(
+pub(super) async fn ty(
     program: &Path,
     script: &str,
     python: Option<&Path>,

@@ -8,7 +8,7 @@ use hailer_marimo::CellSnapshot;
 
 /// The script and where each of its lines came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Script {
+pub(super) struct Script {
     pub text: String,
     /// Index `n` is script line `n + 1`: the cell's index and the 1-based line in the cell, or
     /// `None` for a header line.
@@ -17,7 +17,7 @@ pub struct Script {
 
 impl Script {
     /// The cell and line a 1-based script line came from.
-    pub fn origin(&self, line: u32) -> Option<(usize, u32)> {
+    pub(super) fn origin(&self, line: u32) -> Option<(usize, u32)> {
         let index = usize::try_from(line).ok()?.checked_sub(1)?;
         self.origins.get(index).copied().flatten()
     }
@@ -26,7 +26,7 @@ impl Script {
 /// The cells in dependency order: a cell that defines a name comes before every cell that uses
 /// it; otherwise notebook order is kept. Cells in a cycle keep their notebook order at the end.
 /// Cells that do not compile are left out.
-pub fn order(cells: &[CellSnapshot]) -> Vec<usize> {
+pub(super) fn order(cells: &[CellSnapshot]) -> Vec<usize> {
     let usable: Vec<usize> = (0..cells.len())
         .filter(|&index| cells[index].syntax.is_none())
         .collect();
@@ -77,7 +77,7 @@ pub fn order(cells: &[CellSnapshot]) -> Vec<usize> {
 }
 
 /// The script of `cells` in `order`.
-pub fn build(cells: &[CellSnapshot], order: &[usize]) -> Script {
+pub(super) fn build(cells: &[CellSnapshot], order: &[usize]) -> Script {
     let mut text = String::new();
     let mut origins = Vec::new();
     for &index in order {

@@ -13,12 +13,12 @@ use tokio::sync::Mutex;
 use super::{KernelError, KernelSpec};
 
 /// Where the kernel sees the notebooks folder.
-pub const KERNEL_NOTEBOOKS: &str = "/work/notebooks";
+pub(super) const KERNEL_NOTEBOOKS: &str = "/work/notebooks";
 /// How often changed notebooks come back while the kernel runs.
 const COPY_BACK_EVERY: Duration = Duration::from_secs(15);
 
 /// A running docker kernel and what its copies remember.
-pub struct DockerServer {
+pub(super) struct DockerServer {
     kernel: DockerKernel,
     pub client: MarimoClient,
     copies: Arc<Mutex<CopyState>>,
@@ -39,21 +39,23 @@ impl std::fmt::Debug for DockerServer {
 }
 
 impl DockerServer {
-    pub fn base_url(&self) -> &str {
+    pub(super) fn base_url(&self) -> &str {
         &self.kernel.base_url
     }
 
-    pub fn token(&self) -> &secrecy::SecretString {
+    pub(super) fn token(&self) -> &secrecy::SecretString {
         &self.kernel.token
     }
 
     /// Whether a container of the kernel ended, and how.
-    pub async fn ended(&self) -> hailer_docker::Result<Option<hailer_docker::runtime::Ended>> {
+    pub(super) async fn ended(
+        &self,
+    ) -> hailer_docker::Result<Option<hailer_docker::runtime::Ended>> {
         self.kernel.ended().await
     }
 
     /// The kernel container's output from its last `tail` lines on (raw: holds the token).
-    pub fn follow_log(
+    pub(super) fn follow_log(
         &self,
         tail: usize,
     ) -> impl futures_util::Stream<Item = hailer_docker::Result<bytes::Bytes>> + Send + use<> {
@@ -61,7 +63,7 @@ impl DockerServer {
     }
 
     /// Copies changed notebooks back; a line for the user when something needs saying.
-    pub async fn copy_back(&self, last: bool) -> Option<String> {
+    pub(super) async fn copy_back(&self, last: bool) -> Option<String> {
         let limits = if last {
             CopyLimits::last()
         } else {
@@ -82,7 +84,7 @@ impl DockerServer {
 
     /// Whether the kernel ran out of memory since `since` (and whether its container still
     /// runs); `None` when the engine could not tell.
-    pub async fn memory_check(
+    pub(super) async fn memory_check(
         &self,
         since: std::time::SystemTime,
     ) -> Option<hailer_docker::runtime::MemoryCheck> {
@@ -96,13 +98,13 @@ impl DockerServer {
     }
 
     /// Copies the host's notebooks in again (a notebook created on this machine mid-session).
-    pub async fn copy_in(&self) -> Option<String> {
+    pub(super) async fn copy_in(&self) -> Option<String> {
         let mut state = self.copies.lock().await;
         describe(&copy_in(&self.client, &self.notebooks_dir, &mut state).await)
     }
 
     /// Copies back one last time, then removes the containers and the network.
-    pub async fn stop(self) {
+    pub(super) async fn stop(self) {
         self.periodic.abort();
         if let Some(line) = self.copy_back(true).await {
             tracing::info!(line, "last copy back");
@@ -114,7 +116,7 @@ impl DockerServer {
 
 /// Starts the kernel: the engine, leftovers of dead sessions, the image's contract, the
 /// containers, then the notebooks copied in.
-pub async fn start(
+pub(super) async fn start(
     spec: &KernelSpec,
     progress: hailer_marimo::Progress<'_>,
 ) -> Result<DockerServer, KernelError> {
@@ -245,7 +247,11 @@ fn describe(report: &hailer_docker::notebook_copies::CopyReport) -> Option<Strin
 }
 
 /// The path the kernel sees for a notebook on this machine.
-pub fn kernel_path_in(notebooks_dir: &Path, kernel_notebooks_dir: &Path, host: &Path) -> PathBuf {
+pub(super) fn kernel_path_in(
+    notebooks_dir: &Path,
+    kernel_notebooks_dir: &Path,
+    host: &Path,
+) -> PathBuf {
     match host.strip_prefix(notebooks_dir) {
         Ok(relative) => kernel_notebooks_dir.join(relative),
         Err(_) => host.to_path_buf(),

@@ -8,10 +8,10 @@ use hailer_docker::image::host_config::{self, HostInputs, HostSettings};
 use hailer_docker::{BuildOptions, Engine};
 use hailer_protocol::{KernelBuildParams, KernelJobLine, KernelPullParams};
 
-pub use hailer_marimo::{Progress, Report};
+pub(crate) use hailer_marimo::{Progress, Report};
 
 /// Builds the image `params` describe, or writes its context when `export_to` is set.
-pub async fn build(params: KernelBuildParams, progress: Progress<'_>) -> KernelJobLine {
+pub(crate) async fn build(params: KernelBuildParams, progress: Progress<'_>) -> KernelJobLine {
     match try_build(params, progress).await {
         Ok(done) => done,
         Err(failed) => failed,
@@ -19,7 +19,7 @@ pub async fn build(params: KernelBuildParams, progress: Progress<'_>) -> KernelJ
 }
 
 /// Downloads the image and checks its contract.
-pub async fn pull(params: KernelPullParams, progress: Progress<'_>) -> KernelJobLine {
+pub(crate) async fn pull(params: KernelPullParams, progress: Progress<'_>) -> KernelJobLine {
     let contract = hailer_kernel_bundle::contract();
     let image = params.image.trim();
     if image.is_empty() {

@@ -11,19 +11,19 @@ use hailer_marimo::Report;
 use hailer_protocol::{JobStep, KernelJobLine};
 
 /// The folder job logs go to, inside the daemon's log folder.
-pub const JOBS_FOLDER: &str = "jobs";
+pub(crate) const JOBS_FOLDER: &str = "jobs";
 
 /// One job's log file. A file that cannot be made is no reason to fail the job: the job runs
 /// on with no log (and says so in the daemon's log).
 #[derive(Debug)]
-pub struct JobLog {
+pub(crate) struct JobLog {
     path: Option<PathBuf>,
     file: Mutex<Option<std::fs::File>>,
 }
 
 impl JobLog {
     /// A new log named after `kind` (`kernel-build`) and the time, in the daemon's log folder.
-    pub fn create(kind: &str) -> Self {
+    pub(crate) fn create(kind: &str) -> Self {
         match crate::logging::log_dir() {
             Some(dir) => Self::create_in(&dir.join(JOBS_FOLDER), kind),
             None => Self::none(),
@@ -31,7 +31,7 @@ impl JobLog {
     }
 
     /// A new log in `dir`.
-    pub fn create_in(dir: &Path, kind: &str) -> Self {
+    pub(crate) fn create_in(dir: &Path, kind: &str) -> Self {
         static SERIAL: AtomicU64 = AtomicU64::new(0);
         let stamp: String = hailer_audit::format_rfc3339(hailer_audit::unix_millis_now())
             .chars()
@@ -65,12 +65,12 @@ impl JobLog {
     }
 
     /// The log file, when there is one.
-    pub fn path(&self) -> Option<&Path> {
+    pub(crate) fn path(&self) -> Option<&Path> {
         self.path.as_deref()
     }
 
     /// Appends `line`.
-    pub fn write(&self, line: &str) {
+    pub(crate) fn write(&self, line: &str) {
         if let Ok(mut file) = self.file.lock()
             && let Some(open) = file.as_mut()
             && let Err(error) = writeln!(open, "{line}")
@@ -81,7 +81,7 @@ impl JobLog {
     }
 
     /// Writes what `report` says (a step as a heading); a count has no words.
-    pub fn record(&self, report: Report<'_>) {
+    pub(crate) fn record(&self, report: Report<'_>) {
         match report {
             Report::Step { name, .. } => self.write(&format!("==> {name}")),
             Report::Note(line) | Report::Output(line) => self.write(line),
@@ -92,14 +92,14 @@ impl JobLog {
 
 /// The step a job is at, carried on the reply's lines.
 #[derive(Debug, Default)]
-pub struct JobSteps {
+pub(crate) struct JobSteps {
     step: Option<JobStep>,
 }
 
 impl JobSteps {
     /// The reply's line for `report`: a count changes the step's state and is carried by the
     /// next line, so it makes none.
-    pub fn line(&mut self, report: Report<'_>) -> Option<KernelJobLine> {
+    pub(crate) fn line(&mut self, report: Report<'_>) -> Option<KernelJobLine> {
         match report {
             Report::Step { name, total } => {
                 self.step = Some(JobStep {

@@ -12,7 +12,7 @@ const DATA_DIR_VARIABLE: &str = "HAILER_DATA_DIR";
 
 /// A marimo server started for one session, with its client.
 #[derive(Debug)]
-pub struct LocalServer {
+pub(super) struct LocalServer {
     server: MarimoServer,
     pub client: MarimoClient,
     /// The record that lets the next daemon end this server if this one dies.
@@ -22,25 +22,25 @@ pub struct LocalServer {
 }
 
 impl LocalServer {
-    pub fn base_url(&self) -> &str {
+    pub(super) fn base_url(&self) -> &str {
         self.server.base_url()
     }
 
-    pub fn token(&self) -> &secrecy::SecretString {
+    pub(super) fn token(&self) -> &secrecy::SecretString {
         self.server.token()
     }
 
     /// How the server process ended; `None` while it runs.
-    pub fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
+    pub(super) fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
         self.server.exit_status()
     }
 
     /// The server's log file (its output), which holds the token unmasked.
-    pub fn log_path(&self) -> &Path {
+    pub(super) fn log_path(&self) -> &Path {
         self.server.log_path()
     }
 
-    pub async fn stop(self) {
+    pub(super) async fn stop(self) {
         self.server.stop().await;
         if let Some(record) = &self.record {
             super::local_leftovers::forget(record);
@@ -49,7 +49,7 @@ impl LocalServer {
 }
 
 /// Prepares the environment, then starts marimo on the session's notebooks folder.
-pub async fn start(
+pub(super) async fn start(
     spec: &KernelSpec,
     progress: hailer_marimo::Progress<'_>,
 ) -> Result<LocalServer, KernelError> {
@@ -104,7 +104,7 @@ async fn venv_python(
 /// kernel's packages and the cell checkers (ty; ruff is a kernel package), made from `python`
 /// when named, else from the best Python on `search_path`. A ready environment is reused
 /// without running any interpreter.
-pub async fn managed_venv(
+pub(crate) async fn managed_venv(
     python: Option<&Path>,
     search_path: Option<&str>,
     wheelhouse: Option<&Path>,

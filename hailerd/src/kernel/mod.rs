@@ -5,18 +5,18 @@
 //! docker start fails; it never falls back to running code on this machine.
 
 mod docker;
-pub mod image_jobs;
-pub mod job_log;
+pub(crate) mod image_jobs;
+pub(crate) mod job_log;
 mod local;
 #[cfg(unix)]
-pub mod local_leftovers;
+pub(crate) mod local_leftovers;
 #[cfg(windows)]
 #[path = "local_leftovers_windows.rs"]
-pub mod local_leftovers;
+pub(crate) mod local_leftovers;
 
-pub use local::managed_venv;
+pub(crate) use local::managed_venv;
 mod value_as_text;
-pub mod watch;
+pub(crate) mod watch;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,11 +30,11 @@ use secrecy::{ExposeSecret, SecretString};
 /// The variable of a client's environment that names a folder of wheels: a managed environment
 /// a session start has to make is then installed from it, with no package index (for machines
 /// that reach none). `hailer kernel install-local --wheelhouse` is the same for one install.
-pub const OFFLINE_WHEELS_VAR: &str = "HAILER_WHEELHOUSE";
+pub(crate) const OFFLINE_WHEELS_VAR: &str = "HAILER_WHEELHOUSE";
 
 /// Everything needed to start a kernel for one session.
 #[derive(Debug, Clone)]
-pub struct KernelSpec {
+pub(crate) struct KernelSpec {
     pub runtime: Runtime,
     pub workspace: PathBuf,
     pub notebooks_dir: PathBuf,
@@ -62,7 +62,7 @@ pub struct KernelSpec {
 
 /// What the docker runtime needs besides the common settings.
 #[derive(Debug, Clone)]
-pub struct DockerSettings {
+pub(crate) struct DockerSettings {
     pub image: Option<String>,
     pub memory: hailer_config::MemoryLimit,
     pub cpus: f64,
@@ -74,7 +74,7 @@ pub struct DockerSettings {
 
 /// Why a kernel could not start or run code.
 #[derive(Debug, thiserror::Error)]
-pub enum KernelError {
+pub(crate) enum KernelError {
     #[error("{0}")]
     Docker(#[from] hailer_docker::Error),
     #[error("{0}")]
@@ -106,7 +106,7 @@ impl crate::audit::RunFailure for KernelError {
 
 impl KernelError {
     /// What the user can do about it.
-    pub fn hint(&self) -> Option<String> {
+    pub(crate) fn hint(&self) -> Option<String> {
         match self {
             Self::OutOfMemory { .. } => Some(
                 "Work with less data at a time (read only the columns and rows needed, use lazy \
@@ -120,11 +120,11 @@ impl KernelError {
 }
 
 /// How long one run of code may take unless the caller says otherwise.
-pub const DEFAULT_EXEC_TIMEOUT: Duration = Duration::from_secs(300);
+pub(crate) const DEFAULT_EXEC_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// A running kernel.
 #[derive(Debug)]
-pub struct Kernel {
+pub(crate) struct Kernel {
     client: MarimoClient,
     base_url: String,
     token: SecretString,
@@ -154,7 +154,7 @@ enum Server {
 impl Kernel {
     /// Starts the kernel `spec` describes, reporting progress lines (environment set-up can take
     /// a while the first time).
-    pub async fn start(
+    pub(crate) async fn start(
         spec: &KernelSpec,
         progress: hailer_marimo::Progress<'_>,
     ) -> Result<Self, KernelError> {
@@ -201,7 +201,7 @@ impl Kernel {
 
     /// Runs `code` in `notebook`'s kernel session, opening it (and running its cells) first if
     /// needed.
-    pub async fn exec(
+    pub(crate) async fn exec(
         &self,
         notebook: &Path,
         code: &str,
@@ -253,7 +253,7 @@ impl Kernel {
 
     /// The cells of `notebook` from its document, without marking them as read (the session is
     /// opened first if needed).
-    pub async fn snapshot_cells(
+    pub(crate) async fn snapshot_cells(
         &self,
         notebook: &Path,
         options: SnapshotOptions,
@@ -265,7 +265,7 @@ impl Kernel {
     }
 
     /// The charts of the cells `cell_ids` of `notebook`, drawn in the kernel.
-    pub async fn draw_charts(
+    pub(crate) async fn draw_charts(
         &self,
         notebook: &Path,
         cell_ids: &[String],
@@ -277,7 +277,7 @@ impl Kernel {
     }
 
     /// The state of the kernel serving `notebook`; `None` when it has no session.
-    pub async fn notebook_state(
+    pub(crate) async fn notebook_state(
         &self,
         notebook: &Path,
     ) -> Result<Option<KernelState>, KernelError> {
@@ -289,17 +289,17 @@ impl Kernel {
     }
 
     /// The token marimo wants: for masking, and for links people open.
-    pub fn token(&self) -> &SecretString {
+    pub(crate) fn token(&self) -> &SecretString {
         &self.token
     }
 
     /// The unsafe-local kernel's Python interpreter; `None` for a docker kernel.
-    pub fn local_python(&self) -> Option<&Path> {
+    pub(crate) fn local_python(&self) -> Option<&Path> {
         self.local_python.as_deref()
     }
 
     /// Opens `notebook`'s kernel session (its cells run) without running anything else.
-    pub async fn open(&self, notebook: &Path) -> Result<(), KernelError> {
+    pub(crate) async fn open(&self, notebook: &Path) -> Result<(), KernelError> {
         self.client
             .ensure_session(&self.kernel_path(notebook))
             .await?;
@@ -307,7 +307,7 @@ impl Kernel {
     }
 
     /// Closes `notebook`'s kernel session if one is open.
-    pub async fn close(&self, notebook: &Path) -> Result<bool, KernelError> {
+    pub(crate) async fn close(&self, notebook: &Path) -> Result<bool, KernelError> {
         match self
             .client
             .resolve_session(&self.kernel_path(notebook))
@@ -322,7 +322,7 @@ impl Kernel {
     }
 
     /// The notebooks that have a kernel session, by path.
-    pub async fn open_notebooks(&self) -> Vec<PathBuf> {
+    pub(crate) async fn open_notebooks(&self) -> Vec<PathBuf> {
         self.client
             .list_sessions()
             .await
@@ -342,7 +342,7 @@ impl Kernel {
 
     /// A link a person can open to watch and edit `notebook` in marimo. It carries the kernel's
     /// token: never hand it to the model.
-    pub fn signed_link(&self, notebook_name: &str) -> String {
+    pub(crate) fn signed_link(&self, notebook_name: &str) -> String {
         format!(
             "{}/?file={}&access_token={}",
             self.base_url,
@@ -353,7 +353,7 @@ impl Kernel {
 
     /// Copies changed notebooks back from a docker kernel (nothing to do for unsafe-local);
     /// a line for the user when something needs saying.
-    pub async fn copy_back(&self) -> Option<String> {
+    pub(crate) async fn copy_back(&self) -> Option<String> {
         match self.server.lock().await.as_ref() {
             Some(Server::Docker(server)) => server.copy_back(false).await,
             _ => None,
@@ -361,7 +361,7 @@ impl Kernel {
     }
 
     /// Copies the host's notebooks into a docker kernel again (nothing to do for unsafe-local).
-    pub async fn copy_in(&self) -> Option<String> {
+    pub(crate) async fn copy_in(&self) -> Option<String> {
         match self.server.lock().await.as_ref() {
             Some(Server::Docker(server)) => server.copy_in().await,
             _ => None,
@@ -370,7 +370,7 @@ impl Kernel {
 
     /// How the kernel ended, when it ended by itself or from outside; `None` while it runs and
     /// after [`Kernel::stop`]. An engine that cannot be asked right now also answers `None`.
-    pub async fn ended(&self) -> Option<hailer_protocol::KernelExit> {
+    pub(crate) async fn ended(&self) -> Option<hailer_protocol::KernelExit> {
         match self.server.lock().await.as_mut() {
             Some(Server::Local(server)) => server.exit_status().map(watch::local_exit),
             Some(Server::Docker(server)) => match server.ended().await {
@@ -386,7 +386,10 @@ impl Kernel {
 
     /// The kernel's log from its last `tail` lines on, line by line with the token masked, as
     /// it is written; `None` once the kernel was stopped.
-    pub async fn follow_log(&self, tail: usize) -> Option<tokio::sync::mpsc::Receiver<String>> {
+    pub(crate) async fn follow_log(
+        &self,
+        tail: usize,
+    ) -> Option<tokio::sync::mpsc::Receiver<String>> {
         match self.server.lock().await.as_ref() {
             Some(Server::Local(server)) => Some(watch::follow_file(
                 server.log_path().to_path_buf(),
@@ -403,7 +406,7 @@ impl Kernel {
 
     /// Stops the kernel and everything it started (a docker kernel copies its notebooks back
     /// first). Safe to call twice.
-    pub async fn stop(&self) {
+    pub(crate) async fn stop(&self) {
         match self.server.lock().await.take() {
             Some(Server::Local(server)) => server.stop().await,
             Some(Server::Docker(server)) => server.stop().await,
@@ -416,7 +419,7 @@ impl Kernel {
     }
 
     /// `notebook`'s name in the notebooks folder (`analysis.py`, `sub/one.py`).
-    pub fn relative_name(&self, notebook: &Path) -> String {
+    pub(crate) fn relative_name(&self, notebook: &Path) -> String {
         notebook
             .strip_prefix(&self.notebooks_dir)
             .unwrap_or(notebook)

@@ -22,7 +22,7 @@ use serde_json::Value;
 const CELL_CHARS: usize = 40;
 
 /// The text form of a rendered value, when it has one.
-pub fn readable(mimetype: &str, data: &str) -> ExecValue {
+pub(super) fn readable(mimetype: &str, data: &str) -> ExecValue {
     let text = if mimetype.contains("vegalite") {
         chart_text(data)
     } else {

@@ -4,5 +4,5 @@
 mod names;
 mod notebook_json;
 
-pub use names::{NotebookError, list, resolve, slug_file_name};
-pub use notebook_json::NotebookState;
+pub(crate) use names::{NotebookError, list, resolve, slug_file_name};
+pub(crate) use notebook_json::NotebookState;

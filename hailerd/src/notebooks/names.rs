@@ -12,7 +12,7 @@ const MAX_LISTED: usize = 12;
 
 /// Why a notebook reference could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum NotebookError {
+pub(crate) enum NotebookError {
     #[error(
         "no notebook matches \"{reference}\"; the notebooks are: {}",
         listed(candidates)
@@ -57,7 +57,7 @@ fn listed(candidates: &[String]) -> String {
 
 /// A notebook file found in the notebooks folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NotebookFile {
+pub(crate) struct NotebookFile {
     /// Relative to the notebooks folder, `/`-separated.
     pub name: String,
     pub path: PathBuf,
@@ -66,7 +66,7 @@ pub struct NotebookFile {
 }
 
 /// `Sales report (Q3)` becomes `sales_report_q3.py`.
-pub fn slug_file_name(name: &str) -> Result<String, NotebookError> {
+pub(crate) fn slug_file_name(name: &str) -> Result<String, NotebookError> {
     let trimmed = name.trim();
     let stem = trimmed
         .strip_suffix(".py")
@@ -97,7 +97,7 @@ pub fn slug_file_name(name: &str) -> Result<String, NotebookError> {
 
 /// Whether the file at `path` is a marimo notebook (a `.py` of at most 5 MB that imports marimo
 /// and makes an App).
-pub fn is_notebook(path: &Path) -> bool {
+pub(super) fn is_notebook(path: &Path) -> bool {
     let Ok(metadata) = std::fs::symlink_metadata(path) else {
         return false;
     };
@@ -112,7 +112,7 @@ pub fn is_notebook(path: &Path) -> bool {
 }
 
 /// Every notebook under `dir`, sorted by name.
-pub fn list(dir: &Path) -> Vec<NotebookFile> {
+pub(crate) fn list(dir: &Path) -> Vec<NotebookFile> {
     let mut found = Vec::new();
     walk(dir, dir, 0, &mut found);
     found.sort_by(|a, b| a.name.cmp(&b.name));
@@ -167,7 +167,7 @@ fn relative_name(root: &Path, path: &Path) -> String {
 
 /// Finds the notebook `reference` names: a path inside the notebooks folder (relative, or
 /// absolute under it), or a file name with or without `.py`, case-insensitively.
-pub fn resolve(dir: &Path, reference: &str) -> Result<NotebookFile, NotebookError> {
+pub(crate) fn resolve(dir: &Path, reference: &str) -> Result<NotebookFile, NotebookError> {
     let reference = reference.trim();
     let as_path = Path::new(reference);
     if as_path

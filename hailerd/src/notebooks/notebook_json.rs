@@ -12,7 +12,7 @@ const FILE_NAME: &str = "notebook.json";
 const MAX_FILE_BYTES: u64 = 64 * 1024;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NotebookState {
+pub(crate) struct NotebookState {
     #[serde(default)]
     pub active: Option<String>,
     #[serde(default)]
@@ -26,7 +26,7 @@ impl NotebookState {
 
     /// The stored state; an unreadable file counts as none.
     #[cfg(test)]
-    pub fn load(state_dir: &Path) -> Self {
+    pub(crate) fn load(state_dir: &Path) -> Self {
         Self::read(state_dir).ok().flatten().unwrap_or_default()
     }
 
@@ -34,7 +34,7 @@ impl NotebookState {
     /// notebook that is not a notebook there (a path out of it, a missing file) is dropped, so
     /// the configured notebook opens instead, and the warning says so. Recent names that are not
     /// notebooks there are dropped quietly.
-    pub fn load_checked(state_dir: &Path, notebooks_dir: &Path) -> (Self, Option<String>) {
+    pub(crate) fn load_checked(state_dir: &Path, notebooks_dir: &Path) -> (Self, Option<String>) {
         let stored = match Self::read(state_dir) {
             Ok(Some(stored)) => stored,
             Ok(None) => return (Self::default(), None),
@@ -93,7 +93,7 @@ impl NotebookState {
     }
 
     /// Makes `name` active and first among the recent ones.
-    pub fn activate(&mut self, name: &str) {
+    pub(crate) fn activate(&mut self, name: &str) {
         self.active = Some(name.to_owned());
         self.recent.retain(|recent| recent != name);
         self.recent.insert(0, name.to_owned());
@@ -101,7 +101,7 @@ impl NotebookState {
     }
 
     /// Writes the state atomically.
-    pub fn save(&self, state_dir: &Path) -> std::io::Result<()> {
+    pub(crate) fn save(&self, state_dir: &Path) -> std::io::Result<()> {
         std::fs::create_dir_all(state_dir)?;
         let mut temp = tempfile::NamedTempFile::new_in(state_dir)?;
         serde_json::to_writer_pretty(&mut temp, self)?;

@@ -12,9 +12,9 @@ use hailer_protocol::AgentProblem;
 use super::{Session, SessionError};
 
 /// A boxed future that can move between threads.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-pub trait SessionAgent: std::fmt::Debug + Send + Sync + 'static {
+pub(crate) trait SessionAgent: std::fmt::Debug + Send + Sync + 'static {
     /// The model in use, as `provider:name`, when the agent could be set up.
     fn model_label(&self) -> Option<String>;
 
@@ -37,10 +37,10 @@ pub trait SessionAgent: std::fmt::Debug + Send + Sync + 'static {
 }
 
 /// What setting a new session's agent up gave: the agent, and a notice for its clients.
-pub struct AgentSetup {
+pub(crate) struct AgentSetup {
     pub agent: Arc<dyn SessionAgent>,
     pub notice: Option<String>,
 }
 
 /// Sets up the agent of a new session; `true` starts a new conversation instead of resuming.
-pub type AgentFactory = Arc<dyn Fn(&Arc<Session>, bool) -> AgentSetup + Send + Sync>;
+pub(crate) type AgentFactory = Arc<dyn Fn(&Arc<Session>, bool) -> AgentSetup + Send + Sync>;

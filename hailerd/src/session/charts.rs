@@ -14,7 +14,7 @@ const MAX_PICTURE_BYTES: usize = 64 * 1024 * 1024;
 
 /// The charts kept, oldest first, with the tool call that made each.
 #[derive(Debug, Default)]
-pub struct ChartBook {
+pub(crate) struct ChartBook {
     inner: Mutex<Book>,
 }
 
@@ -33,7 +33,7 @@ fn picture_bytes(chart: &Chart) -> usize {
 
 impl ChartBook {
     /// Charts made from now on belong to `turn` (`None`: no turn is running).
-    pub fn set_turn(&self, turn: Option<&str>) {
+    pub(crate) fn set_turn(&self, turn: Option<&str>) {
         if let Ok(mut book) = self.inner.lock() {
             book.turn = turn.map(str::to_owned);
         }
@@ -71,7 +71,7 @@ impl ChartBook {
     }
 
     /// Each turn of `history` with the charts its tool calls made.
-    pub fn fill(&self, history: &mut [PastTurn]) {
+    pub(crate) fn fill(&self, history: &mut [PastTurn]) {
         for turn in history {
             let calls: Vec<&str> = turn
                 .tools
@@ -85,7 +85,7 @@ impl ChartBook {
 
 impl Session {
     /// Sends `chart`, made by the tool call `call_id` of the running turn, to every client.
-    pub fn publish_chart(&self, call_id: &str, chart: Chart) {
+    pub(crate) fn publish_chart(&self, call_id: &str, chart: Chart) {
         let (turn, chart) = self.charts.keep(call_id, chart);
         let Some(turn_id) = turn else {
             return;

@@ -4,7 +4,7 @@ use crate::kernel::KernelError;
 use crate::notebooks::NotebookError;
 
 #[derive(Debug, thiserror::Error)]
-pub enum SessionError {
+pub(crate) enum SessionError {
     #[error("no session {0}; list the live ones with GET /v1/sessions")]
     NotFound(String),
     #[error("{0}")]
@@ -56,7 +56,7 @@ pub enum SessionError {
 }
 
 impl SessionError {
-    pub fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> Self {
+    pub(crate) fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> Self {
         let context = context.into();
         move |source| Self::Io { context, source }
     }

@@ -36,7 +36,7 @@ impl Session {
     }
 
     /// The clients' environment as last sent (provider keys and header variables among it).
-    pub fn client_env(&self) -> std::collections::BTreeMap<String, String> {
+    pub(crate) fn client_env(&self) -> std::collections::BTreeMap<String, String> {
         self.inputs
             .lock()
             .map(|inputs| inputs.env.clone())
@@ -45,7 +45,7 @@ impl Session {
 
     /// Reads the workspace's configuration again; the session uses it from now on. A file with
     /// fatal problems is refused and the session keeps what it had.
-    pub fn reload(&self) -> Result<Arc<Loaded>, SessionError> {
+    pub(crate) fn reload(&self) -> Result<Arc<Loaded>, SessionError> {
         let mut params = self
             .inputs
             .lock()
@@ -68,7 +68,7 @@ impl Session {
     /// first, and the new kernel starts in the background (requests wait for it). Call it only
     /// while no turn runs. `agreed` carries the user's agreement to run notebooks a docker
     /// kernel wrote, for a switch to unsafe-local.
-    pub async fn apply_kernel_settings(
+    pub(crate) async fn apply_kernel_settings(
         self: &Arc<Self>,
         loaded: &Loaded,
         agreed: bool,

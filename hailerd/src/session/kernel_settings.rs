@@ -9,7 +9,7 @@ use crate::kernel::KernelSpec;
 
 /// What a kernel was started with, as far as the user can change it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct KernelSettings {
+pub(super) struct KernelSettings {
     pub runtime: Runtime,
     /// The docker image (`None`: the default one); unset for unsafe-local.
     pub image: Option<String>,
@@ -22,7 +22,7 @@ pub struct KernelSettings {
 }
 
 impl KernelSettings {
-    pub fn of(spec: &KernelSpec) -> Self {
+    pub(super) fn of(spec: &KernelSpec) -> Self {
         let docker = spec.docker.as_ref();
         Self {
             runtime: spec.runtime,
@@ -39,7 +39,7 @@ impl KernelSettings {
     }
 
     /// Each setting that differs, as `name old → new`, in a fixed order.
-    pub fn changes_to(&self, next: &Self) -> Vec<String> {
+    pub(super) fn changes_to(&self, next: &Self) -> Vec<String> {
         let mut changes = Vec::new();
         let mut compare = |name: &str, old: String, new: String| {
             if old != new {

@@ -17,14 +17,14 @@ const LOG_KIND: &str = "session-start";
 
 /// The progress of one kernel start, shown to the session's clients.
 #[derive(Debug)]
-pub struct KernelSetup<'a> {
+pub(super) struct KernelSetup<'a> {
     session: &'a Session,
     /// Made on the first step or output line.
     job: Mutex<Option<(JobLog, JobSteps)>>,
 }
 
 impl<'a> KernelSetup<'a> {
-    pub fn new(session: &'a Session) -> Self {
+    pub(super) fn new(session: &'a Session) -> Self {
         Self {
             session,
             job: Mutex::new(None),
@@ -32,7 +32,7 @@ impl<'a> KernelSetup<'a> {
     }
 
     /// Shows `report`: as a set-up line once set-up work began, else as a notice.
-    pub fn report(&self, report: Report<'_>) {
+    pub(super) fn report(&self, report: Report<'_>) {
         let Ok(mut job) = self.job.lock() else {
             return;
         };
@@ -64,7 +64,7 @@ impl<'a> KernelSetup<'a> {
 
     /// Ends the set-up, if there was one: its last line names the log; a failure says what
     /// happened and what to do.
-    pub fn finish(&self, error: Option<&crate::kernel::KernelError>) {
+    pub(super) fn finish(&self, error: Option<&crate::kernel::KernelError>) {
         let Ok(mut job) = self.job.lock() else {
             return;
         };

@@ -11,7 +11,7 @@ mod notebook_ops;
 mod session;
 mod sweep;
 mod trust_audit;
-pub mod workspace_stop;
+pub(crate) mod workspace_stop;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -21,12 +21,12 @@ use hailer_config::{ClientEnv, LoadInputs, Loaded, Overrides, Severity};
 use hailer_protocol::{KernelStatus, NoticeLevel, StartSessionParams};
 use tokio::sync::Mutex;
 
-pub use agent_handle::{AgentFactory, AgentSetup, BoxFuture, SessionAgent};
-pub use error::SessionError;
+pub(crate) use agent_handle::{AgentFactory, AgentSetup, BoxFuture, SessionAgent};
+pub(crate) use error::SessionError;
 
 use crate::owner_lock::OwnerLock;
 use hailer_agent::blocking::off_the_worker;
-pub use session::{KernelSlot, Session};
+pub(crate) use session::{KernelSlot, Session};
 
 use crate::kernel::Kernel;
 
@@ -42,7 +42,7 @@ pub struct HailerFolders {
 }
 
 /// Every live session of this daemon.
-pub struct Sessions {
+pub(crate) struct Sessions {
     live: Mutex<HashMap<String, Arc<Session>>>,
     folders: HailerFolders,
     redactor: hailer_redact::Redactor,
@@ -59,7 +59,7 @@ impl std::fmt::Debug for Sessions {
 }
 
 impl Sessions {
-    pub fn new(
+    pub(crate) fn new(
         folders: HailerFolders,
         redactor: hailer_redact::Redactor,
         agents: AgentFactory,
@@ -72,11 +72,11 @@ impl Sessions {
         }
     }
 
-    pub async fn count(&self) -> usize {
+    pub(crate) async fn count(&self) -> usize {
         self.live.lock().await.len()
     }
 
-    pub async fn get(&self, id: &str) -> Result<Arc<Session>, SessionError> {
+    pub(crate) async fn get(&self, id: &str) -> Result<Arc<Session>, SessionError> {
         self.live
             .lock()
             .await
@@ -85,7 +85,7 @@ impl Sessions {
             .ok_or_else(|| SessionError::NotFound(id.to_owned()))
     }
 
-    pub async fn all(&self) -> Vec<Arc<Session>> {
+    pub(crate) async fn all(&self) -> Vec<Arc<Session>> {
         let mut sessions: Vec<_> = self.live.lock().await.values().cloned().collect();
         sessions.sort_by_key(|session| session.started_at);
         sessions
@@ -93,7 +93,7 @@ impl Sessions {
 
     /// Attaches to the workspace's live session, or starts one. The kernel starts in the
     /// background; the returned flag says whether the session existed already.
-    pub async fn start_or_attach(
+    pub(crate) async fn start_or_attach(
         &self,
         params: &StartSessionParams,
     ) -> Result<(Arc<Session>, bool), SessionError> {
@@ -180,7 +180,7 @@ impl Sessions {
     }
 
     /// Stops a session: its kernel ends and it leaves the registry.
-    pub async fn stop(&self, id: &str, reason: &str) -> Result<(), SessionError> {
+    pub(crate) async fn stop(&self, id: &str, reason: &str) -> Result<(), SessionError> {
         let session = self
             .live
             .lock()
@@ -192,7 +192,7 @@ impl Sessions {
     }
 
     /// Stops the live session of `workspace`, if there is one; its id.
-    pub async fn stop_workspace(
+    pub(crate) async fn stop_workspace(
         &self,
         workspace: &std::path::Path,
         reason: &str,
@@ -213,7 +213,7 @@ impl Sessions {
         Some(id)
     }
 
-    pub async fn stop_all(&self, reason: &str) {
+    pub(crate) async fn stop_all(&self, reason: &str) {
         let sessions: Vec<_> = self.live.lock().await.drain().map(|(_, s)| s).collect();
         for session in sessions {
             session.shut_down(reason).await;
@@ -221,7 +221,7 @@ impl Sessions {
     }
 
     /// Stops sessions whose last client left longer ago than their linger time.
-    pub async fn reap_lingering(&self) {
+    pub(crate) async fn reap_lingering(&self) {
         let expired: Vec<String> = self
             .live
             .lock()

@@ -26,7 +26,7 @@ const KERNEL_WAIT: Duration = Duration::from_secs(900);
 
 /// The kernel's state as watchers see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KernelSlot {
+pub(crate) struct KernelSlot {
     pub status: KernelStatus,
     pub error: Option<String>,
     pub hint: Option<String>,
@@ -36,7 +36,7 @@ pub struct KernelSlot {
 
 impl KernelSlot {
     /// A state with nothing to explain.
-    pub fn plain(status: KernelStatus) -> Self {
+    pub(crate) fn plain(status: KernelStatus) -> Self {
         Self {
             status,
             error: None,
@@ -47,7 +47,7 @@ impl KernelSlot {
 }
 
 #[derive(Debug)]
-pub struct Session {
+pub(crate) struct Session {
     pub id: String,
     /// The workspace's folder: what the session is for, fixed for its life.
     root: PathBuf,
@@ -136,34 +136,34 @@ impl Session {
         }
     }
 
-    pub fn workspace(&self) -> &Path {
+    pub(crate) fn workspace(&self) -> &Path {
         &self.root
     }
 
     /// The configuration as last read.
-    pub fn loaded(&self) -> Arc<Loaded> {
+    pub(crate) fn loaded(&self) -> Arc<Loaded> {
         match self.loaded.read() {
             Ok(loaded) => Arc::clone(&loaded),
             Err(poisoned) => Arc::clone(&poisoned.into_inner()),
         }
     }
 
-    pub fn notebooks_dir(&self) -> PathBuf {
+    pub(crate) fn notebooks_dir(&self) -> PathBuf {
         self.loaded().config.hailer.notebooks_dir.clone()
     }
 
-    pub fn runtime(&self) -> Runtime {
+    pub(crate) fn runtime(&self) -> Runtime {
         self.loaded().config.kernel.runtime
     }
 
     /// The `Kernel:` line users see.
-    pub fn kernel_line(&self) -> String {
+    pub(crate) fn kernel_line(&self) -> String {
         self.loaded()
             .config
             .kernel_line(&hailer_kernel_bundle::contract())
     }
 
-    pub async fn info(&self) -> SessionInfo {
+    pub(crate) async fn info(&self) -> SessionInfo {
         let slot = self.kernel_state.borrow().clone();
         let loaded = self.loaded();
         SessionInfo {
@@ -200,7 +200,7 @@ impl Session {
 
     /// A new conversation began: what setting the session up said about the conversation (that
     /// it was resumed, say) no longer holds for clients attaching from now on.
-    pub fn forget_setup_notices(&self) {
+    pub(crate) fn forget_setup_notices(&self) {
         if let Ok(mut notices) = self.notices.lock() {
             notices.clear();
         }
@@ -208,16 +208,16 @@ impl Session {
 
     /// Its kernel failed (did not start, or ended on its own) and no client or request is on
     /// it: nothing is lost by replacing it with a fresh session.
-    pub fn is_abandoned_after_failure(&self) -> bool {
+    pub(crate) fn is_abandoned_after_failure(&self) -> bool {
         self.kernel_state.borrow().status == KernelStatus::Failed && self.idle_for().is_some()
     }
 
-    pub fn clients(&self) -> usize {
+    pub(crate) fn clients(&self) -> usize {
         self.clients.load(Ordering::Relaxed)
     }
 
     /// Counts a client attached until the guard drops.
-    pub fn attach(self: &Arc<Self>) -> AttachGuard {
+    pub(crate) fn attach(self: &Arc<Self>) -> AttachGuard {
         self.clients.fetch_add(1, Ordering::Relaxed);
         if let Ok(mut idle) = self.idle_since.lock() {
             *idle = None;
@@ -229,7 +229,7 @@ impl Session {
 
     /// How long the session has had no client; `None` while one is attached or a request is
     /// being served.
-    pub fn idle_for(&self) -> Option<Duration> {
+    pub(crate) fn idle_for(&self) -> Option<Duration> {
         if self.in_flight.load(Ordering::Relaxed) > 0 {
             return None;
         }
@@ -240,7 +240,7 @@ impl Session {
     }
 
     /// Publishes a turn's event and keeps it for clients that attach before the turn ends.
-    pub fn publish_turn_event(&self, event: SessionEvent) {
+    pub(crate) fn publish_turn_event(&self, event: SessionEvent) {
         if let Ok(mut replay) = self.turn_replay.lock() {
             let envelope = self.events.publish(event);
             replay.running.push(envelope);
@@ -249,7 +249,7 @@ impl Session {
 
     /// The turn ended: forget its events; `history` (with that turn in it) is what attaching
     /// clients are sent from now on.
-    pub fn end_turn_replay(&self, history: Option<Vec<PastTurn>>) {
+    pub(crate) fn end_turn_replay(&self, history: Option<Vec<PastTurn>>) {
         if let Ok(mut replay) = self.turn_replay.lock() {
             replay.running.clear();
             if let Some(mut history) = history {
@@ -261,7 +261,7 @@ impl Session {
 
     /// The conversation's finished turns, for clients that attach from now on (a new
     /// conversation began, say).
-    pub fn set_history(&self, mut history: Vec<PastTurn>) {
+    pub(crate) fn set_history(&self, mut history: Vec<PastTurn>) {
         self.charts.fill(&mut history);
         if let Ok(mut replay) = self.turn_replay.lock() {
             replay.history = Arc::new(history);
@@ -270,7 +270,7 @@ impl Session {
 
     /// A live subscription, the conversation's finished turns and the running turn's events so
     /// far; together they hold every event exactly once.
-    pub fn subscribe_with_replay(&self) -> Subscription {
+    pub(crate) fn subscribe_with_replay(&self) -> Subscription {
         match self.turn_replay.lock() {
             Ok(replay) => (
                 self.events.subscribe(),
@@ -282,12 +282,12 @@ impl Session {
     }
 
     /// Masks `secret` in the daemon's log from now on.
-    pub fn redact_secret(&self, secret: &secrecy::SecretString) {
+    pub(crate) fn redact_secret(&self, secret: &secrecy::SecretString) {
         self.redactor.add_secret(secret.expose_secret());
     }
 
     /// Brings changed notebooks back from a docker kernel now (after a turn, on a switch).
-    pub async fn copy_back_notebooks(&self) {
+    pub(crate) async fn copy_back_notebooks(&self) {
         let kernel = self.kernel.read().await.clone();
         if let Some(kernel) = kernel
             && let Some(line) = kernel.copy_back().await
@@ -297,7 +297,7 @@ impl Session {
     }
 
     /// Marks a request in progress until the guard drops; the linger clock restarts then.
-    pub fn busy(&self) -> BusyGuard<'_> {
+    pub(crate) fn busy(&self) -> BusyGuard<'_> {
         self.in_flight.fetch_add(1, Ordering::Relaxed);
         BusyGuard { session: self }
     }
@@ -314,7 +314,7 @@ impl Session {
         });
     }
 
-    pub fn notice(&self, level: NoticeLevel, message: impl Into<String>) {
+    pub(crate) fn notice(&self, level: NoticeLevel, message: impl Into<String>) {
         self.events.publish(SessionEvent::Notice {
             level,
             message: message.into(),
@@ -322,7 +322,7 @@ impl Session {
     }
 
     /// The running kernel, waiting for it while it starts.
-    pub async fn kernel(&self) -> Result<Arc<Kernel>, SessionError> {
+    pub(crate) async fn kernel(&self) -> Result<Arc<Kernel>, SessionError> {
         let mut state = self.kernel_state.subscribe();
         let wait = async {
             loop {
@@ -357,7 +357,7 @@ impl Session {
     }
 
     /// The active notebook's path, or the configured one.
-    pub async fn active_notebook(&self) -> PathBuf {
+    pub(crate) async fn active_notebook(&self) -> PathBuf {
         match self.notebooks.lock().await.active.clone() {
             Some(name) => self.notebooks_dir().join(name),
             None => self.loaded().config.hailer.notebook.clone(),
@@ -365,7 +365,7 @@ impl Session {
     }
 
     /// Runs code for a client (not the agent): in the named notebook, or the active one.
-    pub async fn exec(&self, params: &ExecParams) -> Result<ExecResponse, SessionError> {
+    pub(crate) async fn exec(&self, params: &ExecParams) -> Result<ExecResponse, SessionError> {
         let _busy = self.busy();
         let kernel = self.kernel().await?;
         let notebook = match params.notebook.as_deref().filter(|n| !n.trim().is_empty()) {
@@ -396,7 +396,7 @@ impl Session {
 
     /// Runs `code` in `notebook` and records the run in the audit trail (as cancelled when this
     /// future is dropped first). `client` as for [`crate::audit::Audit::entry`].
-    pub async fn run_code(
+    pub(crate) async fn run_code(
         &self,
         kernel: &Kernel,
         notebook: &Path,
@@ -414,7 +414,7 @@ impl Session {
 
     /// Tells every client about a run the memory limit ended (other failures are the caller's
     /// reply alone).
-    pub fn report_kernel_error(&self, error: &crate::kernel::KernelError) {
+    pub(crate) fn report_kernel_error(&self, error: &crate::kernel::KernelError) {
         if let crate::kernel::KernelError::OutOfMemory { .. } = error {
             let message = error.to_string();
             let mut chars = message.chars();
@@ -511,7 +511,7 @@ impl Session {
 }
 
 /// A live subscription, the conversation's finished turns, the running turn's events so far.
-pub type Subscription = (
+pub(super) type Subscription = (
     tokio::sync::broadcast::Receiver<Shared<SessionEnvelope>>,
     Arc<Vec<PastTurn>>,
     Vec<Shared<SessionEnvelope>>,
@@ -527,13 +527,13 @@ struct Replay {
 }
 
 /// The workspace's `.hailer/` folder.
-pub fn state_dir(loaded: &Loaded) -> PathBuf {
+pub(super) fn state_dir(loaded: &Loaded) -> PathBuf {
     loaded.workspace.root.join(".hailer")
 }
 
 /// Decrements the client count and starts the linger clock at zero.
 #[derive(Debug)]
-pub struct AttachGuard {
+pub(crate) struct AttachGuard {
     session: Arc<Session>,
 }
 
@@ -549,7 +549,7 @@ impl Drop for AttachGuard {
 
 /// A request in progress; see [`Session::busy`].
 #[derive(Debug)]
-pub struct BusyGuard<'a> {
+pub(crate) struct BusyGuard<'a> {
     session: &'a Session,
 }
 

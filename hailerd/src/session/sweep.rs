@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::owner_lock::OwnerLock;
 
 /// Removes the leftovers in `state_dir`; how many files went.
-pub fn sweep_leftovers(state_dir: &Path) -> usize {
+pub(super) fn sweep_leftovers(state_dir: &Path) -> usize {
     let Ok(entries) = std::fs::read_dir(state_dir) else {
         return 0;
     };

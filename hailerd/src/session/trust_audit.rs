@@ -11,7 +11,7 @@ use super::Session;
 
 /// The decision last written: its state and the digest it was about.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TrustSeen {
+pub(super) struct TrustSeen {
     state: TrustState,
     digest: String,
 }

@@ -13,7 +13,7 @@ use super::Sessions;
 const STOP_REASON: &str = "`hailer kernel stop` ended this workspace's kernel";
 
 /// Stops what runs for `workspace` and says what was removed.
-pub async fn stop(sessions: &Sessions, workspace: &Path) -> KernelStopResponse {
+pub(crate) async fn stop(sessions: &Sessions, workspace: &Path) -> KernelStopResponse {
     let workspace_id = labels::workspace_id(workspace);
     let engine = Engine::connect().await;
     // Names first: what the session's own stop removes is reported too.

@@ -13,10 +13,10 @@ use crate::render::{Frame, FrameKind};
 use crate::script::{CutPoint, Interruption, InterruptionKind, Reply};
 use crate::server::Shared;
 
-pub type BodySender = mpsc::Sender<Result<Bytes, io::Error>>;
+pub(crate) type BodySender = mpsc::Sender<Result<Bytes, io::Error>>;
 
 /// Feeds one response body and records how it went.
-pub struct Deliverer {
+pub(crate) struct Deliverer {
     pub tx: BodySender,
     pub shared: Arc<Shared>,
     pub delivery: usize,
@@ -69,7 +69,7 @@ impl Deliverer {
     }
 
     /// Streams SSE frames, pausing between text deltas and interrupting where the script says.
-    pub async fn stream_frames(self, frames: Vec<Frame>, reply: Reply) {
+    pub(crate) async fn stream_frames(self, frames: Vec<Frame>, reply: Reply) {
         let cut = reply
             .interruption
             .as_ref()
@@ -104,7 +104,7 @@ impl Deliverer {
     }
 
     /// Sends a whole JSON body, interrupted half-way if the script says so.
-    pub async fn whole_body(self, body: String, interruption: Option<Interruption>) {
+    pub(crate) async fn whole_body(self, body: String, interruption: Option<Interruption>) {
         let bytes = Bytes::from(body);
         if let Some(interruption) = interruption {
             if let InterruptionKind::Stall { ms } = interruption.kind {

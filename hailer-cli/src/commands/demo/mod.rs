@@ -22,7 +22,7 @@ use tour::TourEnd;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
-pub async fn run(
+pub(crate) async fn run(
     home: &HailerHome,
     dir: Option<PathBuf>,
     kernel: Option<Runtime>,

@@ -8,7 +8,7 @@ use hailer_config::home::HailerHome;
 use crate::docker_probe::{self, KernelReadiness, kernel_readiness};
 
 /// The runtime, and a line saying why; or what to do instead.
-pub async fn choose(
+pub(super) async fn choose(
     home: &HailerHome,
     requested: Option<Runtime>,
 ) -> Result<(Runtime, String), String> {

@@ -14,7 +14,7 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How the tour's turn ended.
 #[derive(Debug)]
-pub enum TourEnd {
+pub(super) enum TourEnd {
     /// The answer, as the model wrote it.
     Answered(String),
     Failed(String),
@@ -22,7 +22,7 @@ pub enum TourEnd {
 }
 
 /// Sends the question and prints the turn until it ends; Ctrl+C cancels it.
-pub async fn run(
+pub(super) async fn run(
     endpoint: &Endpoint,
     id: &str,
     events: &mut EventSocket,
@@ -122,7 +122,10 @@ pub async fn run(
 }
 
 /// The cells the answer announced (named in backquotes) that the notebook file does not hold.
-pub fn missing_cells(answer: &str, notebook: &str) -> (Vec<&'static str>, Vec<&'static str>) {
+pub(super) fn missing_cells(
+    answer: &str,
+    notebook: &str,
+) -> (Vec<&'static str>, Vec<&'static str>) {
     let announced: Vec<&'static str> = STEPS
         .iter()
         .filter_map(|step| step.cell.map(|(name, _)| name))

@@ -9,13 +9,13 @@ use hailer_demo::sample::{self, SampleFile};
 
 /// A demo workspace, ready for a session.
 #[derive(Debug)]
-pub struct DemoWorkspace {
+pub(super) struct DemoWorkspace {
     pub root: PathBuf,
     pub files: Vec<SampleFile>,
 }
 
 /// Makes the workspace in `dir` (new or empty), or in a new temporary folder.
-pub fn create(
+pub(super) fn create(
     dir: Option<&Path>,
     runtime: Runtime,
     config_dir: &Path,

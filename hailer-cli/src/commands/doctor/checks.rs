@@ -7,7 +7,7 @@ use super::{Row, Verdict, docker_rows};
 use crate::session_client::SessionFlags;
 
 /// Every row, in order.
-pub async fn all(home: &HailerHome, inputs: &LoadInputs, flags: &SessionFlags) -> Vec<Row> {
+pub(super) async fn all(home: &HailerHome, inputs: &LoadInputs, flags: &SessionFlags) -> Vec<Row> {
     let report = hailer_config::check(inputs);
     let loaded = hailer_config::load(inputs).ok();
     let in_area = |area: Area| -> Vec<&Problem> {

@@ -9,7 +9,7 @@ use super::{Row, Verdict};
 use crate::docker_probe;
 
 /// The `docker` and `image` rows.
-pub async fn engine_and_image(home: &HailerHome, loaded: &Loaded) -> Vec<Row> {
+pub(super) async fn engine_and_image(home: &HailerHome, loaded: &Loaded) -> Vec<Row> {
     let contract = hailer_kernel_bundle::contract();
     let image = loaded
         .config

@@ -3,7 +3,7 @@
 
 mod checks;
 mod docker_rows;
-pub mod probe;
+pub(crate) mod probe;
 mod trust_row;
 
 use std::process::ExitCode;
@@ -17,7 +17,7 @@ use crate::session_client::SessionFlags;
 /// How a part fares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "UPPERCASE")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Ok,
     Warn,
     Fail,
@@ -35,7 +35,7 @@ impl Verdict {
 
 /// One checked part.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Row {
+pub(crate) struct Row {
     pub check: &'static str,
     pub verdict: Verdict,
     pub summary: String,
@@ -68,7 +68,7 @@ struct Report<'a> {
     rows: &'a [Row],
 }
 
-pub async fn run(
+pub(crate) async fn run(
     home: &HailerHome,
     flags: &SessionFlags,
     overrides: Overrides,

@@ -19,7 +19,7 @@ const MARGIN: Duration = Duration::from_secs(960);
 
 /// One probe's result, as the kernel reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProbeResult {
+pub(crate) struct ProbeResult {
     pub probe: String,
     pub passed: bool,
     pub observed: String,
@@ -44,7 +44,11 @@ fn probe_code(token_paths: &[String], contained: bool) -> String {
     )
 }
 
-pub async fn run(home: &HailerHome, flags: &SessionFlags, json: bool) -> anyhow::Result<ExitCode> {
+pub(crate) async fn run(
+    home: &HailerHome,
+    flags: &SessionFlags,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
     let connected = daemon_client::find_or_start(home).await?;
     let started = session_client::start(&connected.endpoint, flags).await?;
     let session = &started.session;
@@ -107,7 +111,7 @@ fn parse(response: &ExecResponse) -> anyhow::Result<Vec<ProbeResult>> {
 }
 
 /// One line per probe; under unsafe-local, first a plain statement of what is missing.
-pub fn table(runtime: &str, kernel: &str, results: &[ProbeResult]) -> String {
+pub(crate) fn table(runtime: &str, kernel: &str, results: &[ProbeResult]) -> String {
     let mut out = format!("Hailer doctor --probe: {kernel}\n");
     let failed: Vec<&str> = results
         .iter()

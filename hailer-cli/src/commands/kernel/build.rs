@@ -10,9 +10,9 @@ use hailer_protocol::KernelBuildParams;
 use super::{Images, effective_images, run_job};
 use crate::daemon_client;
 
-pub use crate::cli::BuildArgs;
+pub(super) use crate::cli::BuildArgs;
 
-pub async fn build(
+pub(crate) async fn build(
     home: &HailerHome,
     mut overrides: Overrides,
     args: BuildArgs,

@@ -14,7 +14,11 @@ use crate::daemon_client;
 const STOP_TIMEOUT: Duration = Duration::from_secs(180);
 
 /// Downloads the image this workspace uses and checks its contract.
-pub async fn pull(home: &HailerHome, overrides: Overrides, verbose: bool) -> anyhow::Result<()> {
+pub(crate) async fn pull(
+    home: &HailerHome,
+    overrides: Overrides,
+    verbose: bool,
+) -> anyhow::Result<()> {
     let image = effective_image(&overrides)?;
     let connected = daemon_client::find_or_start(home).await?;
     run_job(
@@ -28,7 +32,7 @@ pub async fn pull(home: &HailerHome, overrides: Overrides, verbose: bool) -> any
 }
 
 /// Removes every container and network of this workspace; exits 1 when one stays.
-pub async fn stop(home: &HailerHome, overrides: Overrides) -> anyhow::Result<ExitCode> {
+pub(crate) async fn stop(home: &HailerHome, overrides: Overrides) -> anyhow::Result<ExitCode> {
     let inputs = LoadInputs::from_process(overrides)?;
     let workspace = hailer_config::find_workspace(&inputs.cwd, &inputs.overrides, &inputs.env)
         .map_err(|problem| anyhow::anyhow!("{}", problem.message))?;

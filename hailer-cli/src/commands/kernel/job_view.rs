@@ -14,11 +14,11 @@ use hailer_protocol::{JobStep, KernelJobLine};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// How many of the last output lines a failure shows when the daemon's message has none.
-pub const TAIL_LINES: usize = 20;
+pub(crate) const TAIL_LINES: usize = 20;
 
 /// The terminal side of one job.
 #[derive(Debug)]
-pub struct JobView {
+pub(crate) struct JobView {
     verbose: bool,
     terminal: bool,
     out: Out,
@@ -46,12 +46,12 @@ struct Current {
 
 impl JobView {
     /// A view on standard output; bars only when it is a terminal.
-    pub fn new(verbose: bool) -> Self {
+    pub(crate) fn new(verbose: bool) -> Self {
         Self::with_terminal(verbose, std::io::stdout().is_terminal())
     }
 
     /// A view on standard error; bars only when it is a terminal.
-    pub fn on_stderr(verbose: bool) -> Self {
+    pub(crate) fn on_stderr(verbose: bool) -> Self {
         Self {
             out: Out::Stderr,
             ..Self::with_terminal(verbose, std::io::stderr().is_terminal())
@@ -59,7 +59,7 @@ impl JobView {
     }
 
     /// A view that draws nothing itself: its lines wait in [`JobView::take_lines`].
-    pub fn in_lines(verbose: bool) -> Self {
+    pub(crate) fn in_lines(verbose: bool) -> Self {
         Self {
             out: Out::Lines(Vec::new()),
             ..Self::with_terminal(verbose, false)
@@ -78,7 +78,7 @@ impl JobView {
     }
 
     /// Shows one progress line of the job.
-    pub fn line(&mut self, line: &str, output: bool, step: Option<&JobStep>) {
+    pub(crate) fn line(&mut self, line: &str, output: bool, step: Option<&JobStep>) {
         if let Some(step) = step
             && self
                 .current
@@ -105,14 +105,14 @@ impl JobView {
     }
 
     /// Ends the view: the step under way is kept as a line, marked done or failed.
-    pub fn finish(&mut self, succeeded: bool) {
+    pub(crate) fn finish(&mut self, succeeded: bool) {
         self.finish_step(succeeded);
     }
 
     /// Ends the view with the job's last line (`done` or `failed`) and gives the summary to
     /// show: the time it took and the log holding the whole output; for a failure, what went
     /// wrong, what to do and the last lines of the output first.
-    pub fn end(&mut self, last: &KernelJobLine) -> String {
+    pub(crate) fn end(&mut self, last: &KernelJobLine) -> String {
         self.finish(matches!(last, KernelJobLine::Done { .. }));
         let took = human_duration(self.elapsed());
         match last {
@@ -143,12 +143,12 @@ impl JobView {
     }
 
     /// Prints a line that is not the job's (a tool call starting) above the step under way.
-    pub fn println(&mut self, line: &str) {
+    pub(crate) fn println(&mut self, line: &str) {
         self.print(line);
     }
 
     /// Shows one line of a job: progress, or the last line, for which the summary comes back.
-    pub fn show(&mut self, line: &KernelJobLine) -> Option<String> {
+    pub(crate) fn show(&mut self, line: &KernelJobLine) -> Option<String> {
         match line {
             KernelJobLine::Progress { line, output, step } => {
                 self.line(line, *output, step.as_ref());
@@ -159,7 +159,7 @@ impl JobView {
     }
 
     /// The lines a view made with [`JobView::in_lines`] has not handed over yet.
-    pub fn take_lines(&mut self) -> Vec<String> {
+    pub(crate) fn take_lines(&mut self) -> Vec<String> {
         match &mut self.out {
             Out::Lines(lines) => std::mem::take(lines),
             Out::Stdout | Out::Stderr => Vec::new(),
@@ -167,12 +167,12 @@ impl JobView {
     }
 
     /// Time since the job began.
-    pub fn elapsed(&self) -> Duration {
+    pub(crate) fn elapsed(&self) -> Duration {
         self.started.elapsed()
     }
 
     /// The last output lines, oldest first (empty with `--verbose`: they were shown).
-    pub fn tail(&self) -> Vec<String> {
+    pub(crate) fn tail(&self) -> Vec<String> {
         if self.verbose {
             return Vec::new();
         }
@@ -281,7 +281,7 @@ fn tick(succeeded: bool) -> &'static str {
 }
 
 /// `0.4s`, `12.0s`, `2m 05s`, `1h 02m`.
-pub fn human_duration(elapsed: Duration) -> String {
+pub(crate) fn human_duration(elapsed: Duration) -> String {
     let seconds = elapsed.as_secs();
     match seconds {
         0..60 => format!("{:.1}s", elapsed.as_secs_f64()),

@@ -4,7 +4,7 @@
 
 mod build;
 mod image;
-pub mod job_view;
+pub(crate) mod job_view;
 
 use anyhow::{Context as _, bail};
 use hailer_config::home::HailerHome;
@@ -14,10 +14,10 @@ use hailer_protocol::{InstallLocalParams, KernelJobLine};
 use crate::daemon_client;
 use crate::http::Endpoint;
 
-pub use build::build;
-pub use image::{pull, stop};
+pub(crate) use build::build;
+pub(crate) use image::{pull, stop};
 
-pub async fn install_local(
+pub(crate) async fn install_local(
     home: &HailerHome,
     python: Option<std::path::PathBuf>,
     wheelhouse: Option<std::path::PathBuf>,
@@ -92,7 +92,7 @@ fn effective_image(overrides: &Overrides) -> anyhow::Result<String> {
 }
 
 /// `hailer kernel contract`: what this Hailer's kernel is, for people and release scripts.
-pub fn contract(overrides: &Overrides, json: bool) -> anyhow::Result<()> {
+pub(crate) fn contract(overrides: &Overrides, json: bool) -> anyhow::Result<()> {
     let contract = hailer_kernel_bundle::contract();
     let images = effective_images(overrides)?;
     if json {

@@ -10,13 +10,13 @@ use std::collections::BTreeMap;
 /// A parsed file: every section but `DEFAULT`, each with its settings (names lower-cased),
 /// `DEFAULT`'s settings already inherited.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Ini {
+pub(super) struct Ini {
     sections: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 /// Why a file is not INI pip can read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IniError {
+pub(super) struct IniError {
     /// 1-based.
     pub line: usize,
     pub reason: &'static str,
@@ -26,7 +26,7 @@ const DEFAULT_SECTION: &str = "DEFAULT";
 
 impl Ini {
     /// The settings of `section`, when the file has it.
-    pub fn section(&self, name: &str) -> Option<&BTreeMap<String, String>> {
+    pub(super) fn section(&self, name: &str) -> Option<&BTreeMap<String, String>> {
         self.sections.get(name)
     }
 }
@@ -39,7 +39,7 @@ struct Open {
 }
 
 /// Parses `text` (a leading byte-order mark is ignored).
-pub fn parse(text: &str) -> Result<Ini, IniError> {
+pub(super) fn parse(text: &str) -> Result<Ini, IniError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut sections: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     let mut current: Option<String> = None;

@@ -19,7 +19,7 @@ const NULL_DEVICE: &str = "/dev/null";
 const SECTIONS: [&str; 2] = ["global", "install"];
 
 /// pip's settings as pip itself would see them.
-pub fn discover(inputs: &HostInputs<'_>) -> Result<Settings, HostConfigError> {
+pub(super) fn discover(inputs: &HostInputs<'_>) -> Result<Settings, HostConfigError> {
     let mut by_section: [Settings; 2] = [Settings::new(), Settings::new()];
     for path in files(inputs) {
         let Some(bytes) = inputs.read_file(&path)? else {
@@ -104,7 +104,7 @@ fn files(inputs: &HostInputs<'_>) -> Vec<PathBuf> {
 }
 
 /// `XDG_CONFIG_DIRS`, or `/etc/xdg`.
-pub fn config_dirs(inputs: &HostInputs<'_>) -> Vec<PathBuf> {
+pub(super) fn config_dirs(inputs: &HostInputs<'_>) -> Vec<PathBuf> {
     let dirs: Vec<PathBuf> = inputs
         .var("XDG_CONFIG_DIRS")
         .unwrap_or_default()

@@ -9,7 +9,7 @@ use super::HostConfigError;
 /// One pip setting the build stage may use. Nothing else is carried over: no keyring, no
 /// client certificate, no install options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Key {
+pub(super) enum Key {
     IndexUrl,
     ExtraIndexUrl,
     NoIndex,
@@ -23,7 +23,7 @@ pub enum Key {
 }
 
 impl Key {
-    pub const ALL: [Key; 9] = [
+    pub(super) const ALL: [Key; 9] = [
         Key::IndexUrl,
         Key::ExtraIndexUrl,
         Key::NoIndex,
@@ -36,7 +36,7 @@ impl Key {
     ];
 
     /// The name in a pip configuration file.
-    pub fn pip_name(self) -> &'static str {
+    pub(super) fn pip_name(self) -> &'static str {
         match self {
             Key::IndexUrl => "index-url",
             Key::ExtraIndexUrl => "extra-index-url",
@@ -51,7 +51,7 @@ impl Key {
     }
 
     /// A name as pip normalises it (`Index_URL` is `index-url`).
-    pub fn from_pip_name(name: &str) -> Option<Key> {
+    pub(super) fn from_pip_name(name: &str) -> Option<Key> {
         let normal = name.trim().to_lowercase().replace('_', "-");
         let normal = normal.strip_prefix("--").unwrap_or(&normal);
         // pip's other long name for its timeout.
@@ -62,12 +62,12 @@ impl Key {
     }
 
     /// Several values separated by white space.
-    pub fn is_list(self) -> bool {
+    pub(super) fn is_list(self) -> bool {
         matches!(self, Key::ExtraIndexUrl | Key::FindLinks | Key::TrustedHost)
     }
 
     /// Where packages come from; pip's settings for these win over uv's as a whole.
-    pub fn is_index(self) -> bool {
+    pub(super) fn is_index(self) -> bool {
         matches!(
             self,
             Key::IndexUrl | Key::ExtraIndexUrl | Key::NoIndex | Key::FindLinks
@@ -77,7 +77,7 @@ impl Key {
 
 /// Where a value came from, for messages; never the value itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
+pub(super) enum Origin {
     File(PathBuf),
     Variable(String),
 }
@@ -93,7 +93,7 @@ impl fmt::Display for Origin {
 
 /// A value and where it came from.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Sourced {
+pub(super) struct Sourced {
     pub text: String,
     pub origin: Origin,
 }
@@ -108,10 +108,10 @@ impl fmt::Debug for Sourced {
 }
 
 /// Settings by key; a later source replaces an earlier one's value.
-pub type Settings = BTreeMap<Key, Sourced>;
+pub(super) type Settings = BTreeMap<Key, Sourced>;
 
 /// pip's truth values.
-pub fn parse_bool(text: &str) -> Option<bool> {
+pub(super) fn parse_bool(text: &str) -> Option<bool> {
     match text.trim().to_ascii_lowercase().as_str() {
         "y" | "yes" | "t" | "true" | "on" | "1" => Some(true),
         "n" | "no" | "f" | "false" | "off" | "0" => Some(false),
@@ -120,7 +120,7 @@ pub fn parse_bool(text: &str) -> Option<bool> {
 }
 
 /// An `http://` or `https://` address.
-pub fn is_web_address(text: &str) -> bool {
+pub(super) fn is_web_address(text: &str) -> bool {
     let lower = text.to_ascii_lowercase();
     (lower.starts_with("https://") || lower.starts_with("http://")) && lower.len() > 8
 }
@@ -128,7 +128,7 @@ pub fn is_web_address(text: &str) -> bool {
 /// The settings ready for the build stage: every value checked, the local find-links left
 /// out, the CA file set apart.
 #[derive(Default)]
-pub struct Checked {
+pub(super) struct Checked {
     /// `name = value` lines in pip's names.
     pub lines: Vec<(Key, String)>,
     pub cert: Option<Sourced>,
@@ -137,7 +137,7 @@ pub struct Checked {
 }
 
 /// Checks every value of `settings` and turns them into pip.conf lines.
-pub fn check(settings: &Settings) -> Result<Checked, HostConfigError> {
+pub(super) fn check(settings: &Settings) -> Result<Checked, HostConfigError> {
     let mut checked = Checked::default();
     for (&key, value) in settings {
         let bad = |problem: &str| HostConfigError::BadValue {
@@ -208,7 +208,7 @@ pub fn check(settings: &Settings) -> Result<Checked, HostConfigError> {
 
 /// The pip configuration file for the build stage. `[install]` wins over whatever `[global]`
 /// the base image brings.
-pub fn render(lines: &[(Key, String)]) -> String {
+pub(super) fn render(lines: &[(Key, String)]) -> String {
     let mut text = String::from(
         "# Package index settings found on the machine that built this image; read by the\n\
          # build stage only.\n[install]\n",

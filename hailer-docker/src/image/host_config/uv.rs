@@ -31,7 +31,7 @@ struct Found {
 }
 
 /// uv's index settings in pip's names.
-pub fn discover(inputs: &HostInputs<'_>) -> Result<Settings, HostConfigError> {
+pub(super) fn discover(inputs: &HostInputs<'_>) -> Result<Settings, HostConfigError> {
     let mut found = Found::default();
     // Strongest first: the first value found for a setting is kept.
     for file in files(inputs)? {

@@ -21,14 +21,14 @@ const MAX_LINE: usize = 256;
 const COLUMNS: &str = "pid=,ppid=,pgid=,state=,lstart=";
 
 /// Every process `ps` lists.
-pub fn read_table() -> Vec<(i32, ProcStat)> {
+pub(super) fn read_table() -> Vec<(i32, ProcStat)> {
     run_ps(&["-A", "-o", COLUMNS])
         .map(|text| parse_table(&text))
         .unwrap_or_default()
 }
 
 /// Process `pid`, if `ps` lists it.
-pub fn read_one(pid: i32) -> Option<ProcStat> {
+pub(super) fn read_one(pid: i32) -> Option<ProcStat> {
     if pid <= 0 {
         return None;
     }
@@ -39,12 +39,12 @@ pub fn read_one(pid: i32) -> Option<ProcStat> {
 }
 
 /// Every well-formed line of `ps`'s output; the others are skipped.
-pub fn parse_table(text: &str) -> Vec<(i32, ProcStat)> {
+pub(super) fn parse_table(text: &str) -> Vec<(i32, ProcStat)> {
     text.lines().filter_map(parse_line).collect()
 }
 
 /// One line: pid, ppid, pgid, state and the five words of `lstart`.
-pub fn parse_line(line: &str) -> Option<(i32, ProcStat)> {
+pub(super) fn parse_line(line: &str) -> Option<(i32, ProcStat)> {
     if line.len() > MAX_LINE {
         return None;
     }
@@ -70,7 +70,7 @@ pub fn parse_line(line: &str) -> Option<(i32, ProcStat)> {
 /// The state letter with `/proc`'s meaning: macOS's `U` (uninterruptible wait) is Linux's `D`,
 /// its `I` (idle: asleep for more than about 20 seconds) is `S`; `Z` (zombie) and the rest are
 /// the same letters. The flags after the first letter (`s`, `+`, `<`, ...) are dropped.
-pub fn map_state(text: &str) -> Option<char> {
+pub(super) fn map_state(text: &str) -> Option<char> {
     match text.chars().next()? {
         'U' => Some('D'),
         'I' => Some('S'),
@@ -80,7 +80,7 @@ pub fn map_state(text: &str) -> Option<char> {
 }
 
 /// Seconds since the Unix epoch of `lstart`'s UTC month (`Dec`), day, `hh:mm:ss` and year.
-pub fn parse_lstart(month: &str, day: &str, time: &str, year: &str) -> Option<u64> {
+pub(super) fn parse_lstart(month: &str, day: &str, time: &str, year: &str) -> Option<u64> {
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ];
