@@ -20,6 +20,7 @@ pub fn line_hash(line: &str) -> String {
 pub struct Break {
     /// `audit.jsonl line 3`: the line that was changed, or the one after a removal.
     pub place: String,
+    /// What is wrong there, for a person (`was changed: its code no longer matches its SHA-256`).
     pub message: String,
 }
 

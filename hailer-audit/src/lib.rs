@@ -4,6 +4,8 @@
 //! No async and no network: the daemon appends through [`AuditFile`] on a thread of its own,
 //! the client reads and verifies the same files with [`read_trail`] and [`verify`].
 
+#![warn(missing_docs)]
+
 mod chain;
 mod file;
 #[cfg(test)]
@@ -21,10 +23,14 @@ use std::path::PathBuf;
 /// Why the trail cannot be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// A file of the trail could not be opened, read, written or renamed.
     #[error("cannot {action} {}: {source}", path.display())]
     Io {
+        /// What was being done, as a verb phrase (`append to`, `read`).
         action: &'static str,
+        /// The file it was done to.
         path: PathBuf,
+        /// The system's error.
         source: std::io::Error,
     },
 }
@@ -43,6 +49,7 @@ impl Error {
     }
 }
 
+/// The result of the trail's operations.
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// The SHA-256 of `text`, in lower-case hex: what a record's `sha256` holds.

@@ -11,9 +11,11 @@ pub const FILE_NAME: &str = "audit.jsonl";
 /// One line of the trail, where it was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
+    /// The trail file it is in (`audit.jsonl` or a rotated one).
     pub file: PathBuf,
     /// From 1 within its file.
     pub number: usize,
+    /// The line as written, without its newline.
     pub text: String,
 }
 

@@ -4,6 +4,8 @@
 //! requirements and the image recipe. Any change to them is a new contract, so a managed
 //! environment or an image built for another contract is never used by mistake.
 
+#![warn(missing_docs)]
+
 use std::path::Path;
 
 use sha2::{Digest, Sha256};
@@ -20,8 +22,9 @@ pub const LOCAL_REQUIREMENTS: &str = include_str!("../../kernel-image/requiremen
 
 include!(concat!(env!("OUT_DIR"), "/package_files.rs"));
 
-/// The notebook templates.
+/// The notebook `hailer init` writes: the kernel's imports, `DATA_DIR` and a first look at it.
 pub const STARTER_NOTEBOOK: &str = include_str!("../../kernel-image/templates/starter.py");
+/// The notebook a new notebook starts as: marimo's header and a cell importing marimo.
 pub const EMPTY_NOTEBOOK: &str = include_str!("../../kernel-image/templates/empty.py");
 
 /// The image recipe.

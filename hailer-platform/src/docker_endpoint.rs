@@ -21,6 +21,7 @@ pub const WINDOWS_PIPE: &str = "npipe:////./pipe/docker_engine";
 pub struct Endpoint {
     /// `unix:///path`, `tcp://host:port`, `http://...` or `npipe:////./pipe/name`.
     pub host: String,
+    /// Why this endpoint was chosen.
     pub source: EndpointSource,
 }
 
@@ -78,11 +79,13 @@ pub fn transport(host: &str) -> Transport {
 pub struct EndpointError {
     /// `context NAME`.
     pub endpoint: String,
+    /// What is wrong with it, for a person.
     pub reason: String,
 }
 
 /// What endpoint resolution reads from the system.
 pub struct Lookup<'a> {
+    /// The system whose conventions apply.
     pub os: Os,
     /// An environment variable's value.
     pub var: &'a dyn Fn(&str) -> Option<String>,

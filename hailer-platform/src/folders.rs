@@ -33,9 +33,13 @@ pub struct Bases {
 /// Hailer's four folders.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
+    /// Settings the user keeps: trust records, the credential file.
     pub config: PathBuf,
+    /// What Hailer writes as it runs: the logs.
     pub state: PathBuf,
+    /// What Hailer makes and keeps: managed environments, kernel records.
     pub data: PathBuf,
+    /// The daemon's lock and runtime file (port and token), private to the user.
     pub runtime: PathBuf,
 }
 

@@ -4,6 +4,8 @@
 //! name) are pure functions of an [`Os`] and injected inputs, so every platform's cases are
 //! table-tested on any host; only the thin sides that touch the system are split by `cfg`.
 
+#![warn(missing_docs)]
+
 pub mod detach;
 pub mod docker_endpoint;
 pub mod drives;

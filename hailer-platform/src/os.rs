@@ -3,8 +3,11 @@
 /// An operating system family whose conventions Hailer follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Os {
+    /// Linux and other Unix systems that follow the XDG conventions.
     Linux,
+    /// macOS.
     MacOs,
+    /// Windows.
     Windows,
 }
 

@@ -31,14 +31,21 @@ pub enum Root {
     /// `C:\` (the letter in upper case).
     Drive(char),
     /// `\\server\share\` (also `\\?\UNC\server\share\`).
-    Share { server: String, share: String },
+    Share {
+        /// The server's name.
+        server: String,
+        /// The share's name on it.
+        share: String,
+    },
 }
 
 /// A path split into its root and its names (`.` dropped, `..` kept as written).
 #[derive(Debug, Clone)]
 pub struct PathModel {
     os: Os,
+    /// Where the path starts.
     pub root: Root,
+    /// The names after the root, in order.
     pub names: Vec<String>,
 }
 

@@ -52,6 +52,7 @@ pub struct Interrupts {
 }
 
 impl Interrupts {
+    /// Starts listening for interrupts.
     pub fn listen() -> std::io::Result<Self> {
         #[cfg(unix)]
         let inner = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;

@@ -15,12 +15,28 @@ mod windows_acl;
 /// Why a folder is not private.
 #[derive(Debug, thiserror::Error)]
 pub enum NotPrivate {
+    /// Unix: its mode lets the group or others in.
     #[error("{path} can be opened by others (mode {mode:o}); only you may (0700 or 0600)")]
-    Mode { path: String, mode: u32 },
+    Mode {
+        /// The folder or file.
+        path: String,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// Windows: its access list names someone besides the user.
     #[error("{path} grants access to others besides you; remove them from its security settings")]
-    Acl { path: String },
+    Acl {
+        /// The folder or file.
+        path: String,
+    },
+    /// Its permissions could not be read.
     #[error("cannot read the permissions of {path}: {source}")]
-    Unreadable { path: String, source: io::Error },
+    Unreadable {
+        /// The folder or file.
+        path: String,
+        /// The system's error.
+        source: io::Error,
+    },
 }
 
 /// Creates `dir` (and its parents) and makes it the owner's alone.
