@@ -11,6 +11,8 @@
 //! No I/O besides writing the sample files; no async. The client writes the data, the daemon
 //! runs the tour.
 
+#![warn(missing_docs)]
+
 pub mod sample;
 pub mod tour;
 

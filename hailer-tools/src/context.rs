@@ -10,7 +10,9 @@ use crate::secrets::find_secret;
 /// One note that was included.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContextFile {
+    /// The note's file name in the context folder.
     pub name: String,
+    /// How many bytes of it were included.
     pub bytes: usize,
 }
 
@@ -19,6 +21,7 @@ pub struct ContextFile {
 pub struct Context {
     /// The notes, each under a `## <file>` heading; empty when there are none.
     pub text: String,
+    /// The notes included, in order.
     pub included: Vec<ContextFile>,
     /// Files left out, in order.
     pub skipped: Vec<String>,

@@ -6,7 +6,9 @@
 /// The fields a skill's front matter may set. Values are trimmed and on one line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FrontMatter {
+    /// `name:`, the skill's name.
     pub name: Option<String>,
+    /// `description:`, what the skill is for.
     pub description: Option<String>,
 }
 

@@ -12,6 +12,8 @@
 //! Nothing here knows about sessions, kernels or the model: the daemon wraps these functions into
 //! tools and turns a [`Failure`] into the `ERROR:` text the model reads.
 
+#![warn(missing_docs)]
+
 mod failure;
 
 pub mod context;

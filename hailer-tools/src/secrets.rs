@@ -10,6 +10,7 @@ use regex::Regex;
 pub struct SecretHint {
     /// 1-based line number.
     pub line: usize,
+    /// What it looks like, for the warning.
     pub kind: &'static str,
 }
 

@@ -13,22 +13,29 @@ use crate::skills;
 /// Where the sections come from.
 #[derive(Debug, Clone, Copy)]
 pub struct Sources<'a> {
+    /// The folder of context notes.
     pub context_dir: &'a Path,
+    /// How many bytes of notes one turn may carry.
     pub max_context_bytes: u64,
+    /// The folder of skills.
     pub skills_dir: &'a Path,
+    /// The domains `fetch_page` may reach, for the web section.
     pub allowed_domains: &'a AllowedDomains,
 }
 
 /// The sections' text (to append to the system prompt) and the notices for the user.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Sections {
+    /// The sections, ready to append to the system prompt.
     pub text: String,
+    /// What the user is told (notes skipped, a secret found in one).
     pub notices: Vec<String>,
 }
 
 /// Skill descriptions longer than this are cut in the index.
 const MAX_DESCRIPTION_CHARS: usize = 300;
 
+/// The context, skills and web sections from `sources`, with the notices they give.
 pub fn build(sources: Sources<'_>) -> Sections {
     let mut sections = Sections::default();
     let context = load_context(sources.context_dir, sources.max_context_bytes);

@@ -16,11 +16,13 @@ use hailer_redact::Redactor;
 /// Settings of one daemon run.
 #[derive(Debug, Clone)]
 pub struct DaemonConfig {
+    /// The per-run token every API request must carry.
     pub token: AccessToken,
     /// Exit after this long with no sessions and no clients; `None` means never.
     pub idle_exit: Option<Duration>,
     /// How often event streams get a heartbeat.
     pub heartbeat: Duration,
+    /// Masks the secrets of the daemon's environment in logs and audit records.
     pub redactor: Redactor,
     /// Hailer's own folders.
     pub folders: crate::session::HailerFolders,

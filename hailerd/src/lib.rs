@@ -6,6 +6,8 @@
 //! lock, the runtime file, logging and signals), and [`main`] is the `hailer` package's
 //! `hailerd` binary.
 
+#![warn(missing_docs)]
+
 mod agent;
 mod api;
 mod audit;

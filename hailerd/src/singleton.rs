@@ -17,7 +17,9 @@ pub struct DaemonLock {
 /// What trying to become the daemon found.
 #[derive(Debug)]
 pub enum Acquired {
+    /// This process is the daemon while it holds the lock.
     Lock(DaemonLock),
+    /// Another process holds it: a daemon runs already.
     HeldByAnother,
 }
 

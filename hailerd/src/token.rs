@@ -37,6 +37,7 @@ impl AccessToken {
         }
     }
 
+    /// The token's text, for the runtime file and the log masking only.
     pub fn expose(&self) -> &str {
         self.value.expose_secret()
     }

@@ -23,7 +23,9 @@ pub const ORDER_FILES: [&str; 3] = [
 ];
 /// The workbook and its sheets.
 pub const TARGETS_XLSX: &str = "targets.xlsx";
+/// The workbook's sheet of each region's revenue target.
 pub const TARGETS_SHEET: &str = "Targets";
+/// The workbook's sheet of the regions and their managers.
 pub const REGIONS_SHEET: &str = "Regions";
 
 /// The regions, their managers and how their sales compare with their targets (the target is
@@ -38,22 +40,39 @@ pub(crate) const REGIONS: [(&str, &str, f64); 4] = [
 /// Why the sample data could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum SampleError {
+    /// A file or the folder could not be written.
     #[error("cannot write {path}: {source}")]
     Io {
+        /// The file or folder.
         path: PathBuf,
+        /// The system's error.
         #[source]
         source: std::io::Error,
     },
+    /// The Parquet writer refused the data.
     #[error("cannot write the Parquet file {path}: {detail}")]
-    Parquet { path: PathBuf, detail: String },
+    Parquet {
+        /// The file.
+        path: PathBuf,
+        /// The writer's message.
+        detail: String,
+    },
+    /// The Excel writer refused the data.
     #[error("cannot write the Excel file {path}: {detail}")]
-    Excel { path: PathBuf, detail: String },
+    Excel {
+        /// The file.
+        path: PathBuf,
+        /// The writer's message.
+        detail: String,
+    },
 }
 
 /// One file written, for the user: its name and what it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SampleFile {
+    /// The file's name in the data folder.
     pub name: String,
+    /// One line on what it holds.
     pub about: String,
 }
 

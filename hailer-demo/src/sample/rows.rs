@@ -15,10 +15,15 @@ const SALES_PER_DAY: u32 = 4;
 /// One line of `sales.csv`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sale {
+    /// `YYYY-MM-DD`.
     pub date: String,
+    /// One of the four regions.
     pub region: &'static str,
+    /// The product's name.
     pub product: &'static str,
+    /// Units sold.
     pub units: u32,
+    /// Price of one unit.
     pub unit_price: f64,
     /// `units * unit_price`, in cents to stay exact.
     pub amount_cents: u64,
@@ -27,11 +32,15 @@ pub struct Sale {
 /// One web order of a monthly file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Order {
+    /// Unique across the three months.
     pub order_id: i64,
     /// Days since 1970-01-01 (Parquet's DATE).
     pub day: i32,
+    /// One of the four regions.
     pub region: &'static str,
+    /// The order's total.
     pub amount: f64,
+    /// `online` or `store`.
     pub channel: &'static str,
 }
 

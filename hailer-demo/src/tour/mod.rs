@@ -25,7 +25,12 @@ pub const QUESTION: &str = "Give me the demo tour of this data: what is in the f
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Move {
     /// Call [`TOOL`] with these JSON arguments.
-    Call { step: usize, arguments: String },
+    Call {
+        /// Which step of the tour this call is, from 0.
+        step: usize,
+        /// The tool's arguments, as JSON text.
+        arguments: String,
+    },
     /// Answer with this text; the turn ends.
     Answer(String),
 }

@@ -10,7 +10,9 @@ use parquet::schema::types::Type;
 /// One column: its name and its type, spelled as Polars spells data types.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Column {
+    /// The column's name.
     pub name: String,
+    /// Its type, as Polars spells it (`Int64`, `String`, `Date`).
     pub type_name: String,
 }
 

@@ -21,10 +21,13 @@ pub const DATA_SUFFIXES: &[&str] = &[
 /// One month of one dataset.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct PeriodFile {
+    /// The dataset's name: the file name without its period.
     pub dataset: String,
     /// `YYYY-MM`.
     pub period: String,
+    /// The file's name as it is in the data folder.
     pub file_name: String,
+    /// The file's full path.
     pub path: PathBuf,
 }
 

@@ -26,9 +26,11 @@ const MAX_LISTED_FILES: usize = 200;
 pub struct Skill {
     /// From the front matter, else the folder's name.
     pub name: String,
+    /// The skill's folder name under the skills folder.
     pub folder: String,
     /// From the front matter; empty when there is none.
     pub description: String,
+    /// The skill's folder.
     pub dir: PathBuf,
 }
 

@@ -8,14 +8,19 @@ use std::path::{Component, Path, PathBuf};
 /// Why a requested path cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PathRefusal {
+    /// No path was given.
     #[error("the path is empty")]
     Empty,
+    /// The path starts at a root.
     #[error("'{0}' is an absolute path; skill files are named relative to the skill's folder")]
     Absolute(String),
+    /// `..` leads out of the skill's folder.
     #[error("'{0}' climbs out of the skill's folder")]
     Escapes(String),
+    /// A link inside the folder points outside it.
     #[error("'{0}' leads outside the skill's folder through a link")]
     LinkEscapes(String),
+    /// No such file.
     #[error("there is no file '{0}' in this skill")]
     Missing(String),
 }
