@@ -17,10 +17,6 @@ pub const EMPTY_NOTEBOOK: &str = "import marimo\n\napp = marimo.App()\n\n\n@app.
 /// `/api/kernel/execute` until its `done`, which waits for those cells. The server is killed
 /// afterwards.
 pub fn first_execute(dir: &Path, python: &Path, code: &str) -> Duration {
-    floor(dir, python, Some(code))
-}
-
-fn floor(dir: &Path, python: &Path, code: Option<&str>) -> Duration {
     let port = crate::free_port();
     let token = "benchtoken0123456789abcdef0123456789";
     let started = Instant::now();
@@ -82,37 +78,35 @@ fn floor(dir: &Path, python: &Path, code: Option<&str>) -> Duration {
             break;
         }
     }
-    if let Some(code) = code {
-        let page = exchange(port, "GET", "/", token, &[], "");
-        let skew = page
-            .split("data-token=\"")
-            .nth(1)
-            .and_then(|rest| rest.split('"').next())
-            .unwrap_or_else(|| panic!("marimo's page has no server token"))
-            .to_owned();
-        let instantiated = exchange(
-            port,
-            "POST",
-            "/api/kernel/instantiate",
-            token,
-            &[
-                ("Marimo-Server-Token", &skew),
-                ("Marimo-Session-Id", "bench"),
-            ],
-            r#"{"objectIds":[],"values":[],"autoRun":true}"#,
-        );
-        assert!(instantiated.starts_with("HTTP/1.1 200"), "{instantiated}");
-        let body = serde_json::json!({ "code": code }).to_string();
-        let executed = exchange(
-            port,
-            "POST",
-            "/api/kernel/execute",
-            token,
-            &[("Marimo-Session-Id", "bench")],
-            &body,
-        );
-        assert!(executed.contains("event: done"), "{executed}");
-    }
+    let page = exchange(port, "GET", "/", token, &[], "");
+    let skew = page
+        .split("data-token=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("marimo's page has no server token"))
+        .to_owned();
+    let instantiated = exchange(
+        port,
+        "POST",
+        "/api/kernel/instantiate",
+        token,
+        &[
+            ("Marimo-Server-Token", &skew),
+            ("Marimo-Session-Id", "bench"),
+        ],
+        r#"{"objectIds":[],"values":[],"autoRun":true}"#,
+    );
+    assert!(instantiated.starts_with("HTTP/1.1 200"), "{instantiated}");
+    let body = serde_json::json!({ "code": code }).to_string();
+    let executed = exchange(
+        port,
+        "POST",
+        "/api/kernel/execute",
+        token,
+        &[("Marimo-Session-Id", "bench")],
+        &body,
+    );
+    assert!(executed.contains("event: done"), "{executed}");
     let elapsed = started.elapsed();
     let _ = nix::sys::signal::killpg(
         nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap_or_default()),
