@@ -4,8 +4,8 @@
 //! install-local --python … --wheelhouse …`, into the folder `HAILER_KERNEL_ENVS` names. Every
 //! test's hailerd is started with that documented setting, so its unsafe-local kernels take the
 //! managed, contract-checked environment a user's daemon takes, instead of one prepared aside.
-//! The install runs once per test cache and kernel contract; later runs find it ready (the
-//! daemon says "Reused") in well under a second.
+//! The install runs once per test cache, kernel contract and pinned packages; a stamp file
+//! lets later test processes go straight on.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -36,9 +36,32 @@ pub fn setting() -> (String, String) {
     (VARIABLE.to_owned(), shared().display().to_string())
 }
 
+/// A file saying the install ran for exactly these pins and this contract, so later test
+/// processes start no daemon to hear "Reused" again. hailerd still checks the environment
+/// against its marker at every session start.
+fn stamp(folder: &std::path::Path) -> PathBuf {
+    use std::hash::{Hash as _, Hasher as _};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    hailer_kernel_bundle::REQUIREMENTS.hash(&mut hasher);
+    hailer_kernel_bundle::LOCAL_REQUIREMENTS.hash(&mut hasher);
+    folder.join(format!(
+        ".installed-{}-{:016x}",
+        hailer_kernel_bundle::contract(),
+        hasher.finish()
+    ))
+}
+
 fn install() -> PathBuf {
     let cache = prereqs::cache();
     let folder = cache.join("kernel-envs");
+    let stamp = stamp(&folder);
+    let marker = folder
+        .join(hailer_kernel_bundle::contract())
+        .join("venv")
+        .join("hailer-venv.json");
+    if stamp.is_file() && marker.is_file() {
+        return folder;
+    }
     std::fs::create_dir_all(&folder)
         .unwrap_or_else(|error| panic!("cannot create {}: {error}", folder.display()));
     // One install at a time across the test processes; hailerd locks the environment too,
@@ -75,5 +98,7 @@ fn install() -> PathBuf {
         folder.display(),
         crate::output_text(&installed)
     );
+    std::fs::write(&stamp, "")
+        .unwrap_or_else(|error| panic!("cannot write {}: {error}", stamp.display()));
     folder
 }
