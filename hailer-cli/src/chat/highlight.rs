@@ -5,7 +5,7 @@
 //! unknown one is shown in one colour. The parser's state carries over from line to line, so a
 //! streamed answer is highlighted as its lines arrive, strings spanning lines included.
 
-use std::sync::LazyLock;
+use std::sync::{LazyLock, Once};
 
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet};
 
@@ -42,10 +42,15 @@ static PALETTE: LazyLock<Vec<(Scope, Kind)>> = LazyLock::new(|| {
 /// Operators are keywords to the grammars; only the spelled-out ones (`and`, `in`) are to us.
 static OPERATOR: LazyLock<Option<Scope>> = LazyLock::new(|| Scope::new("keyword.operator").ok());
 
-/// Loads the grammars and compiles Python's first patterns, so the first code block shown does
-/// not wait for them (the chat calls it on a thread of its own as it starts).
-pub(super) fn preload() {
-    Highlighter::python().line("import polars as pl  # 1");
+/// Loads the grammars and compiles Python's first patterns on a thread of its own, once, so the
+/// first code block shown does not wait for them. The chat calls it when a turn starts, not when
+/// it starts itself: a chat idle at its prompt does not hold the grammars (some megabytes), and
+/// the model takes longer to send its first words than the grammars take to load.
+pub(super) fn preload_in_background() {
+    static STARTED: Once = Once::new();
+    STARTED.call_once(|| {
+        std::thread::spawn(|| Highlighter::python().line("import polars as pl  # 1"));
+    });
 }
 
 /// Highlights the lines of one block, in order.

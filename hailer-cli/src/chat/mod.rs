@@ -69,8 +69,6 @@ enum Flow {
 }
 
 pub(crate) async fn run(home: &HailerHome, options: ChatOptions) -> anyhow::Result<ExitCode> {
-    // The grammars load while the session starts, not when the first code block comes.
-    std::thread::spawn(highlight::preload);
     let loaded = load_config(&options.flags);
     // Not a workspace: said before the line editor takes the terminal, which stays as it was.
     if let Some(loaded) = &loaded

@@ -4,6 +4,7 @@
 
 use hailer_protocol::{ConversationReason, KernelStatus, NoticeLevel, SessionEvent, TurnUsage};
 
+use super::highlight;
 use super::markdown::MarkdownStream;
 use super::sanitize;
 use super::screen::Screen;
@@ -71,6 +72,7 @@ impl TurnView {
                 text,
                 client,
             } => {
+                highlight::preload_in_background();
                 let ours = self.own_text.take().is_some_and(|own| own == *text);
                 if !ours {
                     screen.line(format!(
