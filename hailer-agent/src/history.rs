@@ -11,6 +11,7 @@ use crate::turn::{argument_preview, call_code, result_output, result_preview};
 pub struct PastTurn {
     /// What the user wrote.
     pub text: String,
+    /// The tool calls the agent made for the message, in the order the model asked for them.
     pub tools: Vec<PastToolCall>,
     /// The agent's answer: the text of its replies, joined; empty when it gave none.
     pub answer: String,
@@ -19,9 +20,12 @@ pub struct PastTurn {
 /// A tool call of a past turn.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PastToolCall {
+    /// The id the model gave the call, which its result carries too.
     pub call_id: String,
+    /// The tool the model asked for.
     pub name: String,
-    /// Its arguments (the code), on one line, capped.
+    /// Its arguments (the code), on one line, capped at
+    /// [`crate::turn::ARGUMENT_PREVIEW_CHARS`] characters.
     pub preview: String,
     /// The code it ran, when its arguments carried one.
     pub code: Option<String>,

@@ -60,6 +60,7 @@ impl From<Item> for ThreadItem {
 pub struct StoredItem {
     /// Increasing within a thread; not necessarily contiguous.
     pub seq: i64,
+    /// The message or summary itself.
     pub item: ThreadItem,
 }
 

@@ -12,6 +12,8 @@
 //! The crate knows nothing of the daemon, kernels or notebooks: the daemon registers the tools
 //! and passes in the system prompt.
 
+#![warn(missing_docs)]
+
 pub mod blocking;
 pub mod credentials;
 mod error;

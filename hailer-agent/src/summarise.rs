@@ -38,7 +38,11 @@ into this summary; the messages after it are complete.";
 pub struct Summariser {
     /// Summarise once the estimate passes this many tokens; 0 turns summarising off.
     pub after_tokens: u64,
+    /// How many of the latest items stay verbatim (default [`KEEP_RECENT_ITEMS`]); the cut
+    /// moves earlier so the kept part never starts with a tool result.
     pub keep_recent: usize,
+    /// Characters of each message, tool call's arguments or tool result the summarising call
+    /// is shown (default [`TRANSCRIPT_ITEM_CHARS`]).
     pub transcript_item_chars: usize,
 }
 
@@ -55,8 +59,12 @@ impl Default for Summariser {
 /// A summary ready to replace the items up to `upto_seq`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Summary {
+    /// The sequence number of the last item the summary stands for; it and every earlier
+    /// item are replaced.
     pub upto_seq: i64,
+    /// The summary itself, trimmed and never empty.
     pub text: String,
+    /// The summarising model call's reply, kept for its token usage.
     pub completion: Completion,
 }
 
@@ -86,10 +94,13 @@ pub fn instructions_with_summary(instructions: &str, summary: Option<&str>) -> S
 }
 
 impl Summariser {
+    /// Whether summarising is on at all: `after_tokens` is not 0.
     pub fn is_enabled(&self) -> bool {
         self.after_tokens > 0
     }
 
+    /// Whether a request of `estimated_tokens` (see [`estimate_tokens`]) is past the threshold,
+    /// so the older items should be summarised first.
     pub fn is_due(&self, estimated_tokens: u64) -> bool {
         self.is_enabled() && estimated_tokens > self.after_tokens
     }

@@ -8,7 +8,9 @@ use hailer_model::Usage;
 /// Tokens sent to and received from the model.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TokenUsage {
+    /// Tokens sent to the model (the prompt and history), as the endpoint counted them.
     pub input: u64,
+    /// Tokens the model wrote back, as the endpoint counted them.
     pub output: u64,
 }
 

@@ -25,10 +25,13 @@ pub const WORKSPACE_MARKERS: [&str; 3] = ["pyproject.toml", CONFIG_FILE, NESTED_
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WorkspaceSource {
+    /// The client's `--workspace` flag named the folder.
     Flag,
+    /// The client's `HAILER_WORKSPACE` variable named the folder.
     Environment,
     /// The folder holds this marker file.
     Marker {
+        /// The marker found, relative to the workspace: one of [`WORKSPACE_MARKERS`].
         file: PathBuf,
     },
     /// Nothing marked a workspace, so the current folder is used.
@@ -38,7 +41,9 @@ pub enum WorkspaceSource {
 /// The workspace folder (absolute) and how it was found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Workspace {
+    /// The workspace folder, with `.` and `..` folded away (symlinks are not followed).
     pub root: PathBuf,
+    /// Which rule of the precedence chose `root`.
     pub found_by: WorkspaceSource,
 }
 

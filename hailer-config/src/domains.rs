@@ -34,22 +34,31 @@ pub enum DomainRule {
 /// Why an allow-list entry was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DomainError {
+    /// The entry is empty or only spaces.
     #[error("is empty")]
     Empty,
+    /// The entry is a bare wildcard or dot (`*`, `**`, `*.`, `**.`, `.`).
     #[error("would allow every site on the internet")]
     Everything,
+    /// The entry contains `://`, as in `https://example.com`.
     #[error("is a URL, not a host name")]
     Url,
+    /// The entry contains `/`, `:`, `?`, `#`, `@` or white space and is not an IP address.
     #[error("has a port, a path or a space in it")]
     NotAHost,
+    /// A `*` appears anywhere but in a leading `*.` or `**.`.
     #[error("uses a wildcard other than a leading `*.` or `**.`")]
     MisplacedWildcard,
+    /// A wildcard precedes a numeric name or `localhost`, such as `*.10.0.0.1`.
     #[error(
         "puts a wildcard in front of an IP address or localhost, which can only be listed as is"
     )]
     WildcardOnAddress,
+    /// A wildcard precedes a name without a dot, such as `*.com`.
     #[error("puts a wildcard in front of a whole top-level domain")]
     WildcardOnTopLevel,
+    /// The name breaks the host-name rules (ASCII letters, digits, `-` and `_` in labels of
+    /// 1 to 63 characters, 253 in all), or looks numeric without being an IPv4 address.
     #[error("is not a valid host name")]
     Malformed,
 }
@@ -166,6 +175,7 @@ pub struct AllowedDomains {
 }
 
 impl AllowedDomains {
+    /// An allow list of these rules, kept in the given order.
     pub fn new(rules: Vec<DomainRule>) -> Self {
         Self { rules }
     }
@@ -178,10 +188,12 @@ impl AllowedDomains {
         }
     }
 
+    /// The rules, in the order they were written.
     pub fn rules(&self) -> &[DomainRule] {
         &self.rules
     }
 
+    /// Whether the list has no rule, in which case every host is refused.
     pub fn is_empty(&self) -> bool {
         self.rules.is_empty()
     }

@@ -8,19 +8,35 @@ use crate::problem::Problem;
 /// Failures of file-system work such as `init`.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// A file or folder could not be created, written, replaced, inspected or made private.
     #[error("cannot {action} {}: {source}", path.display())]
     Io {
+        /// What was being done, as a verb phrase (`create the folder`, `create the file`).
         action: &'static str,
+        /// The file or folder it was done to.
         path: PathBuf,
+        /// What the operating system said.
         #[source]
         source: io::Error,
     },
+    /// Something other than a folder is in the way of a folder `init` makes.
     #[error("{} exists but is not a folder; move it out of the way and run `hailer init` again", path.display())]
-    NotAFolder { path: PathBuf },
+    NotAFolder {
+        /// The path that should have been a folder.
+        path: PathBuf,
+    },
+    /// Something other than a regular file is in the way of a file `init` writes.
     #[error("{} exists but is not a regular file; move it out of the way and run `hailer init` again", path.display())]
-    NotAFile { path: PathBuf },
+    NotAFile {
+        /// The path that should have been a regular file.
+        path: PathBuf,
+    },
+    /// The workspace folder is still missing after `init` tried to create it.
     #[error("the workspace folder {} does not exist; create it first, or run `hailer init` in an existing folder", path.display())]
-    NoWorkspace { path: PathBuf },
+    NoWorkspace {
+        /// The workspace folder `init` was asked to set up.
+        path: PathBuf,
+    },
 }
 
 impl Error {

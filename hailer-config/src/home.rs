@@ -24,9 +24,17 @@ pub const KERNEL_ENVS_VAR: &str = "HAILER_KERNEL_ENVS";
 /// Hailer's own directories.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HailerHome {
+    /// Settings the user keeps outside any workspace: trust records, the credential file
+    /// (`$HAILER_HOME/config` when that is set).
     pub config_dir: PathBuf,
+    /// What Hailer writes as it runs: logs and the chat's input history
+    /// (`$HAILER_HOME/state`).
     pub state_dir: PathBuf,
+    /// What Hailer makes and keeps: the managed Python environments and kernel records
+    /// (`$HAILER_HOME/data`).
     pub data_dir: PathBuf,
+    /// The daemon's lock and runtime file with its port and token, private to the user
+    /// (`$HAILER_HOME/run`).
     pub runtime_dir: PathBuf,
     /// Where the unsafe-local kernel's managed environments live, one folder per kernel
     /// contract: `HAILER_KERNEL_ENVS`, else `<data>/kernels`.
@@ -36,10 +44,12 @@ pub struct HailerHome {
 /// Why the home directories could not be worked out.
 #[derive(Debug, thiserror::Error)]
 pub enum HomeError {
+    /// `HAILER_HOME` is unset and the system reports no home folder for the user.
     #[error(
         "cannot find your home folder to place Hailer's files; set {HAILER_HOME_VAR} to a folder"
     )]
     NoHome,
+    /// `HAILER_KERNEL_ENVS` holds this relative path; only an absolute one is accepted.
     #[error(
         "{KERNEL_ENVS_VAR} must name a folder by its full path, not {0:?}; set it to an absolute \
          path or unset it to keep the environments in Hailer's data folder"

@@ -36,7 +36,9 @@ pub struct LoadInputs {
     pub cwd: PathBuf,
     /// The user's home folder, for `~/` in paths and the data-folder rules.
     pub home: Option<PathBuf>,
+    /// The client's command-line flags, which win over the environment and the file.
     pub overrides: Overrides,
+    /// The client's `HAILER_*` variables, which win over the file.
     pub env: ClientEnv,
     /// The user's Hailer configuration folder, where `hailer trust` keeps its records. `None`
     /// knows no record, so a workspace's settings that need trust are not applied.
@@ -75,19 +77,30 @@ impl LoadInputs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Provenance {
+    /// A command-line flag such as `--model`.
     Flag,
+    /// One of the client's `HAILER_*` variables.
     Environment,
+    /// The configuration file (`hailer.toml`, or the one `--config` or `HAILER_CONFIG` names).
     File,
+    /// None of them set it, so the built-in default applies.
     Default,
 }
 
 /// Where each setting that flags and variables can override came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sources {
+    /// `[model].name`: `--model`, `HAILER_MODEL`, the file or the default.
     pub model: Provenance,
+    /// `[model].provider`: `--provider`, `HAILER_MODEL_PROVIDER`, the file or the default.
     pub provider: Provenance,
+    /// `[kernel].runtime`: `--kernel`, `HAILER_KERNEL`, the file or the default.
     pub runtime: Provenance,
+    /// `[kernel].image`: `--kernel-image`, `HAILER_KERNEL_IMAGE`, the file or the default.
     pub image: Provenance,
+    /// `[kernel].base_image`: `--base-image`, `HAILER_KERNEL_BASE_IMAGE`, the file or the
+    /// default.
     pub base_image: Provenance,
+    /// `[hailer].log_level`: `--log-level`, `HAILER_LOG_LEVEL`, the file or the default.
     pub log_level: Provenance,
 }

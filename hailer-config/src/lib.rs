@@ -14,6 +14,8 @@
 //!
 //! The loader never reads the process environment: the daemon's environment is not the user's.
 
+#![warn(missing_docs)]
+
 pub mod daemon_env;
 mod discovery;
 mod document;

@@ -19,9 +19,12 @@ use crate::validate::{self, Place, preflight};
 /// A usable configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Loaded {
+    /// The effective settings: defaults, then the file, then the environment, then the flags,
+    /// with paths resolved and settings refused by trust dropped.
     pub config: Config,
     /// The file read, or `None` when no file exists and the defaults apply.
     pub config_path: Option<PathBuf>,
+    /// The workspace folder and how it was found.
     pub workspace: Workspace,
     /// Where the overridable settings came from.
     pub sources: Sources,

@@ -54,10 +54,13 @@ pub const STATE_DIR: &str = ".hailer";
 /// What a refused data folder would expose.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Exposed {
+    /// The user's home folder.
     Home,
+    /// The workspace folder.
     Workspace,
     /// The workspace's `.hailer/`.
     HailerState,
+    /// The configuration file in use.
     ConfigFile,
     /// The context, skills or prompts folder.
     HailerFolder,
@@ -68,8 +71,11 @@ pub enum Exposed {
 /// How the data folder relates to what it would expose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Relation {
+    /// The data folder is that folder (or file) itself.
     Is,
+    /// The data folder is a parent of it.
     Contains,
+    /// The data folder lies somewhere beneath it.
     Inside,
 }
 
@@ -80,9 +86,13 @@ pub enum MountReason {
     NetworkShare,
     /// The root of a drive or of the file system.
     DriveRoot,
+    /// The data folder is, contains or lies inside a folder or file notebook code must not see.
     Exposes {
+        /// What would be exposed.
         what: Exposed,
+        /// Where that is on this machine, with symlinks followed.
         path: PathBuf,
+        /// How the data folder relates to `path`.
         relation: Relation,
     },
 }
@@ -93,6 +103,7 @@ pub enum MountReason {
 pub struct MountRefusal {
     /// The data folder, with symlinks followed.
     pub data_dir: PathBuf,
+    /// Which rule refused it.
     pub reason: MountReason,
 }
 
@@ -165,11 +176,17 @@ impl fmt::Display for Exposed {
 /// The folders the rules compare, each resolved (symlinks followed) on the machine.
 #[derive(Debug, Clone, Default)]
 pub struct MountFolders {
-    /// The data folder as configured, and resolved.
+    /// The data folder as configured, before symlinks are followed; a network share is
+    /// refused whether this or [`Self::data`] names one.
     pub data_as_given: PathBuf,
+    /// The data folder, resolved.
     pub data: PathBuf,
+    /// The workspace folder; its `.hailer/` folder is derived from it.
     pub workspace: PathBuf,
+    /// The user's home folder; `None` when it is unknown, which also leaves
+    /// [`Self::credentials`] empty.
     pub home: Option<PathBuf>,
+    /// The configuration file in use; `None` when there is none and the defaults apply.
     pub config_path: Option<PathBuf>,
     /// The context, skills and prompts folders.
     pub hailer_dirs: Vec<PathBuf>,

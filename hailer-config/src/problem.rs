@@ -39,13 +39,27 @@ pub enum Area {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Origin {
     /// A configuration file; `line` is 1-based when known.
-    File { path: String, line: Option<usize> },
+    File {
+        /// The file, relative to the workspace when it is inside it.
+        path: String,
+        /// The 1-based line of the value; `None` when the problem has no single line.
+        line: Option<usize>,
+    },
     /// A `HAILER_*` environment variable of the client.
-    Environment { variable: String },
+    Environment {
+        /// The variable's name, such as `HAILER_KERNEL`.
+        variable: String,
+    },
     /// A command-line flag such as `--kernel`.
-    Flag { flag: String },
+    Flag {
+        /// The flag as written, with its dashes.
+        flag: String,
+    },
     /// The workspace layout (folders and files the configuration points at).
-    Workspace { path: String },
+    Workspace {
+        /// The folder or file on disk, relative to the workspace when it is inside it.
+        path: String,
+    },
 }
 
 impl fmt::Display for Origin {
@@ -66,8 +80,11 @@ impl fmt::Display for Origin {
 /// One thing wrong with the configuration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Problem {
+    /// Whether the problem stops Hailer from starting.
     pub severity: Severity,
+    /// Which part of the setup it is about; [`Area::Config`] unless a check says otherwise.
     pub area: Area,
+    /// Where the value came from; `message` starts with this place.
     pub origin: Origin,
     /// The section, such as `kernel` or `model_providers.acme`, when the problem is in one.
     pub section: Option<String>,
@@ -152,7 +169,9 @@ impl fmt::Display for Problem {
 /// Every problem found by [`crate::check`], split by severity.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {
+    /// Problems that stop Hailer from starting.
     pub fatal: Vec<Problem>,
+    /// Problems Hailer starts with, ignoring or adjusting what they name.
     pub warnings: Vec<Problem>,
 }
 

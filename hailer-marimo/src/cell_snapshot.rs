@@ -34,15 +34,20 @@ pub struct SnapshotOptions {
 pub struct SyntaxIssue {
     /// 1-based line in the cell, when Python said.
     pub line: Option<u32>,
+    /// Python's description of the problem (`invalid syntax`), or the compiler's error text
+    /// when it failed for another reason.
     pub message: String,
 }
 
 /// One cell, as the notebook document holds it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct CellSnapshot {
+    /// marimo's id for the cell in this session (`Hbol`); ids are not stored in the file, so
+    /// the same cell may get another id once the session is reopened.
     pub id: String,
     /// Empty or `_` for an unnamed cell.
     pub name: String,
+    /// The cell's Python source as the notebook document holds it.
     pub code: String,
     /// idle, stale, exception, running, ... (`None` for an empty cell never run).
     pub status: Option<String>,

@@ -16,11 +16,16 @@ pub const CHARTS_END: &str = "hailer-charts-end";
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DrawnChart {
+    /// The id of the cell whose output holds the chart, one of the ids that were asked for.
     pub cell_id: String,
     /// `altair` or `plotly`.
     pub library: String,
+    /// The chart's title from its Vega or Vega-Lite spec or its Plotly layout; `None` when it
+    /// has none.
     pub title: Option<String>,
-    /// `None` when the chart could not be drawn.
+    /// `None` when the chart could not be drawn: always for Plotly; for Altair when its data
+    /// sits behind a URL, the renderer is missing or refuses the spec, or the PNG would pass
+    /// 1 MiB.
     pub image: Option<DrawnPicture>,
 }
 
@@ -28,8 +33,11 @@ pub struct DrawnChart {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DrawnPicture {
+    /// `image/svg+xml`, or `image/png` when the SVG would have been too large.
     pub mimetype: String,
+    /// The picture as a `data:<mimetype>;base64,...` URL.
     pub data_url: String,
+    /// How long drawing took in the kernel, in milliseconds.
     pub render_ms: u64,
 }
 

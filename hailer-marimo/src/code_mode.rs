@@ -19,9 +19,12 @@ const CELLS_MARKER: &str = "hailer-cells:";
 /// A cell to create.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NewCell {
+    /// The cell's Python source, stored as given (a NUL in it is refused).
     pub code: String,
     /// A name for the cell (becomes the function name in the file).
     pub name: Option<String>,
+    /// Whether marimo hides the cell's code in the notebook view (`hide_code=True` in the
+    /// file).
     pub hide_code: bool,
     /// Run the cell right after creating it.
     pub run: bool,
@@ -34,8 +37,11 @@ pub struct NewCell {
 pub struct CellEdit {
     /// The cell's id or name.
     pub target: String,
+    /// The cell's new Python source.
     pub code: Option<String>,
+    /// The cell's new name (the function name in the file).
     pub name: Option<String>,
+    /// Whether marimo should hide the cell's code in the notebook view.
     pub hide_code: Option<bool>,
     /// Run the cell after the change.
     pub run: bool,
@@ -46,12 +52,16 @@ pub struct CellEdit {
 /// One cell as the kernel sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct CellInfo {
+    /// marimo's id for the cell in this session (`Hbol`); ids are not stored in the file, so
+    /// the same cell may get another id once the session is reopened.
     pub id: String,
+    /// The cell's name; `_` for an unnamed cell.
     pub name: String,
     /// idle, stale, exception, running, ... (`None` for an empty cell never run).
     pub status: Option<String>,
     /// One message per error affecting the cell.
     pub errors: Vec<String>,
+    /// The cell's Python source as marimo holds it.
     pub code: String,
 }
 

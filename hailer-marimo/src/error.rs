@@ -15,7 +15,9 @@ pub enum Error {
     /// A file system or process operation failed.
     #[error("{context}: {source}")]
     Io {
+        /// What was attempted and on which path, as a clause (`could not create <path>`).
         context: String,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },
@@ -25,30 +27,52 @@ pub enum Error {
         "no Python 3.11 or newer was found (tried: {tried}). Install Python 3.11+ or name one \
          explicitly (for example with HAILER_PYTHON)"
     )]
-    PythonNotFound { tried: String },
+    PythonNotFound {
+        /// Each candidate tried and why it was refused, joined by `; `, or the candidate names
+        /// when none was on `PATH`.
+        tried: String,
+    },
 
     /// The interpreter that was named explicitly cannot be used.
     #[error("the Python at {path} cannot be used: {reason}")]
-    PythonUnusable { path: PathBuf, reason: String },
+    PythonUnusable {
+        /// The interpreter as it was named.
+        path: PathBuf,
+        /// Why it cannot be used, as a clause (`it is Python 3.10.2, and 3.11.0 or newer is
+        /// needed`, `it did not answer within 15 s`).
+        reason: String,
+    },
 
     /// The folder meant for the managed virtual environment holds something else.
     #[error(
         "{path} is not empty and is not a virtual environment this program created; \
          remove it or choose another folder for the kernel environment"
     )]
-    VenvFolderTaken { path: PathBuf },
+    VenvFolderTaken {
+        /// The venv folder that was asked for, [`crate::VenvRequest::dir`].
+        path: PathBuf,
+    },
 
     /// `python -m venv` or `pip install` failed.
     #[error("{step} failed ({status}). Its last lines:\n{tail}")]
     InstallFailed {
+        /// Which step failed: `creating the virtual environment`, `uv pip install` or
+        /// `pip install`.
         step: &'static str,
+        /// How the program ended, e.g. `exit code 1` or `killed by signal 9`.
         status: String,
+        /// Its last 25 lines of stdout and stderr, interleaved as they arrived.
         tail: String,
     },
 
     /// The marimo server process ended before it answered.
     #[error("marimo exited before it was ready ({status}). Its log ends with:\n{log_tail}")]
-    ServerExited { status: String, log_tail: String },
+    ServerExited {
+        /// How the process ended, e.g. `exit code 1` or `killed by signal 9`.
+        status: String,
+        /// The last [`crate::launch::TAIL_LINES`] lines of the server's log, token masked.
+        log_tail: String,
+    },
 
     /// The marimo server did not become ready in time.
     #[error(
@@ -56,8 +80,11 @@ pub enum Error {
         .waited.as_secs()
     )]
     ServerNotReady {
+        /// The server's base URL, `http://127.0.0.1:<port>`.
         url: String,
+        /// The readiness limit that ran out, [`crate::LaunchOptions::ready_timeout`].
         waited: Duration,
+        /// The last [`crate::launch::TAIL_LINES`] lines of the server's log, token masked.
         log_tail: String,
     },
 
@@ -66,39 +93,77 @@ pub enum Error {
         "the server on {url} is not the marimo this program started (it does not check our token); \
          stop whatever else listens on that port or choose another port"
     )]
-    ForeignServer { url: String },
+    ForeignServer {
+        /// The base URL that answered, `http://127.0.0.1:<port>`.
+        url: String,
+    },
 
     /// The HTTP request itself failed (connection refused, reset, ...).
     #[error("could not reach marimo for {what}: {reason}")]
-    Transport { what: String, reason: String },
+    Transport {
+        /// What was being done, as a gerund phrase (`listing files`, `opening a kernel session`).
+        what: String,
+        /// Why, as a clause: a refused connection, a timeout, the HTTP client's own message
+        /// with the URL replaced by `<url>`, or that the client could not be set up.
+        reason: String,
+    },
 
     /// marimo answered with an error status.
     #[error("marimo refused {what} (HTTP {status}): {detail}")]
     Status {
+        /// What was being done, as a gerund phrase (`listing files`, `opening a kernel session`).
         what: String,
+        /// The HTTP status; 200 when a file operation answered but reported failure.
         status: u16,
+        /// marimo's explanation: the `detail`, `error` or `message` of a JSON body, an HTML
+        /// page's title or text, or the raw body, cut to 500 characters; for a failed file
+        /// operation, marimo's message.
         detail: String,
     },
 
     /// marimo answered something this client cannot read.
     #[error("marimo gave an unreadable answer to {what}: {detail}")]
-    BadReply { what: String, detail: String },
+    BadReply {
+        /// What was being done, as a gerund phrase (`listing files`, `opening a kernel session`).
+        what: String,
+        /// What could not be read, with the start of the reply where it helps.
+        detail: String,
+    },
 
     /// A reply, or one line of it, was larger than allowed.
     #[error("marimo's answer to {what} is larger than {limit} bytes, so it was cut off")]
-    ReplyTooLarge { what: String, limit: usize },
+    ReplyTooLarge {
+        /// What was being done, as a gerund phrase (`listing files`, `opening a kernel session`).
+        what: String,
+        /// The cap that was passed, in bytes: [`crate::ClientOptions::max_reply_bytes`].
+        limit: usize,
+    },
 
     /// A call did not finish before its deadline.
     #[error("{what} did not finish within {:.1} s", .waited.as_secs_f64())]
-    Timeout { what: String, waited: Duration },
+    Timeout {
+        /// What was being done, as a gerund phrase (`listing files`, `opening a kernel session`).
+        what: String,
+        /// How long had passed since the call started when it was given up.
+        waited: Duration,
+    },
 
     /// The notebook file does not exist (marimo then answers an empty stream).
     #[error("marimo could not open {path}: the notebook file does not exist")]
-    NotebookMissing { path: PathBuf },
+    NotebookMissing {
+        /// The notebook path the session was asked for.
+        path: PathBuf,
+    },
 
     /// Opening a kernel session failed before the kernel was ready.
     #[error("marimo could not start a kernel for {path}: {reason}")]
-    SessionOpenFailed { path: PathBuf, reason: String },
+    SessionOpenFailed {
+        /// The notebook path the session was for.
+        path: PathBuf,
+        /// What happened instead of `kernel-ready`, as a clause (marimo closed the stream, the
+        /// stream ended, no session is open).
+        reason: String,
+    },
 
     /// An execute stream ended without its final event.
     #[error(
@@ -112,7 +177,13 @@ pub enum Error {
         "the kernel for {path} {reason}, so it was restarted on a fresh session: variables \
          from earlier runs are gone until the notebook's cells run again. Run the code again"
     )]
-    KernelRestarted { path: PathBuf, reason: String },
+    KernelRestarted {
+        /// The notebook whose kernel was replaced.
+        path: PathBuf,
+        /// What the old kernel did, as a predicate (`stopped running`, `did not finish the run
+        /// within 30.0 s`).
+        reason: String,
+    },
 
     /// A caller passed something this client cannot send.
     #[error("{0}")]
@@ -124,7 +195,11 @@ pub enum Error {
 
     /// A code-mode operation on the notebook's cells failed.
     #[error("marimo could not change the notebook's cells: {detail}")]
-    CodeMode { detail: String },
+    CodeMode {
+        /// What went wrong (the snippet printed no cell id or list, or its JSON could not be
+        /// read), followed by the last lines of the kernel's stderr when there were any.
+        detail: String,
+    },
 }
 
 impl Error {

@@ -10,6 +10,8 @@
 //! * [`chart_snippet`]: drawing the charts of some cells in the kernel.
 //! * [`sse`]: the bounded event-stream parser the client uses.
 
+#![warn(missing_docs)]
+
 pub mod access_token;
 pub mod cell_snapshot;
 pub mod chart_snippet;

@@ -7,9 +7,20 @@
 pub enum Report<'a> {
     /// A step begins, with how many items it works through when that is known (packages,
     /// build steps, image layers).
-    Step { name: &'a str, total: Option<u64> },
+    Step {
+        /// What the step does, as a line for the user (`Installing packages`).
+        name: &'a str,
+        /// How many items the step works through; `None` when not known.
+        total: Option<u64>,
+    },
     /// How far the current step is.
-    Count { done: u64, total: Option<u64> },
+    Count {
+        /// Items finished so far.
+        done: u64,
+        /// The step's items in all, which may grow as a tool reveals more; `None` when not
+        /// known.
+        total: Option<u64>,
+    },
     /// A line for the user.
     Note(&'a str),
     /// A line of a tool's own output (pip, uv, the Docker engine).
@@ -35,7 +46,10 @@ pub type Progress<'a> = &'a (dyn Fn(Report<'_>) + Send + Sync);
 /// `+ name==version` lines (one per installed package).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PackageCount {
+    /// Packages pip or uv has reported taking up so far.
     pub done: u64,
+    /// Packages expected: the starting guess, replaced by uv's `Resolved N`, and raised to
+    /// `done` when more turn up; `None` when not known.
     pub total: Option<u64>,
 }
 

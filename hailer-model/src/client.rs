@@ -27,7 +27,9 @@ const CHANNEL_CAPACITY: usize = 256;
 /// Timeouts and retries of a client.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ClientOptions {
+    /// How often and how long to wait before resending a request that got no usable response.
     pub retry: RetryPolicy,
+    /// How long to wait for the connection, the response and each event of a streamed reply.
     pub timeouts: Timeouts,
 }
 
@@ -207,6 +209,7 @@ impl ModelClient {
         matches!(self.inner.backend, Backend::Local(_))
     }
 
+    /// The provider settings this client was made with, as given (secrets included).
     pub fn settings(&self) -> &ProviderSettings {
         &self.inner.settings
     }

@@ -8,11 +8,20 @@ pub enum ModelEvent {
     /// A piece of the reply's text.
     TextDelta(String),
     /// The model began a tool call; its arguments are still arriving.
-    ToolCallStarted { call_id: String, name: String },
+    /// Sent once per call, before its [`ModelEvent::ToolCallDone`].
+    ToolCallStarted {
+        /// The call's id, the same as in the later `ToolCallDone` ([`ToolCall::call_id`]).
+        call_id: String,
+        /// The name of the tool being called.
+        name: String,
+    },
     /// A tool call is complete.
     ToolCallDone {
+        /// The call's id, to be repeated by its tool result ([`ToolCall::call_id`]).
         call_id: String,
+        /// The name of the tool called.
         name: String,
+        /// The arguments object as the JSON text the model wrote, not checked.
         arguments: String,
     },
     /// Token usage, when the endpoint reports it.
@@ -24,7 +33,9 @@ pub enum ModelEvent {
 /// A complete model reply.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Completion {
+    /// The whole text of the answer, every [`ModelEvent::TextDelta`] joined; may be empty.
     pub text: String,
+    /// Every finished tool call, in the order the endpoint completed them.
     pub tool_calls: Vec<ToolCall>,
     /// `None` when the endpoint reported none: unknown, not zero.
     pub usage: Option<Usage>,

@@ -13,6 +13,8 @@
 //!   receiver aborts the HTTP request. Failures are [`ModelError`]s worded for the user, with the
 //!   endpoint's own words, redacted and capped.
 
+#![warn(missing_docs)]
+
 mod chat;
 mod client;
 pub mod conversation;

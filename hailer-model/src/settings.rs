@@ -32,6 +32,7 @@ impl WireApi {
         }
     }
 
+    /// The wire API this one is not, suggested when an endpoint answers 404 or 405.
     pub fn other(self) -> Self {
         match self {
             Self::Responses => Self::Chat,
@@ -54,7 +55,11 @@ pub struct ProviderSettings {
     pub provider_id: String,
     /// E.g. `https://api.openai.com/v1`; the wire API's path is appended.
     pub base_url: String,
+    /// Which API the endpoint speaks; picks the path, the request body and the reply parser.
     pub wire_api: WireApi,
+    /// Whether to ask for a streamed (SSE) reply, through the body's `stream` and the `Accept`
+    /// header. A reply is read by its `Content-Type` whatever was asked; this decides only when
+    /// that header names neither SSE nor JSON.
     pub stream: bool,
     /// Ask for usage in streamed Chat replies (`stream_options.include_usage`) when `stream` is on.
     pub stream_options: bool,
@@ -62,6 +67,7 @@ pub struct ProviderSettings {
     pub model: String,
     /// The most tokens one answer may have; none is sent when `None`.
     pub max_output_tokens: Option<u32>,
+    /// Extra headers sent with every request, name to value, as plain (not secret) text.
     pub http_headers: BTreeMap<String, String>,
     /// Headers whose values came from environment variables; only non-empty values are sent.
     pub env_http_headers: BTreeMap<String, SecretString>,

@@ -53,5 +53,7 @@ pub struct ConversationStarted {
     pub model: String,
     /// The provider's id.
     pub provider: String,
+    /// Whether the conversation started afresh with the same model or because the model was
+    /// switched.
     pub reason: ConversationReason,
 }

@@ -29,6 +29,8 @@ impl std::fmt::Debug for LoginParams {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LogoutParams {
+    /// The provider whose key to forget and the workspace whose configuration declares it; its
+    /// fields sit at the top level of the JSON body.
     #[serde(flatten)]
     pub target: CredentialTarget,
 }
@@ -69,6 +71,7 @@ impl std::fmt::Debug for CredentialTarget {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CredentialsResponse {
+    /// Id of the provider whose key was stored or removed, as the configuration declares it.
     pub provider: String,
     /// The variable that, set in a client's environment, wins over the stored key.
     pub env_key: String,
@@ -85,12 +88,17 @@ pub struct CredentialsResponse {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelCheck {
+    /// Id of the provider the workspace's configuration chooses.
     pub provider: String,
+    /// Name of the configured model, without the provider.
     pub model: String,
     /// Where the key comes from, in words (`OPENAI_API_KEY from the environment`), or why none
     /// is needed; absent when there is a problem.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub credentials: Option<String>,
+    /// Why a session's agent could not answer (no key, an unknown provider, ...) and what to
+    /// do; absent when the model can be reached. Exactly one of `credentials` and `problem` is
+    /// set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<crate::AgentProblem>,
 }

@@ -7,9 +7,13 @@ use utoipa::ToSchema;
 pub struct DaemonInfo {
     /// hailerd's version.
     pub version: String,
+    /// Process id of the daemon.
     pub pid: u32,
+    /// TCP port the daemon listens on, on 127.0.0.1 only.
     pub port: u16,
+    /// When the daemon started, in seconds since the Unix epoch.
     pub started_at: i64,
+    /// Seconds since the daemon started.
     pub uptime_secs: u64,
     /// Live sessions.
     pub sessions: usize,
@@ -25,10 +29,17 @@ pub struct DaemonInfo {
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RuntimeFile {
+    /// Process id of the daemon that wrote the file; the daemon removes the file on exit only
+    /// while it still names this pid.
     pub pid: u32,
+    /// TCP port the daemon listens on, on 127.0.0.1.
     pub port: u16,
+    /// The access token of this run, generated anew at every start: clients send it as
+    /// `Authorization: Bearer <token>`, or as the `hailer.token.<token>` WebSocket subprotocol.
     pub token: String,
+    /// hailerd's version.
     pub version: String,
+    /// When the daemon started, in seconds since the Unix epoch.
     pub started_at: i64,
 }
 
@@ -48,6 +59,8 @@ impl std::fmt::Debug for RuntimeFile {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ShutdownResponse {
+    /// Always `true`: the daemon accepted the request and is stopping (clients are told,
+    /// sessions end, the runtime file is removed).
     pub stopping: bool,
 }
 

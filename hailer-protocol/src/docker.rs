@@ -19,6 +19,7 @@ pub struct DockerStatus {
     /// Where the daemon looks for the engine (`unix:///var/run/docker.sock`, a named pipe, a TCP
     /// address), and the docker context it came from, if any.
     pub endpoint: String,
+    /// Whether the engine answers and can run the kernel.
     pub engine: DockerEngine,
     /// The image, when the engine answers and runs Linux containers.
     #[serde(default)]
@@ -30,13 +31,25 @@ pub struct DockerStatus {
 #[serde(rename_all = "camelCase", tag = "state")]
 pub enum DockerEngine {
     /// It answers and runs Linux containers.
-    Ready { version: String },
+    Ready {
+        /// The engine's version, as it reports it (`29.1`).
+        version: String,
+    },
     /// It answers but runs other containers (Windows containers, say).
-    NotLinux { os: String },
+    NotLinux {
+        /// The operating system of the engine's containers, as it reports it (`windows`).
+        os: String,
+    },
     /// No engine is installed at the endpoint (no socket or pipe there).
-    NotInstalled { message: String },
+    NotInstalled {
+        /// For a person: the endpoint where nothing was found, and how to install Docker.
+        message: String,
+    },
     /// The engine did not answer, or the endpoint cannot be used.
-    NotRunning { message: String },
+    NotRunning {
+        /// For a person: why the engine could not be reached or the endpoint used.
+        message: String,
+    },
 }
 
 /// What the engine has of a kernel image.
@@ -47,15 +60,22 @@ pub enum KernelImageStatus {
     Present {
         /// The kernel contract label; empty when the image has none.
         contract: String,
+        /// The base image it was built from (`python:3.13-slim`), from its label; absent when
+        /// the label is missing, empty or `unknown`.
         #[serde(default)]
         base: Option<String>,
+        /// The base image's digest (`sha256:<hex>`) from its label, under the same rules as
+        /// `base`.
         #[serde(default, rename = "baseDigest")]
         base_digest: Option<String>,
     },
     /// The engine does not have it.
     Missing,
     /// The engine could not say.
-    Unknown { message: String },
+    Unknown {
+        /// The engine's error, for a person.
+        message: String,
+    },
 }
 
 #[cfg(test)]

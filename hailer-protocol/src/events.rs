@@ -5,8 +5,12 @@ use utoipa::ToSchema;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EventEnvelope {
+    /// Position in the daemon's stream, from 1 and without gaps; 0 on messages sent to one
+    /// client only (`hello`, `lagged`).
     pub seq: u64,
+    /// When the event was published, in seconds since the Unix epoch.
     pub at: i64,
+    /// What happened.
     pub event: DaemonEvent,
 }
 
@@ -15,11 +19,27 @@ pub struct EventEnvelope {
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum DaemonEvent {
     /// Sent first on every stream.
-    Hello { version: String, pid: u32 },
+    Hello {
+        /// hailerd's version.
+        version: String,
+        /// Process id of the daemon.
+        pid: u32,
+    },
     /// Sent periodically so clients can tell a quiet daemon from a dead one.
-    Heartbeat { uptime_secs: u64 },
+    Heartbeat {
+        /// Seconds since the daemon started (sent as `uptime_secs`: fields of an event keep
+        /// their Rust names on the wire).
+        uptime_secs: u64,
+    },
     /// The client fell behind and missed events; it should fetch state again.
-    Lagged { missed: u64 },
+    Lagged {
+        /// How many events the client did not receive.
+        missed: u64,
+    },
     /// The daemon is stopping; the stream closes next.
-    ShuttingDown { reason: String },
+    ShuttingDown {
+        /// Why, for a person: `signal`, `asked through the API`, or
+        /// `idle: no sessions and no clients`.
+        reason: String,
+    },
 }

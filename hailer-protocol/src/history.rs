@@ -8,7 +8,10 @@ use utoipa::ToSchema;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PastTurn {
+    /// What the user wrote, as the model received it (with a skill or prompt template already
+    /// expanded).
     pub text: String,
+    /// The tool calls the agent made for this turn, in the order it made them.
     #[serde(default)]
     pub tools: Vec<PastToolCall>,
     /// Empty when the turn gave no answer (it failed or was cancelled).
@@ -26,6 +29,7 @@ pub struct PastToolCall {
     /// The id the model gave the call (live events carry it as `call_id`).
     #[serde(default)]
     pub call_id: String,
+    /// The tool's name (`marimo_execute`, `notebook_list`, ...).
     pub name: String,
     /// Its arguments (the code), on one line, capped.
     pub preview: String,

@@ -79,6 +79,8 @@ impl std::fmt::Debug for KernelBuildParams {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct KernelPullParams {
+    /// The image to download, as `docker pull` takes it (`repository:tag`); surrounding spaces
+    /// are ignored and a blank name ends the job with a `failed` line.
     pub image: String,
 }
 
@@ -92,6 +94,7 @@ pub struct KernelPullParams {
 pub enum KernelJobLine {
     /// A line for the user, or of a tool's own output.
     Progress {
+        /// One line of text, without its newline.
         line: String,
         /// `true` for a line of pip's, uv's or the Docker engine's own output: it is in the
         /// job's log, and a client shows it live only when asked to (`--verbose`).
@@ -106,9 +109,14 @@ pub enum KernelJobLine {
     /// export the `docker build` command that builds the written context.
     #[serde(rename_all = "camelCase")]
     Done {
+        /// The image built or downloaded, by the name it was asked for; absent for an export
+        /// and for an environment set-up.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         image: Option<String>,
+        /// The kernel contract this hailerd speaks (`marimo<version>-<12 hex>`); an image
+        /// built or downloaded by the job carries it.
         contract: String,
+        /// For an export only: the `docker build` command that builds the written context.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         command: Option<String>,
         /// The file (absolute) holding the job's whole output.
@@ -117,7 +125,9 @@ pub enum KernelJobLine {
     },
     /// Failed: what happened and what to do.
     Failed {
+        /// What went wrong, for a person.
         message: String,
+        /// What to do about it, when there is something to do.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         hint: Option<String>,
         /// The file (absolute) holding the job's whole output.
@@ -173,7 +183,10 @@ pub struct KernelStopParams {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum DockerAvailability {
+    /// The engine answered; `removed` and `failed` say what became of the workspace's
+    /// containers and networks.
     Available,
+    /// No Docker engine is installed at the endpoint, so nothing was checked or removed.
     NotInstalled,
     /// Installed but not answering (or not usable): leftovers could not be checked.
     NotRunning,
@@ -190,6 +203,7 @@ pub struct KernelStopResponse {
     /// The id of the daemon's live session of the workspace, ended first.
     #[serde(default)]
     pub stopped_session: Option<String>,
+    /// Whether the Docker engine could be asked for the workspace's containers and networks.
     pub docker: DockerAvailability,
     /// Why Docker could not be asked.
     #[serde(default)]
@@ -200,6 +214,8 @@ pub struct KernelStopResponse {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct KernelStopFailure {
+    /// The container's or network's name, or `this workspace's containers` when the engine
+    /// could not even list them.
     pub name: String,
     /// What the engine said.
     pub said: String,

@@ -4,6 +4,8 @@
 //! `hailer` client and the tests agree on one definition. JSON field names are camelCase and
 //! timestamps are `*_at` seconds since the Unix epoch.
 
+#![warn(missing_docs)]
+
 mod audit;
 mod charts;
 mod conversation;

@@ -5,6 +5,8 @@ use utoipa::ToSchema;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RenderParams {
+    /// The Markdown text, at most 1 MiB (larger is refused with 413) and at most 32 levels of
+    /// nesting (deeper is refused with 422).
     pub markdown: String,
 }
 
@@ -12,5 +14,7 @@ pub struct RenderParams {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RenderResponse {
+    /// The rendered HTML fragment (no `<html>` or `<body>`): only harmless tags and attributes,
+    /// no images, and links only to `http`, `https` and `mailto`.
     pub html: String,
 }

@@ -59,11 +59,19 @@ impl std::fmt::Debug for StartSessionParams {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum KernelStatus {
+    /// The session is new and its kernel is being started in the background.
     Starting,
+    /// The kernel is up and no client's run is under way.
     Idle,
+    /// A client's `POST /v1/sessions/{id}/exec` run is under way (agent tool runs do not
+    /// change the status).
     Running,
+    /// The kernel is being replaced, to apply changed kernel settings of the configuration.
     Restarting,
+    /// The session ended and its kernel was stopped.
     Stopped,
+    /// The kernel did not start, or ended without being asked to; `kernelError` or
+    /// `kernelExit` says why.
     Failed,
 }
 
@@ -86,10 +94,13 @@ pub enum KernelExitCause {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct KernelExit {
+    /// What ended the kernel.
     pub cause: KernelExitCause,
     /// The process's exit code, or 128 + the signal's number when a signal ended it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<i64>,
+    /// One sentence for the user saying what happened (which container or process ended, and
+    /// how).
     pub message: String,
 }
 
@@ -108,12 +119,16 @@ impl KernelExit {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionInfo {
+    /// Session id the daemon assigned (`s_` and 12 hex digits), unique while the daemon runs;
+    /// the `{id}` of the `/v1/sessions/{id}/...` routes.
     pub id: String,
+    /// The workspace folder, absolute; a daemon has at most one live session per workspace.
     pub workspace: String,
     /// `docker` or `unsafe-local`.
     pub runtime: String,
     /// The one-line description of the kernel users see (`Kernel:` line).
     pub kernel_line: String,
+    /// The kernel's state at the time of the reply.
     pub kernel: KernelStatus,
     /// The model the agent uses, as `provider:name`.
     #[serde(default)]
@@ -127,8 +142,11 @@ pub struct SessionInfo {
     /// The active notebook, relative to the notebooks folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub active_notebook: Option<String>,
+    /// The notebooks folder, absolute.
     pub notebooks_dir: String,
+    /// When the session started, in seconds since the Unix epoch.
     pub started_at: i64,
+    /// Clients attached to the session's event stream right now.
     pub clients: usize,
     /// Warnings from the configuration, shown once to each attaching client.
     #[serde(default)]
@@ -143,7 +161,9 @@ pub struct SessionInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentProblem {
+    /// What keeps the agent from answering, for a person.
     pub message: String,
+    /// What to do about it, when there is something to do.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
 }
@@ -152,7 +172,10 @@ pub struct AgentProblem {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StartSessionResponse {
+    /// The session as it is after the request.
     pub session: SessionInfo,
+    /// `true` when the workspace's session was live already and the client joined it; `false`
+    /// when this request started it (its kernel then starts in the background).
     pub attached: bool,
 }
 
@@ -160,6 +183,7 @@ pub struct StartSessionResponse {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionList {
+    /// Every live session of the daemon, in no particular order.
     pub sessions: Vec<SessionInfo>,
 }
 
@@ -170,7 +194,11 @@ pub const MAX_EXEC_TIMEOUT_SECS: u64 = 86_400;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ExecParams {
+    /// Python source to run, at most 1 MiB and without NUL characters (refused with 400
+    /// otherwise).
     pub code: String,
+    /// The notebook whose kernel runs it: a name, a file name or a path inside the notebooks
+    /// folder; the active notebook when absent or blank.
     #[serde(default)]
     pub notebook: Option<String>,
     /// Seconds the run may take, from 1 to 86400 (one day); the daemon's default when absent.
@@ -186,6 +214,8 @@ pub struct ExecParams {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ExecValue {
+    /// The MIME type marimo rendered the value as (`text/plain`, `text/html`, a Vega-Lite
+    /// chart type, ...).
     pub mimetype: String,
     /// Plain text when the value has a text form; otherwise empty (rich outputs are named by
     /// their mimetype).
@@ -196,13 +226,18 @@ pub struct ExecValue {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ExecResponse {
+    /// Everything the run printed to standard output.
     pub stdout: String,
+    /// Everything the run printed to standard error, tracebacks included.
     pub stderr: String,
+    /// `false` when the code (or a cell it ran) raised; the request itself still succeeded.
     pub success: bool,
+    /// The value of the code's last expression; absent when the run rendered none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<ExecValue>,
     /// The kernel was replaced since the previous run: earlier state is gone.
     pub fresh_kernel: bool,
+    /// The notebook the code ran in, relative to the notebooks folder with `/` separators.
     pub notebook: String,
 }
 
@@ -212,8 +247,11 @@ pub struct ExecResponse {
 pub struct NotebookEntry {
     /// Relative to the notebooks folder, with `/` separators.
     pub name: String,
+    /// When the file was last modified, in seconds since the Unix epoch; 0 when unknown.
     pub modified_at: i64,
+    /// The file's size in bytes.
     pub size: u64,
+    /// Whether it is the session's active notebook.
     pub active: bool,
     /// A kernel session is open for it.
     pub open: bool,
@@ -223,8 +261,14 @@ pub struct NotebookEntry {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NotebookList {
+    /// Every marimo notebook under the notebooks folder, sorted by name; hidden files and
+    /// folders are left out.
     pub notebooks: Vec<NotebookEntry>,
+    /// The active notebook, relative to the notebooks folder: the one last made active, else
+    /// the configured notebook; absent when neither applies (the configured one lies outside
+    /// the notebooks folder).
     pub active: Option<String>,
+    /// Notebooks made active lately, most recent first, at most 10.
     pub recent: Vec<String>,
     /// A link for a person to open the active notebook in marimo (it carries the kernel's
     /// token); absent while no kernel runs.
@@ -236,8 +280,11 @@ pub struct NotebookList {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum NotebookTemplate {
+    /// Cells that import `mo`, `pl` and `duckdb` and define the workspace and data paths and
+    /// the period helpers; the default.
     #[default]
     Starter,
+    /// A notebook with no cells.
     Empty,
 }
 
@@ -245,7 +292,10 @@ pub enum NotebookTemplate {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateNotebookParams {
+    /// A title the file name is made from (`Sales report (Q3)` becomes `sales_report_q3.py`);
+    /// a name with `/`, `\` or `..` is refused, and one whose file exists is a conflict (409).
     pub name: String,
+    /// The template the notebook starts from; `starter` when absent.
     #[serde(default)]
     pub template: NotebookTemplate,
 }
@@ -263,11 +313,15 @@ pub struct NotebookRef {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NotebookChange {
+    /// The notebook acted on, relative to the notebooks folder with `/` separators.
     pub notebook: String,
+    /// The session's active notebook after the operation; absent when none was ever made
+    /// active.
     pub active: Option<String>,
     /// A link for a person to open the notebook in marimo (it carries the kernel's token).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link: Option<String>,
+    /// One sentence saying what was done, for a person.
     pub message: String,
 }
 
@@ -275,8 +329,13 @@ pub struct NotebookChange {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionEnvelope {
+    /// Position in the session's stream, from 1 and without gaps; a client that reconnects
+    /// passes the last one it got as `?after=`. 0 on messages sent to one client only
+    /// (`attached`, `history`, `lagged`).
     pub seq: u64,
+    /// When the event was published, in seconds since the Unix epoch.
     pub at: i64,
+    /// What happened.
     pub event: SessionEvent,
 }
 
@@ -285,13 +344,21 @@ pub struct SessionEnvelope {
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum SessionEvent {
     /// Sent first: the session as it is now.
-    Attached { session: Box<SessionInfo> },
+    Attached {
+        /// The session's description at the time of attaching.
+        session: Box<SessionInfo>,
+    },
     /// Sent next to a client that attaches afresh (not resuming after a sequence number): the
     /// conversation's finished turns, oldest first. A running turn's events follow it.
-    History { turns: Vec<crate::PastTurn> },
+    History {
+        /// The finished turns of the current conversation, oldest first.
+        turns: Vec<crate::PastTurn>,
+    },
     /// The kernel changed state.
     Kernel {
+        /// The state the kernel is in now.
         status: KernelStatus,
+        /// Why the kernel failed, when the status is `failed`; absent otherwise.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message: Option<String>,
         /// Set when the kernel ended without being asked to (the status is then `failed`).
@@ -302,65 +369,106 @@ pub enum SessionEvent {
     /// managed one): the same lines as a kernel job's reply, named steps and the installers'
     /// own output first, then `done` or `failed` naming the log that holds the whole output.
     /// Sent only when the start has such work to do.
-    KernelSetup { line: crate::KernelJobLine },
+    KernelSetup {
+        /// One line of the set-up, as a kernel job's reply carries it.
+        line: crate::KernelJobLine,
+    },
     /// The active notebook changed.
-    NotebookSwitched { notebook: String },
+    NotebookSwitched {
+        /// The notebook now active, relative to the notebooks folder with `/` separators.
+        notebook: String,
+    },
     /// A turn began: the user's text and which client sent it.
     TurnStarted {
+        /// The turn's id (16 hex digits); every later event of the turn carries it. Fields of
+        /// event variants keep their Rust names on the wire (`turn_id`, not `turnId`).
         turn_id: String,
+        /// The message the model is sent, with a skill or prompt template already expanded.
         text: String,
+        /// Who sent it: `terminal`, `browser`, or `api` when the request did not say.
         client: String,
     },
     /// A piece of the answer as it streams.
-    TextDelta { turn_id: String, delta: String },
+    TextDelta {
+        /// The turn the text belongs to.
+        turn_id: String,
+        /// The next piece of the answer's text, to append to the pieces before it.
+        delta: String,
+    },
     /// The agent started a tool: its name, a short preview of the arguments, and the code it
     /// runs in full (capped at 64,000 characters) when it runs code.
     ToolCallStarted {
+        /// The turn that makes the call.
         turn_id: String,
+        /// The id the model gave the call; the matching `toolCallFinished` and `chart` events
+        /// carry it.
         call_id: String,
+        /// The tool's name (`marimo_execute`, `notebook_list`, ...).
         name: String,
+        /// The call's arguments on one line, capped at 80 characters.
         preview: String,
+        /// The code the call runs, when its arguments carry code.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         code: Option<String>,
     },
     /// A tool finished: the start of its result, and the result for review (capped at 8,000
     /// characters).
     ToolCallFinished {
+        /// The turn that made the call.
         turn_id: String,
+        /// The id of the call, as in its `toolCallStarted`.
         call_id: String,
+        /// The tool's name.
         name: String,
+        /// `false` when the result reports an error or the call was interrupted.
         ok: bool,
+        /// The start of the result, capped at 200 characters.
         preview: String,
+        /// The result for review, capped at 8,000 characters.
         #[serde(default)]
         output: String,
     },
     /// A tool call's code made a chart (one event per chart, after the call's
     /// `toolCallFinished`).
     Chart {
+        /// The turn whose tool call made the chart.
         turn_id: String,
+        /// The tool call whose code made it.
         call_id: String,
+        /// The chart, with its picture when the kernel could render it.
         chart: crate::Chart,
     },
     /// The turn's token counts so far.
     Usage {
+        /// The turn the counts are for.
         turn_id: String,
+        /// The counts summed over the turn's model calls so far; both are set.
         usage: crate::TurnUsage,
     },
     /// The turn ended with an answer.
     TurnFinished {
+        /// The turn that ended.
         turn_id: String,
+        /// The answer: the text of the model's last reply, the one without tool calls.
         text: String,
+        /// The turn's token counts; `None` inside when the endpoint reported none.
         usage: crate::TurnUsage,
     },
     /// The turn failed: what happened and what to do.
     TurnFailed {
+        /// The turn that failed.
         turn_id: String,
+        /// What went wrong, for a person.
         message: String,
+        /// What to do about it, when there is something to do.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         hint: Option<String>,
     },
     /// The turn was cancelled; the conversation stays valid.
-    TurnCancelled { turn_id: String },
+    TurnCancelled {
+        /// The turn that was cancelled.
+        turn_id: String,
+    },
     /// A new conversation started (a client asked for one, or switched the model): earlier
     /// turns are no longer part of it.
     ConversationStarted {
@@ -368,23 +476,41 @@ pub enum SessionEvent {
         model: String,
         /// The provider's id.
         provider: String,
+        /// A fresh start with the same model, or a model switch.
         reason: crate::ConversationReason,
-        /// Which client asked.
+        /// Which client asked (`hailer.toml` when an edit of the configuration named another
+        /// model).
         client: String,
     },
     /// Something the user should read (a warning, a notice).
-    Notice { level: NoticeLevel, message: String },
+    Notice {
+        /// How much it matters.
+        level: NoticeLevel,
+        /// The text to show, one or more sentences.
+        message: String,
+    },
     /// The client fell behind; it should fetch the session again.
-    Lagged { missed: u64 },
+    Lagged {
+        /// How many events the client did not receive.
+        missed: u64,
+    },
     /// The session ended; the stream closes next.
-    Stopped { reason: String },
+    Stopped {
+        /// Why, for a person (the daemon is stopping, `hailer kernel stop` was run, ...).
+        reason: String,
+    },
 }
 
+/// How much a [`SessionEvent::Notice`] matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum NoticeLevel {
+    /// For information only (the configuration now names another model, say).
     Info,
+    /// Something the user may need to act on (the kernel was restarted and earlier variables
+    /// are gone, say).
     Warning,
+    /// Something failed (a run was ended by the kernel's memory limit, say).
     Error,
 }
 

@@ -26,6 +26,7 @@ pub struct StartTurnParams {
 pub struct SkillRequest {
     /// The skill's name or folder, in any case.
     pub name: String,
+    /// The user's message that follows the skill; when blank, the turn's `text` is used.
     #[serde(default)]
     pub message: String,
 }
@@ -36,6 +37,7 @@ pub struct SkillRequest {
 pub struct PromptRequest {
     /// The template's file name without `.md`.
     pub name: String,
+    /// The text put in place of `{{args}}`; when blank, the turn's `text` is used.
     #[serde(default)]
     pub args: String,
 }
@@ -44,12 +46,15 @@ pub struct PromptRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SkillList {
+    /// Every skill of the skills folder, sorted by name; empty when the folder is missing.
     pub skills: Vec<SkillEntry>,
 }
 
+/// One skill of the workspace: a folder under the skills folder holding a `SKILL.md`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SkillEntry {
+    /// The name from the `SKILL.md` front matter, else the folder's name.
     pub name: String,
     /// The folder under the skills folder.
     pub folder: String,
@@ -61,6 +66,7 @@ pub struct SkillEntry {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptList {
+    /// The templates' file names without `.md`, sorted; a `README.md` is left out.
     pub prompts: Vec<String>,
 }
 
@@ -68,6 +74,7 @@ pub struct PromptList {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StartTurnResponse {
+    /// The turn's id (16 hex digits), as the session's events for this turn carry it.
     pub turn_id: String,
 }
 
@@ -83,6 +90,9 @@ pub struct CancelResponse {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnUsage {
+    /// Tokens the model read (instructions, history, tool results), summed over the turn's
+    /// model calls so far.
     pub input_tokens: Option<u64>,
+    /// Tokens the model wrote, summed over the turn's model calls so far.
     pub output_tokens: Option<u64>,
 }

@@ -22,12 +22,15 @@ pub struct FileSecrets {
 }
 
 impl FileSecrets {
+    /// The file [`CREDENTIALS_FILE`] in `folder`. Nothing is read or created until a key is
+    /// looked up or stored; the folder is made (mode 0700 on Unix) on the first write.
     pub fn new(folder: impl Into<PathBuf>) -> Self {
         let folder = folder.into();
         let path = folder.join(CREDENTIALS_FILE);
         Self { folder, path }
     }
 
+    /// The credential file's path, whether or not it exists yet.
     pub fn path(&self) -> &Path {
         &self.path
     }

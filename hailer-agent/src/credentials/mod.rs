@@ -45,10 +45,14 @@ impl fmt::Display for KeySource {
 
 /// A place secrets can be kept under a user name.
 pub trait SecretBackend: Send + Sync {
+    /// Which kind of place this is, reported with every key found or stored here.
     fn source(&self) -> KeySource;
+    /// The secret kept under `user` (see [`key_user`]); `Ok(None)` when there is none. Fails
+    /// when the place cannot be read.
     fn get(&self, user: &str) -> Result<Option<SecretString>>;
+    /// Keeps `secret` under `user`, replacing what was there.
     fn set(&self, user: &str, secret: &SecretString) -> Result<()>;
-    /// Whether there was something to delete.
+    /// Removes the secret kept under `user`; whether there was something to delete.
     fn delete(&self, user: &str) -> Result<bool>;
 }
 
@@ -56,7 +60,9 @@ pub trait SecretBackend: Send + Sync {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}. {}", self.message(), self.hint())]
 pub struct MissingKey {
+    /// The provider id the key was wanted for, as in `[model_providers.<id>]`.
     pub provider: String,
+    /// The environment variable the provider's key is read from.
     pub env_key: String,
     /// Why the store could not be read, when that was the reason, with a leading space.
     problem: String,

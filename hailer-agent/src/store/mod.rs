@@ -29,13 +29,17 @@ pub const STATE_FOLDER: &str = ".hailer";
 pub struct ThreadInfo {
     /// 32 lower-case hex digits.
     pub id: String,
+    /// The model the thread was started for; a different model needs another thread.
     pub model: String,
+    /// The provider id the thread was started for.
     pub provider: String,
     /// Seconds since the Unix epoch.
     pub created_at: i64,
+    /// Finished turns, counted by [`ConversationStore::add_usage`].
     pub turns: u64,
     /// Tokens over all turns whose usage was reported.
     pub input_tokens: u64,
+    /// Output tokens over all turns whose usage was reported.
     pub output_tokens: u64,
     /// The input tokens of the latest model call, when reported: the best estimate of how much
     /// context the next call carries.
@@ -53,19 +57,32 @@ impl ThreadInfo {
 /// How [`ConversationStore::resume_or_start`] found the workspace's conversation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Resumption {
-    /// The current thread goes on; it has this many turns so far.
-    Resumed { thread: ThreadInfo, turns: u64 },
-    /// There was no thread, so a new one was started.
-    Started { thread: ThreadInfo },
-    /// The current thread was for another model or provider; it was replaced by a new one.
-    ModelChanged {
+    /// The latest thread of this model and provider goes on; it has this many turns so far.
+    Resumed {
+        /// The thread that goes on.
         thread: ThreadInfo,
+        /// Its finished turns, the same as `thread.turns`.
+        turns: u64,
+    },
+    /// There was no thread, so a new one was started.
+    Started {
+        /// The new, empty thread.
+        thread: ThreadInfo,
+    },
+    /// The store held threads only of other models or providers; they were deleted and a new
+    /// thread started.
+    ModelChanged {
+        /// The new, empty thread.
+        thread: ThreadInfo,
+        /// The model of the thread that was current before.
         previous_model: String,
+        /// The provider of the thread that was current before.
         previous_provider: String,
     },
 }
 
 impl Resumption {
+    /// The thread turns now go to, whichever way it was found.
     pub fn thread(&self) -> &ThreadInfo {
         match self {
             Self::Resumed { thread, .. }
@@ -177,6 +194,7 @@ impl ConversationStore {
         Self::open(workspace.as_ref().join(STATE_FOLDER).join(STORE_FILE))
     }
 
+    /// The store's file, as given to [`Self::open`].
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -190,6 +208,8 @@ impl ConversationStore {
             .while_("reading the current thread")
     }
 
+    /// The thread with this id; `Ok(None)` when the store has none (a new conversation may
+    /// have deleted it).
     pub fn thread(&self, thread: &str) -> Result<Option<ThreadInfo>> {
         let sql = format!("SELECT {THREAD_COLUMNS} FROM threads WHERE id = ?1");
         self.conn

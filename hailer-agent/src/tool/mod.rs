@@ -40,6 +40,7 @@ pub struct ToolContext {
 }
 
 impl ToolContext {
+    /// The context of the call `call_id`, stopped through `cancel`.
     pub fn new(call_id: impl Into<String>, cancel: CancellationToken) -> Self {
         Self {
             call_id: call_id.into(),

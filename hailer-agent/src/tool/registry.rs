@@ -41,6 +41,7 @@ impl RegisteredTool {
 }
 
 impl ToolRegistry {
+    /// A registry with no tools.
     pub fn new() -> Self {
         Self::default()
     }
@@ -72,6 +73,7 @@ impl ToolRegistry {
             .collect()
     }
 
+    /// The names of every tool, in the order they are offered to the model.
     pub fn names(&self) -> Vec<&str> {
         self.entries
             .iter()
@@ -79,6 +81,7 @@ impl ToolRegistry {
             .collect()
     }
 
+    /// The spec of the tool named exactly `name`; `None` when no tool has that name.
     pub fn get_spec(&self, name: &str) -> Option<&ToolSpec> {
         self.entries
             .iter()
@@ -93,10 +96,12 @@ impl ToolRegistry {
             .map(|entry| RegisteredTool(Arc::clone(&entry.tool)))
     }
 
+    /// How many tools are registered.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    /// Whether no tool is registered, so the model is offered none.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

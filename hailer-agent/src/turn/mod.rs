@@ -49,6 +49,7 @@ pub struct TurnSettings {
     pub max_stream_bytes: usize,
     /// Sent with every call when set.
     pub reasoning_effort: Option<ReasoningEffort>,
+    /// When older turns are condensed, checked before every model call of the turn.
     pub summariser: Summariser,
 }
 
@@ -67,14 +68,23 @@ impl Default for TurnSettings {
 /// How a turn ended; the same as its last event.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TurnOutcome {
+    /// The model gave a reply without tool calls: the answer.
     Finished {
+        /// The text of that last reply.
         text: String,
+        /// Tokens over all the turn's model calls; `None` when no call reported usage.
         usage: Option<TokenUsage>,
     },
+    /// The turn stopped early: a model error, an empty answer, a store failure, or a cap on
+    /// model calls or streamed bytes. The conversation so far is kept.
     Failed {
+        /// What went wrong, for the user; a model error's text has secrets masked again.
         message: String,
+        /// What the user can do next.
         hint: String,
     },
+    /// The cancellation token fired; tool calls left without a result are saved as
+    /// interrupted.
     Cancelled,
 }
 
@@ -90,14 +100,21 @@ impl TurnOutcome {
 
 /// Everything a turn works with.
 pub struct Turn<'a> {
+    /// The model client every call of the turn goes through: endpoint, model, key.
     pub client: &'a ModelClient,
     /// The system prompt, sent with every call and never stored.
     pub instructions: &'a str,
+    /// The conversation store the history is read from and every message is saved to.
     pub store: &'a mut ConversationStore,
+    /// The id of the thread in `store` the turn belongs to; it must exist.
     pub thread: &'a str,
+    /// The tools the model is offered and whose calls are run.
     pub tools: &'a ToolRegistry,
+    /// The caps and the summariser of this turn.
     pub settings: &'a TurnSettings,
+    /// Where the turn's [`TurnEvent`]s go as they happen.
     pub events: &'a dyn EventSink,
+    /// Cancels the turn: the model call is dropped and running tools are told to stop.
     pub cancel: &'a CancellationToken,
 }
 

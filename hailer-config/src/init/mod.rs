@@ -26,6 +26,7 @@ pub const STARTER_NOTEBOOK: &str = include_str!("../../../kernel-image/templates
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum InitAction {
+    /// It did not exist and `init` created it.
     Created,
     /// It existed and was left as it was.
     Kept,
@@ -38,13 +39,16 @@ pub enum InitAction {
 pub struct InitEntry {
     /// Relative to the workspace.
     pub path: PathBuf,
+    /// Whether the path is a folder rather than a file.
     pub is_folder: bool,
+    /// Whether `init` created, kept or rewrote it.
     pub action: InitAction,
 }
 
 /// A kept configuration file that asks for another runtime than `--kernel` did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RuntimeMismatch {
+    /// The runtime `--kernel` asked for, which the kept file does not set.
     pub requested: Runtime,
     /// The runtime the kept file sets, as written (`docker` when it sets none); `None` when the
     /// file could not be read as TOML.
@@ -56,8 +60,12 @@ pub struct RuntimeMismatch {
 /// What `init` did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InitReport {
+    /// The workspace folder, as the caller passed it to [`init()`].
     pub workspace: PathBuf,
+    /// Every file and folder `init` looked at, in the order it handled them.
     pub entries: Vec<InitEntry>,
+    /// Set when `--kernel` asked for a runtime and a kept configuration file asks for another;
+    /// `None` when no runtime was asked for, the file was written now, or the two agree.
     pub runtime_mismatch: Option<RuntimeMismatch>,
 }
 

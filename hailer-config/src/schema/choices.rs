@@ -110,10 +110,15 @@ impl fmt::Display for WireApi {
 choice_enum! {
     /// How hard the model reasons before answering.
     ReasoningEffort {
+        /// `minimal`: the least reasoning, for the quickest answers.
         Minimal => "minimal",
+        /// `low`: less reasoning than the default.
         Low => "low",
+        /// `medium`: the default when `reasoning_effort` is not set.
         Medium => "medium",
+        /// `high`: more reasoning than the default, at the cost of time and tokens.
         High => "high",
+        /// `xhigh`: the most reasoning of the five.
         XHigh => "xhigh",
     }
 }
@@ -121,11 +126,17 @@ choice_enum! {
 choice_enum! {
     /// How much Hailer logs.
     LogLevel {
+        /// `TRACE`: everything, including the finest detail.
         Trace => "TRACE",
+        /// `DEBUG`: what `--verbose` sets.
         Debug => "DEBUG",
+        /// `INFO`: normal progress, the daemon's default when nothing is chosen.
         Info => "INFO",
+        /// `WARNING`: only what may need attention; the default of `[hailer] log_level`.
         Warning => "WARNING",
+        /// `ERROR`: failures only.
         Error => "ERROR",
+        /// `CRITICAL`: logs the same as `ERROR`, the highest level the logs have.
         Critical => "CRITICAL",
     }
 }

@@ -78,6 +78,7 @@ pub struct GatedSetting {
 /// The trust decision for one loaded configuration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Trust {
+    /// Whether the gated settings apply, and if not, why.
     pub state: TrustState,
     /// The configuration file the decision is about.
     pub file: Option<PathBuf>,
@@ -138,13 +139,24 @@ impl Trust {
 #[serde(tag = "decision", rename_all = "snake_case")]
 pub enum TrustDecision {
     /// `hailer trust` agreed to these settings.
-    Granted { file: PathBuf, digest: String },
+    Granted {
+        /// The configuration file, absolute with links resolved.
+        file: PathBuf,
+        /// The digest of the gated settings agreed to (`sha256:<hex>`).
+        digest: String,
+    },
     /// `hailer trust --revoke` withdrew the agreement.
-    Revoked { file: PathBuf },
+    Revoked {
+        /// The configuration file whose record was removed, with links resolved.
+        file: PathBuf,
+    },
     /// A load dropped the gated settings of a file nobody agreed to (or that changed since).
     Refused {
+        /// The configuration file, absolute with links resolved.
         file: PathBuf,
+        /// The digest of the gated settings as the file has them now (`sha256:<hex>`).
         digest: String,
+        /// The names of the dropped settings, as in [`GatedSetting::name`].
         settings: Vec<String>,
     },
 }

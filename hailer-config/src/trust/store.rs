@@ -14,15 +14,24 @@ const MAX_RECORD_BYTES: u64 = 16 * 1024;
 /// Why trust could not be read or recorded.
 #[derive(Debug, thiserror::Error)]
 pub enum TrustError {
+    /// A record or the `trusted/` folder could not be created, read, written or removed.
     #[error("cannot {action} {}: {source}", path.display())]
     Io {
+        /// What was being done: `create`, `read`, `write` or `remove`.
         action: &'static str,
+        /// The record file, or the `trusted/` folder for `create`.
         path: PathBuf,
+        /// What the operating system said.
         #[source]
         source: std::io::Error,
     },
+    /// A record file exists but is not valid TOML with a `file` and a `digest` (a record over
+    /// 16 KiB is cut there, so it fails too).
     #[error("{} is not a trust record Hailer wrote; delete it and run `hailer trust` again", path.display())]
-    BadRecord { path: PathBuf },
+    BadRecord {
+        /// The record file that could not be read as a record.
+        path: PathBuf,
+    },
 }
 
 /// The trust records in the user's configuration folder.

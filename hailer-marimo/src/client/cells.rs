@@ -12,6 +12,8 @@ use crate::error::{Error, Result};
 /// A cell that was created or edited, and the run that did it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CellChange {
+    /// The id of the cell created or edited, as the code-mode snippet printed it (marimo's id
+    /// for it in this session).
     pub cell_id: String,
     /// `success` is false when the cell itself raised; the cell is saved all the same.
     pub outcome: ExecOutcome,

@@ -19,22 +19,29 @@ use crate::sse::SseParser;
 /// Which console stream a piece of output came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StreamKind {
+    /// Standard output (marimo's `stdout` event).
     Stdout,
+    /// Standard error (marimo's `stderr` event), where tracebacks go.
     Stderr,
 }
 
 /// A piece of console output, handed over as it arrives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ExecChunk<'a> {
+    /// Which stream the text was written to.
     pub kind: StreamKind,
+    /// The text of one event as marimo sent it; not necessarily a whole line.
     pub text: &'a str,
 }
 
 /// The value of the code's last expression (marimo renders it, usually as HTML).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct ExecOutput {
+    /// The output's MIME type as marimo sent it, e.g. `text/html` or `text/plain`.
     #[serde(default)]
     pub mimetype: String,
+    /// The rendered value in that type; even a number comes as HTML
+    /// (`<pre class='text-xs'>42</pre>`). Never empty in an [`ExecOutcome`].
     #[serde(default)]
     pub data: String,
 }
@@ -42,10 +49,16 @@ pub struct ExecOutput {
 /// What a finished run produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecOutcome {
+    /// Everything written to standard output, the events joined in the order they arrived
+    /// (output of cells the code ran through code mode included).
     pub stdout: String,
+    /// Everything written to standard error, joined the same way; order relative to `stdout`
+    /// is not kept, since marimo does not keep it.
     pub stderr: String,
     /// False when the code (or a cell it ran) raised.
     pub success: bool,
+    /// The value of the code's last expression; `None` when there was none (an empty value
+    /// counts as none), and always for [`MarimoClient::execute_until_line`].
     pub output: Option<ExecOutput>,
     /// The session the code ran in.
     pub session_id: String,

@@ -12,20 +12,30 @@ use crate::error::{Error, Result};
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FileInfo {
+    /// The entry's path as marimo gives it (`<folder>/<name>` for a folder listed by its
+    /// absolute path); the other file calls take it back as is.
     pub path: String,
+    /// The last part of the path, the file or folder name.
     pub name: String,
+    /// Whether the entry is a folder.
     #[serde(default)]
     pub is_directory: bool,
+    /// Whether marimo recognises the file as a marimo notebook.
     #[serde(default)]
     pub is_marimo_file: bool,
+    /// When the entry was last modified, in seconds since the Unix epoch (with a fraction);
+    /// `None` when marimo did not say.
     pub last_modified: Option<f64>,
+    /// The size in bytes; `None` when marimo did not say.
     pub size: Option<u64>,
 }
 
 /// A folder listing.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct FileList {
+    /// The root of marimo's file tree as marimo reports it (the folder the server serves).
     pub root: String,
+    /// The entries marimo listed for the folder.
     pub files: Vec<FileInfo>,
 }
 
@@ -33,8 +43,12 @@ pub struct FileList {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FileDetails {
+    /// The file's own entry.
     pub file: FileInfo,
+    /// The contents as marimo sent them (possibly cut to a `maxBytes` that was asked for,
+    /// base64 when `is_base64`); `None` when marimo sent none.
     pub contents: Option<String>,
+    /// Whether `contents` is base64, as marimo sends files it does not treat as text.
     #[serde(default)]
     pub is_base64: bool,
     /// The file is larger than the `maxBytes` that was asked for.
@@ -45,8 +59,14 @@ pub struct FileDetails {
 /// What a create, update or delete did.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct FileOpResult {
+    /// Whether marimo did it; the client's calls turn `false` into an [`Error::Status`] with
+    /// status 200, so a result they return always holds `true`.
     pub success: bool,
+    /// marimo's own words about the operation, mostly given on failure; `None` when it gave
+    /// none.
     pub message: Option<String>,
+    /// The entry created or updated (for a create, under the name marimo really used);
+    /// `None` when marimo sent none, as after a delete.
     pub info: Option<FileInfo>,
 }
 

@@ -29,7 +29,9 @@ pub struct SessionHandle {
 /// What `/api/kernel/status` says about a session's kernel.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KernelState {
+    /// `idle`: the kernel process is alive and runs nothing.
     Idle,
+    /// `running`: the kernel is running code, this client's or a browser's.
     Running,
     /// The kernel process is gone (or never started).
     Stopped,

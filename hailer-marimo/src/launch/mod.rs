@@ -205,6 +205,7 @@ impl MarimoServer {
         &self.base_url
     }
 
+    /// The port on 127.0.0.1 the server listens on; not the preferred one when that was busy.
     pub fn port(&self) -> u16 {
         self.port
     }
@@ -229,6 +230,9 @@ impl MarimoServer {
         &self.notebooks_dir
     }
 
+    /// The server's log, `<workspace>/.hailer/marimo-<pid>.log` (this process's pid), readable
+    /// by the user only. It holds the token unmasked (marimo prints it) and is deleted when the
+    /// server is stopped or dropped.
     pub fn log_path(&self) -> &Path {
         &self.log_path
     }

@@ -19,6 +19,7 @@ mod ps;
 /// A process, pinned to one incarnation of its pid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProcessId {
+    /// The operating system's process id.
     pub pid: i32,
     /// Start time: clock ticks since boot on Linux (field 22 of `/proc/<pid>/stat`), seconds
     /// since the Unix epoch elsewhere (`ps`'s `lstart`).
@@ -29,9 +30,13 @@ pub struct ProcessId {
 /// letters: `Z` is a zombie, `R` running, `S` asleep, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProcStat {
+    /// The state letter (`R`, `S`, `Z`, ...).
     pub state: char,
+    /// The parent's process id.
     pub ppid: i32,
+    /// The process group id; equal to the process's own pid for a group leader.
     pub pgrp: i32,
+    /// The start time, in the unit described at [`ProcessId::start_time`].
     pub start_time: u64,
 }
 

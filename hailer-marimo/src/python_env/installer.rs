@@ -18,7 +18,10 @@ pub enum Installer {
 /// The installer chosen, and why, in words for the progress line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstallerChoice {
+    /// The program chosen.
     pub installer: Installer,
+    /// Why, as a phrase that ends the progress line (`with uv (/usr/bin/uv)`, `with pip (uv is
+    /// not on PATH)`).
     pub reason: String,
 }
 

@@ -23,8 +23,11 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(15);
 /// A Python version as the interpreter reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct PythonVersion {
+    /// The first number, `3` in 3.12.1.
     pub major: u32,
+    /// The second number, `12` in 3.12.1.
     pub minor: u32,
+    /// The third number, `1` in 3.12.1.
     pub patch: u32,
 }
 
@@ -57,6 +60,8 @@ impl PythonVersion {
 pub struct Python {
     /// How it was reached: a name on `PATH`, a shim, a link, or the path the user gave.
     pub path: PathBuf,
+    /// The version it reported (`sys.version_info`); at least [`MIN_VERSION`] for one that
+    /// [`find_python`] returns.
     pub version: PythonVersion,
     /// `sys.implementation.name`, such as `cpython`.
     pub implementation: String,

@@ -51,6 +51,7 @@ pub struct VenvRequest<'a> {
 /// A ready environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ManagedVenv {
+    /// The venv folder, [`VenvRequest::dir`] as given.
     pub dir: PathBuf,
     /// The venv's own interpreter.
     pub python: PathBuf,

@@ -43,42 +43,74 @@ const MAX_REPLY_BODY: usize = 64 * 1024 * 1024;
 /// A failure below the model API.
 #[derive(Debug, thiserror::Error)]
 pub enum TransportError {
+    /// The HTTP client or the request could not be built; holds the error with its causes.
     #[error("the request could not be built: {0}")]
     Build(String),
+    /// Every attempt failed before a response arrived (DNS, TCP, TLS, proxy).
     #[error("could not connect after {attempts} attempt(s): {reason}")]
-    Connect { reason: String, attempts: u32 },
-    #[error("no response within {} s", waited.as_secs())]
-    ResponseTimeout { waited: Duration, attempts: u32 },
-    #[error("HTTP {status} after {attempts} attempt(s)")]
-    Status {
-        status: u16,
-        body: String,
+    Connect {
+        /// The last attempt's error with its causes, URL left out.
+        reason: String,
+        /// Attempts made, the first included.
         attempts: u32,
     },
+    /// No response headers within [`Timeouts::response`]; never retried, since the request may
+    /// have reached the endpoint.
+    #[error("no response within {} s", waited.as_secs())]
+    ResponseTimeout {
+        /// How long was waited: the response timeout.
+        waited: Duration,
+        /// Attempts made, the timed-out one included.
+        attempts: u32,
+    },
+    /// A non-2xx status that was not retried, or still came after the last retry.
+    #[error("HTTP {status} after {attempts} attempt(s)")]
+    Status {
+        /// The HTTP status of the last response.
+        status: u16,
+        /// Its body as lossy UTF-8, at most 64 KiB, or a note that it could not be read.
+        body: String,
+        /// Attempts made, the first included.
+        attempts: u32,
+    },
+    /// The body broke off while being read; holds the error with its causes.
     #[error("reading the response failed: {0}")]
     Body(String),
+    /// A streamed reply sent no event for this long ([`Timeouts::stream_idle`]).
     #[error("no data for {} s", .0.as_secs())]
     IdleTimeout(Duration),
+    /// A whole reply's body took longer than this to read ([`Timeouts::response`]).
     #[error("the whole response did not arrive within {} s", .0.as_secs())]
     BodyTimeout(Duration),
+    /// The event stream broke a limit (a line too long, too many bytes); holds a whole message.
     #[error("{0}")]
     Sse(String),
+    /// A body exceeded its cap: 64 KiB for an error body, 64 MiB for a whole reply.
     #[error("the response is larger than {limit} bytes")]
-    TooLarge { limit: usize },
+    TooLarge {
+        /// The cap that was exceeded, in bytes.
+        limit: usize,
+    },
 }
 
 /// A POST with a ready body.
 #[derive(Clone, Debug)]
 pub struct PostRequest {
+    /// The full endpoint URL, query parameters included.
     pub url: Url,
+    /// Every header to send; `Authorization` and headers from the environment are marked
+    /// sensitive, so `Debug` hides them.
     pub headers: HeaderMap,
+    /// The JSON request body, sent unchanged on every attempt.
     pub body: Bytes,
 }
 
 /// A successful (2xx) response and how many attempts it took.
 #[derive(Debug)]
 pub struct Sent {
+    /// The response with its body not yet read.
     pub response: Response,
+    /// Requests sent to get it, the first included.
     pub attempts: u32,
 }
 
@@ -115,6 +147,7 @@ impl HttpTransport {
         })
     }
 
+    /// The timeouts this transport was made with.
     pub fn timeouts(&self) -> &Timeouts {
         &self.timeouts
     }

@@ -13,6 +13,7 @@ pub struct RetryPolicy {
     pub max_retries: u32,
     /// Wait before the first retry; doubled for every further one.
     pub initial_backoff: Duration,
+    /// The longest computed backoff, before jitter; a `Retry-After` is capped separately.
     pub max_backoff: Duration,
     /// The longest `Retry-After` honoured; longer requests are cut to this.
     pub retry_after_cap: Duration,

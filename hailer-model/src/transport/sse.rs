@@ -32,6 +32,8 @@ pub struct SseReader {
 }
 
 impl SseReader {
+    /// Reads `bytes` with the default limits: 4 MiB for one line, 64 MiB for the whole reply.
+    /// Waiting longer than `idle_timeout` for an event yields [`TransportError::IdleTimeout`].
     pub fn new<S, B, E>(bytes: S, idle_timeout: Duration) -> Self
     where
         S: Stream<Item = Result<B, E>> + Send + 'static,
