@@ -23,12 +23,19 @@ pub const OWNER_LABEL: &str = "org.hailer.owner";
 /// What an object is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
+    /// The internal network the kernel sits on when notebook code may not reach the network:
+    /// a bridge with no route out and no address on this machine, joined only by the kernel
+    /// and the forwarder.
     Network,
+    /// The container that runs marimo and the notebook code.
     Kernel,
+    /// The small container, on both the internal network and the default one, that publishes
+    /// the kernel's port on 127.0.0.1; made only when the kernel has no network.
     Forwarder,
 }
 
 impl Role {
+    /// The value of the [`ROLE_LABEL`] label: `network`, `kernel` or `forwarder`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Network => "network",
@@ -68,9 +75,16 @@ pub fn object_name(role: Role, workspace_id: &str, suffix: &str) -> String {
 /// Who an object belongs to.
 #[derive(Debug, Clone)]
 pub struct Ownership<'a> {
+    /// The workspace's 16-hex-character id ([`workspace_id`]); the [`WORKSPACE_LABEL`] that
+    /// every lookup and removal filters on.
     pub workspace_id: &'a str,
+    /// The workspace folder, written as the [`WORKSPACE_PATH_LABEL`] for people only; no code
+    /// selects objects by it.
     pub workspace: &'a Path,
+    /// The kernel contract of the image, written as the [`CONTRACT_LABEL`].
     pub contract: &'a str,
+    /// The id of the owner lock of the session creating the object, written as the
+    /// [`OWNER_LABEL`]; a later cleanup removes the object once that owner is no longer alive.
     pub owner_id: &'a str,
 }
 

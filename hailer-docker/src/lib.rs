@@ -7,6 +7,8 @@
 //! * [`runtime`]: starting and stopping one kernel, and the leftovers of killed sessions.
 //! * [`copies`]: the notebooks copied into a kernel and back.
 
+#![warn(missing_docs)]
+
 pub mod engine;
 mod error;
 pub mod image;

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 /// A Chromium session; chromedriver (and the browser with it) is killed when dropped.
 pub struct Browser {
+    /// The WebDriver client driving the browser: open pages, find elements, run scripts.
     pub client: fantoccini::Client,
     _driver: DriverGuard,
     _profile: tempfile::TempDir,
@@ -142,6 +143,8 @@ impl Browser {
         Ok(path)
     }
 
+    /// Ends the WebDriver session (closing the browser) and then, on drop, kills
+    /// chromedriver; errors from closing are ignored.
     pub async fn close(self) {
         let _ = self.client.clone().close().await;
     }

@@ -12,8 +12,11 @@ const START_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// A running hailerd; killed when dropped.
 pub struct TestDaemon {
+    /// The daemon's `HAILER_HOME`, a temporary folder deleted when this is dropped.
     pub home: tempfile::TempDir,
+    /// The hailerd process, with its standard output and error piped (and never read here).
     pub child: Child,
+    /// The runtime file the daemon wrote at start: its pid, port, bearer token and version.
     pub runtime: RuntimeFile,
 }
 
@@ -40,22 +43,27 @@ impl TestDaemon {
         })
     }
 
+    /// The daemon's address, `http://127.0.0.1:<port>`, without a trailing slash.
     pub fn base_url(&self) -> String {
         format!("http://127.0.0.1:{}", self.runtime.port)
     }
 
+    /// `path` (which starts with `/`, such as `/v1/daemon`) appended to [`Self::base_url`].
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base_url())
     }
 
+    /// The bearer token every `/v1` request to this daemon must carry.
     pub fn token(&self) -> &str {
         &self.runtime.token
     }
 
+    /// Where the daemon keeps its runtime file: `run/hailerd.json` in its home.
     pub fn runtime_file_path(&self) -> PathBuf {
         runtime_path(self.home.path())
     }
 
+    /// The daemon's log folder, `state/logs` in its home.
     pub fn log_dir(&self) -> PathBuf {
         self.home.path().join("state").join("logs")
     }
@@ -111,6 +119,7 @@ pub fn spawn(home: &Path, args: &[&str]) -> anyhow::Result<Child> {
         .context("cannot start hailerd")
 }
 
+/// The runtime file of a hailerd whose `HAILER_HOME` is `home`: `run/hailerd.json`.
 pub fn runtime_path(home: &Path) -> PathBuf {
     home.join("run").join("hailerd.json")
 }
@@ -132,6 +141,8 @@ pub fn wait_for_runtime_file(home: &Path, pid: u32) -> anyhow::Result<RuntimeFil
     }
 }
 
+/// Waits up to `timeout` for `child` to exit, checking every 20 ms; errors when it is still
+/// running by then or its state cannot be read.
 pub fn wait_child(child: &mut Child, timeout: Duration) -> anyhow::Result<ExitStatus> {
     let deadline = Instant::now() + timeout;
     loop {
@@ -145,6 +156,8 @@ pub fn wait_child(child: &mut Child, timeout: Duration) -> anyhow::Result<ExitSt
     }
 }
 
+/// Sends `signal` to process `pid`; errors when the pid does not fit an `i32` or the kill
+/// fails (for example, no such process).
 pub fn signal(pid: u32, signal: nix::sys::signal::Signal) -> anyhow::Result<()> {
     let pid = i32::try_from(pid).context("pid out of range")?;
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal)?;

@@ -1,6 +1,8 @@
 //! Helpers for the end-to-end tests: the built binaries, a hermetic Hailer home, and a hailerd
 //! started in it.
 
+#![warn(missing_docs)]
+
 pub mod bins;
 pub mod browser;
 pub mod daemon;

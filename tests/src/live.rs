@@ -14,11 +14,19 @@ use crate::workspace::{SCRIPTED_KEY, SCRIPTED_KEY_VARIABLE};
 /// Events of one subscriber, each with the moment it arrived.
 pub type Events = mpsc::UnboundedReceiver<(Instant, Value)>;
 
+/// A session of a test workspace, started through `POST /v1/sessions` as an API client, with
+/// one subscriber to its event stream.
 pub struct LiveSession {
+    /// An HTTP client that ignores proxy settings, for the daemon's API.
     pub client: reqwest::Client,
+    /// The daemon's address, `http://127.0.0.1:<port>`, without a trailing slash.
     pub base: String,
+    /// The daemon's bearer token, from its runtime file.
     pub token: String,
+    /// The session id the daemon answered with.
     pub id: String,
+    /// The events of the subscription made at start, read from the WebSocket in the
+    /// background; it ends when the socket closes.
     pub events: Events,
 }
 

@@ -12,7 +12,10 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+/// A running relay; it stops accepting and ends every relayed connection when dropped.
 pub struct Relay {
+    /// The loopback port the relay listens on: point the client at `127.0.0.1:<port>`
+    /// instead of at hailerd.
     pub port: u16,
     open: Arc<AtomicBool>,
     cuts: watch::Sender<u64>,
@@ -46,6 +49,8 @@ impl Relay {
         self.cuts.send_modify(|count| *count += 1);
     }
 
+    /// Accepts and relays new connections again after [`Self::cut`]; connections that were
+    /// cut stay ended.
     pub fn reopen(&self) {
         self.open.store(true, Ordering::SeqCst);
     }

@@ -57,10 +57,12 @@ impl Running {
         }
     }
 
+    /// The process id.
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
 
+    /// Everything the process wrote to standard output so far (lossily decoded as UTF-8).
     pub fn stdout(&self) -> String {
         self.stdout
             .lock()
@@ -68,6 +70,7 @@ impl Running {
             .unwrap_or_default()
     }
 
+    /// Everything the process wrote to standard error so far (lossily decoded as UTF-8).
     pub fn stderr(&self) -> String {
         self.stderr
             .lock()

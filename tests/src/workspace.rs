@@ -10,7 +10,11 @@ use crate::bins;
 
 /// A temporary workspace and Hailer home; the daemon it started is stopped on drop.
 pub struct TestWorkspace {
+    /// The workspace folder (where hailer.toml lives and every `hailer` command runs), a
+    /// temporary folder deleted on drop.
     pub root: tempfile::TempDir,
+    /// The Hailer home given as `HAILER_HOME` to every `hailer` run and the daemon it
+    /// starts, a temporary folder deleted on drop.
     pub home: tempfile::TempDir,
     /// Extra environment for every `hailer` run (and so for the daemon it starts).
     pub env: Vec<(String, String)>,
@@ -62,6 +66,8 @@ impl TestWorkspace {
         hailer_docker::labels::workspace_id(self.path())
     }
 
+    /// [`Self::unsafe_local`] with `env` added to every `hailer` run, after the shared kernel
+    /// environment's setting (so `env` can override it). Panics when `hailer init` fails.
     pub fn unsafe_local_with_env(env: Vec<(String, String)>) -> Self {
         let mut env = env;
         env.insert(0, crate::kernel_envs::setting());
@@ -131,10 +137,13 @@ impl TestWorkspace {
         assert!(trusted.status.success(), "hailer trust failed: {trusted:?}");
     }
 
+    /// The workspace folder, as the temporary folder names it (not canonicalized).
     pub fn path(&self) -> &Path {
         self.root.path()
     }
 
+    /// Writes `text` to `relative` under the workspace, making its folders first; panics when
+    /// the file cannot be written.
     pub fn write(&self, relative: &str, text: &str) {
         let path = self.path().join(relative);
         if let Some(parent) = path.parent() {
@@ -160,6 +169,8 @@ impl TestWorkspace {
         command
     }
 
+    /// Runs [`Self::command`] to the end and returns what it printed and its status; panics
+    /// only when `hailer` cannot be started, not when it fails.
     pub fn hailer(&self, args: &[&str]) -> Output {
         self.command(args)
             .output()
@@ -174,6 +185,8 @@ impl TestWorkspace {
         serde_json::from_slice(&bytes).unwrap_or_else(|error| panic!("runtime file: {error}"))
     }
 
+    /// Everything the daemon of this workspace's home has logged so far (the files of
+    /// `state/logs`, joined); empty when there is no log yet.
     pub fn daemon_log(&self) -> String {
         let mut text = String::new();
         if let Ok(entries) = std::fs::read_dir(self.home.path().join("state").join("logs")) {

@@ -81,6 +81,8 @@ impl Engine {
         &self.docker
     }
 
+    /// The endpoint this engine was reached at: its address and whether it came from
+    /// `DOCKER_HOST`, a docker context or the default.
     pub fn endpoint(&self) -> &Endpoint {
         &self.endpoint
     }

@@ -74,13 +74,19 @@ impl BuildOptions {
 pub struct ContextFile {
     /// Relative, with `/`.
     pub path: String,
+    /// The file's whole contents. For `pip/pip.conf` these may hold package index
+    /// credentials, so they are never to be logged.
     pub bytes: Vec<u8>,
 }
 
 /// Every file of the build context, and the folders that must exist even when empty.
 #[derive(Debug, Clone)]
 pub struct Context {
+    /// The files: `Dockerfile`, `requirements.txt`, the kernel's Python package, then any
+    /// wheels (`wheels/*.whl`, sorted by path) and pip files (`pip/pip.conf`, `pip/ca.pem`).
     pub files: Vec<ContextFile>,
+    /// Folders written even when no file is in them: `wheels` and `pip`, which the
+    /// Dockerfile's build stage always copies.
     pub folders: Vec<&'static str>,
 }
 

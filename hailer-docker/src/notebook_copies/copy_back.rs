@@ -14,6 +14,9 @@ use crate::runtime::NOTEBOOKS_IN_KERNEL;
 
 /// The most notebooks the kernel created that one session copies back, and their bytes.
 pub const MAX_NEW_NOTEBOOKS: usize = 200;
+/// The most bytes (100 MiB, counted over the notebooks' text) of notebooks the kernel created
+/// that one session copies back; past it, further new notebooks stay in the kernel with a
+/// warning. Notebooks that came from this machine do not count.
 pub const MAX_NEW_BYTES: u64 = 100 * 1024 * 1024;
 /// The most folders and entries one pass looks at.
 const MAX_FOLDERS_WALKED: usize = 200;
@@ -24,7 +27,12 @@ const QUIET_FOLDERS: [&str; 2] = ["__marimo__", "__pycache__"];
 /// How long a pass may take and how much it may read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CopyLimits {
+    /// How long the whole pass (listing and reading) may take; past it the pass stops and
+    /// reports itself cut short.
     pub time: Duration,
+    /// How many bytes of notebook text the pass may read from the kernel, judged by the
+    /// sizes the kernel lists before each read; the notebook that would pass it and all
+    /// after it wait for the next pass.
     pub bytes: u64,
 }
 

@@ -13,15 +13,21 @@ use super::last_copied::KernelStamp;
 pub struct KernelEntry {
     /// The path as the kernel names it (absolute, inside the kernel).
     pub path: String,
+    /// Whether it is a folder, whose entries a copy pass lists in turn.
     pub is_directory: bool,
+    /// Its modification time and size; `None` when the kernel did not report both.
     pub stamp: Option<KernelStamp>,
 }
 
 /// A file's contents as the kernel gave them.
 #[derive(Debug, Clone, PartialEq)]
 pub enum KernelRead {
+    /// The whole file, as text, within the size asked for.
     Text(String),
+    /// The file is larger than the size asked for (by the kernel's own flag, or by the text
+    /// it sent anyway); nothing of it is kept.
     TooLarge,
+    /// The file is binary (the kernel sent it as base64) or came without contents.
     NotText,
 }
 

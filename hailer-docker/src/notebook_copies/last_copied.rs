@@ -21,7 +21,10 @@ pub fn digest(text: &str) -> String {
 /// How the kernel last showed a file: its modification time and size.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KernelStamp {
+    /// The modification time marimo's file API reports (seconds since the Unix epoch, with
+    /// a fraction); only ever compared for equality with an earlier stamp.
     pub modified: f64,
+    /// The file's size in bytes, as the kernel reports it.
     pub size: u64,
 }
 
@@ -44,6 +47,7 @@ pub struct CopyState {
 }
 
 impl CopyState {
+    /// A state that remembers no copies: for a fresh kernel, before [`super::copy_in`].
     pub fn new() -> Self {
         Self::default()
     }
@@ -58,6 +62,7 @@ impl CopyState {
         self.copied.len()
     }
 
+    /// Whether no notebook is remembered, as before the first copy.
     pub fn is_empty(&self) -> bool {
         self.copied.is_empty()
     }
@@ -76,13 +81,16 @@ impl CopyState {
 /// Which way a copy went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
+    /// From this machine's notebooks folder into the kernel ([`super::copy_in`]).
     IntoKernel,
+    /// From the kernel back into this machine's notebooks folder ([`super::copy_back`]).
     BackFromKernel,
 }
 
 /// What one copy pass did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CopyReport {
+    /// Which way this pass copied; it picks the wording of [`CopyReport::refused_line`].
     pub direction: Direction,
     /// Names copied.
     pub copied: Vec<String>,

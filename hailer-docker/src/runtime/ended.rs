@@ -19,11 +19,24 @@ const REMOVAL_SETTLE: Duration = Duration::from_millis(600);
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ended {
     /// The container is gone (or going): someone removed it.
-    Removed { role: &'static str },
+    Removed {
+        /// Which container: "kernel" or "forwarder".
+        role: &'static str,
+    },
     /// The engine stopped it for going past its memory limit.
-    OutOfMemory { role: &'static str, code: i64 },
+    OutOfMemory {
+        /// Which container: "kernel" or "forwarder".
+        role: &'static str,
+        /// The exit code the engine recorded, or -1 when it recorded none.
+        code: i64,
+    },
     /// It stopped with this exit code (137: killed, by `docker kill` or `docker stop`).
-    Exited { role: &'static str, code: i64 },
+    Exited {
+        /// Which container: "kernel" or "forwarder".
+        role: &'static str,
+        /// The container's exit code, or -1 when the engine recorded none.
+        code: i64,
+    },
 }
 
 /// A container of the kernel and its role in messages (`kernel`, `forwarder`).

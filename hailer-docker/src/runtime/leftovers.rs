@@ -11,12 +11,17 @@ use crate::labels::{CONTRACT_LABEL, OWNER_LABEL, ROLE_LABEL, Role, workspace_fil
 /// A kernel container of a workspace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KernelInfo {
+    /// The container's name without the leading `/`, `hailer-kernel-<workspace id>-<suffix>`;
+    /// the first 12 characters of the id when the engine gave no name.
     pub name: String,
+    /// The engine's full container id.
     pub id: String,
     /// The engine's state: `running`, `exited`, ...
     pub state: String,
     /// The owner lock id of the session that started it.
     pub owner: Option<String>,
+    /// The kernel contract of the image it was started from; `None` when the container has
+    /// no contract label.
     pub contract: Option<String>,
 }
 

@@ -15,7 +15,10 @@ const NETWORK_RETRY_PAUSE: Duration = Duration::from_millis(500);
 /// An object the engine made for us: its id and its name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Object {
+    /// The engine's id, which every removal and inspection uses, so an object of the same
+    /// name made later by someone else is never touched.
     pub id: String,
+    /// The object's name, as shown in messages and removal reports.
     pub name: String,
 }
 
@@ -29,6 +32,7 @@ pub struct Removal {
 }
 
 impl Removal {
+    /// Whether every object the pass tried to remove is gone (nothing in `failed`).
     pub fn is_complete(&self) -> bool {
         self.failed.is_empty()
     }

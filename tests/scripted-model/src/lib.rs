@@ -21,6 +21,8 @@
 //! # }
 //! ```
 
+#![warn(missing_docs)]
+
 mod deliver;
 pub mod record;
 pub mod render;

@@ -10,8 +10,11 @@ use crate::validate::Wire;
 /// One model request as received.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct RecordedRequest {
+    /// The API the request came in on, by its route.
     pub wire: Wire,
+    /// The request path as sent, such as `/v1/responses` or `/chat/completions`.
     pub path: String,
+    /// The query string without the `?`; `None` when the URL had none.
     pub query: Option<String>,
     /// Header names in lower case; repeated headers joined with ", ".
     pub headers: BTreeMap<String, String>,
@@ -20,6 +23,8 @@ pub struct RecordedRequest {
 }
 
 impl RecordedRequest {
+    /// The value of header `name`, matched without regard to case; `None` when it was not
+    /// sent.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .get(&name.to_ascii_lowercase())
@@ -57,7 +62,9 @@ impl RecordedRequest {
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum DeliveryOutcome {
+    /// The body is still being sent (or a stall is under way).
     InProgress,
+    /// Every piece of the body was handed to the connection.
     Finished,
     /// The script cut or ended the body early.
     Interrupted,
@@ -70,6 +77,9 @@ pub enum DeliveryOutcome {
 pub struct Delivery {
     /// Index into the recorded requests.
     pub request_index: usize,
+    /// How many pieces went out: SSE frames when streaming; for a body sent whole, 1 (the
+    /// whole body, or its first half when interrupted) or 0 when the client left first.
     pub frames_sent: usize,
+    /// How the delivery went, or [`DeliveryOutcome::InProgress`] while it runs.
     pub outcome: DeliveryOutcome,
 }

@@ -8,6 +8,8 @@ use serde_json::Value;
 /// A queue of steps; each model request consumes the next one.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Script {
+    /// The steps in the order requests consume them; once they run out, every further model
+    /// request gets a 500 until more are pushed.
     #[serde(default)]
     pub steps: Vec<Step>,
 }
@@ -26,6 +28,7 @@ pub enum Step {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
 pub struct Reply {
+    /// The assistant text; empty for a reply that only calls tools (then no text is sent).
     pub text: String,
     /// Number of text deltas the text is split into when streaming (at least one).
     pub deltas: usize,
@@ -34,11 +37,13 @@ pub struct Reply {
     /// When non-zero, text deltas follow a fixed schedule of this many per second (delta `i` is
     /// sent `i / rate` seconds after the first), for rates finer than a millisecond pause.
     pub deltas_per_second: u64,
+    /// Tool calls sent after the text, in order.
     pub tool_calls: Vec<ScriptedToolCall>,
     /// Token usage to report; `None` reports none.
     pub usage: Option<ScriptedUsage>,
     /// Pause before the response headers are sent, in milliseconds.
     pub headers_delay_ms: u64,
+    /// Where and how delivery of the body breaks off or stalls; `None` delivers it whole.
     pub interruption: Option<Interruption>,
     /// Ends the reply as cut off by the output-token limit: `finish_reason: "length"` on Chat,
     /// `status: "incomplete"` on Responses.
@@ -65,9 +70,12 @@ impl Default for Reply {
 /// which lets a script send arguments that are not valid JSON.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ScriptedToolCall {
+    /// The call id to send; `None` makes one up, `call_<request number>_<index>`.
     #[serde(default)]
     pub call_id: Option<String>,
+    /// The name of the tool the model calls.
     pub name: String,
+    /// The arguments; `null` (the default) is sent as `{}`.
     #[serde(default)]
     pub arguments: Value,
 }
@@ -83,9 +91,12 @@ impl ScriptedToolCall {
     }
 }
 
+/// Token counts a reply reports; the total sent is their sum. The default is 100 in, 20 out.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct ScriptedUsage {
+    /// Input (prompt) tokens: `input_tokens` on Responses, `prompt_tokens` on Chat.
     pub input: u64,
+    /// Output (completion) tokens: `output_tokens` on Responses, `completion_tokens` on Chat.
     pub output: u64,
 }
 
@@ -101,10 +112,16 @@ impl Default for ScriptedUsage {
 /// Where and how a reply's delivery is interrupted.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Interruption {
+    /// Where in a streamed body it happens; a body sent whole breaks half-way (or, for a
+    /// stall, waits before it is sent) whatever this says.
     pub at: CutPoint,
+    /// What happens there.
     pub kind: InterruptionKind,
 }
 
+/// Where in a streamed reply an interruption happens. A point the reply never reaches (more
+/// deltas than it has, no tool call) falls back to the last frame before the completion, and
+/// no point is ever past it.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum CutPoint {
@@ -115,6 +132,7 @@ pub enum CutPoint {
     AfterToolCallStarted,
 }
 
+/// What an interruption does to the reply body.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum InterruptionKind {
@@ -123,19 +141,25 @@ pub enum InterruptionKind {
     /// The body ends cleanly but early, without the completion events.
     EndEarly,
     /// Nothing is sent for this many milliseconds, then delivery goes on.
-    Stall { ms: u64 },
+    Stall {
+        /// How long nothing is sent, in milliseconds.
+        ms: u64,
+    },
 }
 
 /// An HTTP error answer.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Fault {
+    /// The HTTP status; one that is not a valid status code is sent as 500.
     pub status: u16,
     /// The error message; `{api_key}` is replaced by the bearer token the request carried, as some real
     /// endpoints echo it.
     #[serde(default)]
     pub message: String,
+    /// The `code` of the JSON error; `None` sends `null`.
     #[serde(default)]
     pub code: Option<String>,
+    /// A `Retry-After` header, in seconds; `None` sends none.
     #[serde(default)]
     pub retry_after_secs: Option<u64>,
     /// A body sent instead of the JSON error (e.g. a proxy's HTML page).
@@ -163,21 +187,26 @@ impl Fault {
         }
     }
 
+    /// The same fault with this error message (`{api_key}` in it becomes the request's
+    /// bearer token).
     pub fn message(mut self, message: impl Into<String>) -> Self {
         self.message = message.into();
         self
     }
 
+    /// The same fault with this `code` in its JSON error.
     pub fn code(mut self, code: impl Into<String>) -> Self {
         self.code = Some(code.into());
         self
     }
 
+    /// The same fault with a `Retry-After` header of `seconds`.
     pub fn retry_after(mut self, seconds: u64) -> Self {
         self.retry_after_secs = Some(seconds);
         self
     }
 
+    /// The same fault with `body` sent as it is instead of the JSON error.
     pub fn raw_body(mut self, body: impl Into<String>) -> Self {
         self.raw_body = Some(body.into());
         self
@@ -198,6 +227,7 @@ impl Reply {
         Self::default().with_tool_call(name, arguments)
     }
 
+    /// Adds a tool call with a made-up call id after any already there.
     pub fn with_tool_call(mut self, name: impl Into<String>, arguments: Value) -> Self {
         self.tool_calls.push(ScriptedToolCall {
             call_id: None,
@@ -207,6 +237,7 @@ impl Reply {
         self
     }
 
+    /// Adds a tool call with the call id `call_id` after any already there.
     pub fn with_tool_call_id(
         mut self,
         call_id: impl Into<String>,
@@ -227,11 +258,14 @@ impl Reply {
         self
     }
 
+    /// Streams the text in `deltas` nearly equal pieces (0 counts as 1; never more pieces
+    /// than characters).
     pub fn in_deltas(mut self, deltas: usize) -> Self {
         self.deltas = deltas.max(1);
         self
     }
 
+    /// Pauses this long between two text deltas, rounded down to whole milliseconds.
     pub fn delta_delay(mut self, delay: Duration) -> Self {
         self.delta_delay_ms = millis(delay);
         self
@@ -243,33 +277,40 @@ impl Reply {
         self
     }
 
+    /// Reports `input` and `output` tokens instead of the default 100 and 20.
     pub fn usage(mut self, input: u64, output: u64) -> Self {
         self.usage = Some(ScriptedUsage { input, output });
         self
     }
 
+    /// Reports no usage: `usage` is null or left out.
     pub fn no_usage(mut self) -> Self {
         self.usage = None;
         self
     }
 
+    /// Waits this long (whole milliseconds) before sending the response headers.
     pub fn delay_headers(mut self, delay: Duration) -> Self {
         self.headers_delay_ms = millis(delay);
         self
     }
 
+    /// Tears the connection down after `deltas` text deltas.
     pub fn cut_after_deltas(self, deltas: usize) -> Self {
         self.interrupt(CutPoint::AfterDeltas(deltas), InterruptionKind::Abort)
     }
 
+    /// Tears the connection down right after the first tool call's opening event.
     pub fn cut_after_tool_call_started(self) -> Self {
         self.interrupt(CutPoint::AfterToolCallStarted, InterruptionKind::Abort)
     }
 
+    /// Ends the body cleanly after `deltas` text deltas, without the completion events.
     pub fn end_early_after_deltas(self, deltas: usize) -> Self {
         self.interrupt(CutPoint::AfterDeltas(deltas), InterruptionKind::EndEarly)
     }
 
+    /// Sends nothing for `stall` (whole milliseconds) after `deltas` text deltas, then goes on.
     pub fn stall_after_deltas(self, deltas: usize, stall: Duration) -> Self {
         let ms = millis(stall);
         self.interrupt(
@@ -278,6 +319,7 @@ impl Reply {
         )
     }
 
+    /// Interrupts delivery at `at` in the way `kind` says, replacing any earlier interruption.
     pub fn interrupt(mut self, at: CutPoint, kind: InterruptionKind) -> Self {
         self.interruption = Some(Interruption { at, kind });
         self
@@ -285,19 +327,23 @@ impl Reply {
 }
 
 impl Script {
+    /// A script with no steps: every model request gets a 500 until steps are pushed.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Appends `step`.
     pub fn step(mut self, step: Step) -> Self {
         self.steps.push(step);
         self
     }
 
+    /// Appends a step answering with `reply`.
     pub fn reply(self, reply: Reply) -> Self {
         self.step(Step::Reply(reply))
     }
 
+    /// Appends a step answering with `fault`.
     pub fn fault(self, fault: Fault) -> Self {
         self.step(Step::Fault(fault))
     }

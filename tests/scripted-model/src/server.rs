@@ -114,10 +114,13 @@ impl ScriptedModel {
         })
     }
 
+    /// The port the server listens on.
     pub fn port(&self) -> u16 {
         self.addr.port()
     }
 
+    /// The address the server listens on, `127.0.0.1:<port>` (or the bound listener's own
+    /// address with [`ScriptedModel::serve_on`]).
     pub fn addr(&self) -> SocketAddr {
         self.addr
     }
@@ -142,6 +145,7 @@ impl ScriptedModel {
         lock(&self.shared.steps).extend(script.steps);
     }
 
+    /// How many script steps are still queued, not yet taken by a request.
     pub fn remaining_steps(&self) -> usize {
         lock(&self.shared.steps).len()
     }

@@ -9,7 +9,9 @@ use serde_json::Value;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Wire {
+    /// The Responses API, `POST /v1/responses`: the conversation is in `input`.
     Responses,
+    /// Chat Completions, `POST /v1/chat/completions`: the conversation is in `messages`.
     Chat,
 }
 

@@ -38,6 +38,8 @@ pub struct HostInputs<'a> {
     pub env: &'a BTreeMap<String, String>,
     /// Their current folder (absolute), where uv looks for project settings.
     pub cwd: &'a Path,
+    /// How configuration files are read; [`read_host_file`] on a real machine, a map of
+    /// made-up files in tests.
     pub read: &'a FileReader,
 }
 
@@ -104,6 +106,7 @@ pub fn read_host_file(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
 /// Why the host's settings cannot be used. No variant carries a setting's value.
 #[derive(Debug, thiserror::Error)]
 pub enum HostConfigError {
+    /// A pip or uv configuration file is not UTF-8, or not valid INI or TOML.
     #[error(
         "the package settings in {} cannot be read{}: {reason}. Fix the file, or build with \
          --no-host-config (or --pip-config FILE)",
@@ -111,44 +114,74 @@ pub enum HostConfigError {
         line.map(|line| format!(" (line {line})")).unwrap_or_default()
     )]
     Malformed {
+        /// The pip or uv configuration file.
         path: PathBuf,
+        /// The 1-based line of the fault; `None` when the whole file is at fault (not UTF-8)
+        /// or the parser gave no position.
         line: Option<usize>,
+        /// What is wrong, such as "it is not UTF-8 text" or "it is not valid TOML"; never
+        /// quotes the file, whose lines may hold a password.
         reason: &'static str,
     },
 
+    /// A configuration or CA file exists but cannot be read.
     #[error(
         "cannot read {}: {source}. Fix its permissions, or build with --no-host-config (or \
          --pip-config FILE)",
         path.display()
     )]
     Unreadable {
+        /// The file that could not be read.
         path: PathBuf,
+        /// The reader's error, such as permission denied or larger than 1 MiB.
         #[source]
         source: std::io::Error,
     },
 
+    /// A file named explicitly (`UV_CONFIG_FILE`, or a CA file from pip's `cert`,
+    /// `REQUESTS_CA_BUNDLE` or `SSL_CERT_FILE`) does not exist.
     #[error(
         "{} (named by {named_by}) does not exist; fix {named_by}, or build with --no-host-config",
         path.display()
     )]
-    Missing { path: PathBuf, named_by: String },
+    Missing {
+        /// The absolute path that was named (`~` expanded, relative paths taken from the
+        /// current folder).
+        path: PathBuf,
+        /// What named it: a file path, or "the variable NAME".
+        named_by: String,
+    },
 
+    /// A setting's value cannot go into the build's pip configuration (for example an index
+    /// that is not an http:// or https:// address).
     #[error(
         "the setting {key} from {origin} {problem}. Fix it, or build with --no-host-config (or \
          --pip-config FILE)"
     )]
     BadValue {
+        /// The setting's pip name, such as `index-url` or `extra-index-url`.
         key: &'static str,
+        /// Where the value came from: a file path, or "the variable NAME".
         origin: String,
+        /// What is wrong with it, as a predicate following the setting ("holds a control
+        /// character"); never the value itself.
         problem: String,
     },
 
+    /// uv's settings use an index feature pip cannot follow the way uv does (extra, explicit
+    /// or per-package indexes, more than one default index); discovery fails rather than
+    /// carry over part of them.
     #[error(
         "uv's settings in {origin} use {what}, which pip cannot follow the way uv does. Write a \
          pip configuration for the build and pass it with --pip-config FILE, or build with \
          --no-host-config"
     )]
-    Untranslatable { what: String, origin: String },
+    Untranslatable {
+        /// The uv feature in words, such as "an extra index (extra-index-url)".
+        what: String,
+        /// Where it was found: a file path, or "the variable NAME".
+        origin: String,
+    },
 }
 
 /// The host's settings for the build stage.
@@ -160,6 +193,8 @@ pub struct HostSettings {
     pub ca_file: Option<PathBuf>,
     /// How many settings came from pip's configuration and from uv's.
     pub from_pip: usize,
+    /// How many settings of the merged configuration came from uv's configuration or `UV_*`
+    /// variables; 0 whenever pip's own settings name an index.
     pub from_uv: usize,
     /// What was found and left out, in words (no values).
     pub left_out: Vec<String>,

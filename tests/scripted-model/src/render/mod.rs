@@ -8,18 +8,29 @@ use crate::script::Reply;
 /// One SSE frame and what it carries, so delivery can pause or cut at the right place.
 #[derive(Clone, Debug)]
 pub struct Frame {
+    /// The frame exactly as sent: an `event:` and a `data:` line on Responses, a `data:` line
+    /// on Chat, then the blank line that ends it.
     pub bytes: String,
+    /// What the frame carries, which decides where pauses and interruptions fall.
     pub kind: FrameKind,
 }
 
+/// What an SSE frame carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrameKind {
+    /// An event before any content: the role chunk (Chat), `response.created` or
+    /// `output_item.added` for the message (Responses).
     Opening,
+    /// One piece of the reply text; the reply's delta pauses and schedule apply before it.
     TextDelta,
+    /// The opening event of a tool call, with its name and id but no arguments.
     ToolCallStarted,
+    /// Any other event before the completion: argument pieces, and the `.done` events on
+    /// Responses.
     Progress,
     /// The first frame of the completion: an interruption never goes past it.
     Finish,
+    /// A frame after the completion: the usage chunk and `data: [DONE]` (Chat only).
     Trailer,
 }
 
@@ -31,12 +42,15 @@ impl Frame {
 
 /// What a rendering needs besides the reply.
 pub struct RenderContext<'a> {
+    /// The `model` the request named, echoed in the reply; empty when it named none.
     pub model: &'a str,
     /// Sequence number of the request, used to make unique ids.
     pub serial: usize,
 }
 
 impl RenderContext<'_> {
+    /// The id of tool call `index` of `reply`: the scripted id when there is one, else
+    /// `call_<serial>_<index>`.
     pub fn call_id(&self, reply: &Reply, index: usize) -> String {
         reply
             .tool_calls
