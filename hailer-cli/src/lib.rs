@@ -1,5 +1,7 @@
 //! `hailer`, the thin client of hailerd. The `hailer` package's `hailer` binary is [`main`].
 
+#![warn(missing_docs)]
+
 mod browser;
 mod chat;
 mod cli;

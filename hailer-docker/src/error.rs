@@ -36,7 +36,8 @@ pub enum Error {
         endpoint: String,
         /// What the client or engine reported, or a sentence such as "there is no socket at ...".
         said: String,
-        /// Set when the endpoint came from a docker context: how to pick another one.
+        /// How to point Hailer at another engine, when the endpoint came from a docker context
+        /// or from `DOCKER_HOST`; empty for the default endpoint.
         context_hint: String,
     },
 
@@ -170,15 +171,6 @@ pub enum Error {
         what: String,
         /// The engine's message, without the client library's own wrapping.
         said: String,
-    },
-
-    /// An engine request did not finish in time.
-    #[error("Docker did not {what} within {} s", .waited.as_secs())]
-    EngineTimeout {
-        /// The request, as a verb phrase that follows "Docker did not".
-        what: String,
-        /// How long it was given; the message shows it in whole seconds.
-        waited: Duration,
     },
 
     /// A container stopped and the engine reports it was killed for exceeding its memory

@@ -5,7 +5,7 @@
 //! * [`engine`]: connecting to the Docker engine the way the docker CLI finds it.
 //! * [`image`]: the kernel image: checking its contract, building it, downloading it.
 //! * [`runtime`]: starting and stopping one kernel, and the leftovers of killed sessions.
-//! * [`copies`]: the notebooks copied into a kernel and back.
+//! * [`notebook_copies`]: the notebooks copied into a kernel and back.
 
 #![warn(missing_docs)]
 

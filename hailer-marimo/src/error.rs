@@ -113,11 +113,19 @@ pub enum Error {
     Status {
         /// What was being done, as a gerund phrase (`listing files`, `opening a kernel session`).
         what: String,
-        /// The HTTP status; 200 when a file operation answered but reported failure.
+        /// The HTTP status.
         status: u16,
         /// marimo's explanation: the `detail`, `error` or `message` of a JSON body, an HTML
-        /// page's title or text, or the raw body, cut to 500 characters; for a failed file
-        /// operation, marimo's message.
+        /// page's title or text, or the raw body, cut to 500 characters.
+        detail: String,
+    },
+
+    /// marimo answered a file operation but said it failed (`success: false`).
+    #[error("marimo could not finish {what}: {detail}")]
+    FileOpFailed {
+        /// What was being done, as a gerund phrase (`creating a file`).
+        what: String,
+        /// marimo's message, or a note that it gave none.
         detail: String,
     },
 

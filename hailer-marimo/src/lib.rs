@@ -3,7 +3,7 @@
 //! * [`env_scrub`]: the environment a kernel gets, secrets withheld.
 //! * [`python_env`]: finding a Python and preparing the managed virtual environment.
 //! * [`progress`]: what long jobs report as they go (steps, counts, notes, tool output).
-//! * [`launch`]: starting an unsafe-local marimo server that only answers to our token.
+//! * [`launch()`]: starting an unsafe-local marimo server that only answers to our token.
 //! * [`client`]: headless sessions, execute with deadlines and recovery, cells, files.
 //! * [`code_mode`]: the Python snippets behind durable cells.
 //! * [`cell_snapshot`]: reading the cells from the notebook document without marking them read.

@@ -7,7 +7,7 @@
 //! - [`conversation`] and [`events`] are our own types: the history, tools, and what a call yields.
 //! - The `responses` and `chat` layers build the minimal request bodies of the two wire APIs and
 //!   parse their streamed and whole replies into one [`ModelEvent`] sequence.
-//! - [`local`]: a model answering inside this process (the scripted demo), behind the same
+//! - [`in_process`]: a model answering inside this process (the scripted demo), behind the same
 //!   client.
 //! - [`ModelClient`] runs a call in a task and delivers events over a channel; dropping the
 //!   receiver aborts the HTTP request. Failures are [`ModelError`]s worded for the user, with the

@@ -1,8 +1,10 @@
 //! Wire types of hailerd's HTTP and WebSocket API.
 //!
 //! This crate holds data only: serde types, no I/O and no business logic, so the daemon, the
-//! `hailer` client and the tests agree on one definition. JSON field names are camelCase and
-//! timestamps are `*_at` seconds since the Unix epoch.
+//! `hailer` client and the tests agree on one definition. The fields of structs are camelCase
+//! in JSON. Tagged enums rename only their variants: the fields inside a variant, for example
+//! a [`SessionEvent`]'s `turn_id`, stay snake_case. Timestamps are `*_at` seconds since the
+//! Unix epoch.
 
 #![warn(missing_docs)]
 

@@ -50,6 +50,7 @@ impl std::fmt::Debug for StartSessionParams {
             .field("model", &self.model)
             .field("new_thread", &self.new_thread)
             .field("client", &self.client)
+            .field("run_sandbox_notebooks", &self.run_sandbox_notebooks)
             .field("env", &self.env.keys().collect::<Vec<_>>())
             .finish()
     }

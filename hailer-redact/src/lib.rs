@@ -7,6 +7,8 @@
 //! shaped like credentials (`Authorization` values, bearer tokens, `sk-` keys, `access_token=`
 //! and `#token=` in links).
 
+#![warn(missing_docs)]
+
 use std::borrow::Cow;
 use std::sync::{Arc, LazyLock, RwLock};
 

@@ -3,6 +3,8 @@
 //! Fed arbitrary bytes in arbitrary chunks, it yields events, and refuses (never panics) when a
 //! single line or the whole stream grows past its limits.
 
+#![warn(missing_docs)]
+
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SseEvent {

@@ -103,7 +103,10 @@ impl Running {
 
     /// Sends `signal` to the process.
     pub fn signal(&self, signal: nix::sys::signal::Signal) {
-        let pid = nix::unistd::Pid::from_raw(i32::try_from(self.child.id()).unwrap_or(0));
+        let pid = nix::unistd::Pid::from_raw(
+            i32::try_from(self.child.id())
+                .unwrap_or_else(|_| panic!("pid {} does not fit a signal call", self.child.id())),
+        );
         nix::sys::signal::kill(pid, signal).unwrap_or_else(|error| panic!("kill: {error}"));
     }
 

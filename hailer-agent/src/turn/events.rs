@@ -37,7 +37,7 @@ pub enum TurnEvent {
         name: String,
         /// The call's arguments on one line, up to [`ARGUMENT_PREVIEW_CHARS`] characters.
         argument_preview: String,
-        /// The code the call runs, in full up to [`CODE_CHARS`], when its arguments carry one.
+        /// The code the call runs, in full up to `CODE_CHARS` (64,000 characters), when its arguments carry one.
         code: Option<String>,
     },
     /// A tool call ended; `ok` is false when its result reports an error or it was interrupted.
@@ -50,7 +50,7 @@ pub enum TurnEvent {
         ok: bool,
         /// The start of the result, up to [`RESULT_PREVIEW_CHARS`] characters.
         result_preview: String,
-        /// The result, up to [`OUTPUT_CHARS`].
+        /// The result, up to `OUTPUT_CHARS` (8,000 characters).
         output: String,
     },
     /// The turn's token usage so far, after a model call that reported usage.

@@ -137,7 +137,7 @@ pub async fn copy_back(
                 || state.new_bytes + text.len() as u64 > MAX_NEW_BYTES)
         {
             warnings.push(format!(
-                "{}: this session copied back {MAX_NEW_NOTEBOOKS} new notebooks or 100 MB \
+                "{}: this session copied back {MAX_NEW_NOTEBOOKS} new notebooks or 100 MiB \
                  already; new ones stay in the kernel",
                 candidate.name
             ));

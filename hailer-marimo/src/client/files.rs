@@ -59,8 +59,8 @@ pub struct FileDetails {
 /// What a create, update or delete did.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct FileOpResult {
-    /// Whether marimo did it; the client's calls turn `false` into an [`Error::Status`] with
-    /// status 200, so a result they return always holds `true`.
+    /// Whether marimo did it; the client's calls turn `false` into an
+    /// [`Error::FileOpFailed`], so a result they return always holds `true`.
     pub success: bool,
     /// marimo's own words about the operation, mostly given on failure; `None` when it gave
     /// none.
@@ -76,9 +76,8 @@ impl FileOpResult {
         if self.success {
             Ok(self)
         } else {
-            Err(Error::Status {
+            Err(Error::FileOpFailed {
                 what: what.to_owned(),
-                status: 200,
                 detail: self
                     .message
                     .unwrap_or_else(|| "marimo gave no reason".to_owned()),

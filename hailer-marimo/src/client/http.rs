@@ -27,9 +27,10 @@ pub(crate) struct Http {
 
 impl Http {
     pub(crate) fn new(base_url: &str, token: SecretString) -> Result<Self> {
-        let base = Url::parse(base_url).map_err(|e| Error::BadReply {
-            what: "the server address".to_owned(),
-            detail: format!("{base_url:?} is not a URL ({e})"),
+        let base = Url::parse(base_url).map_err(|e| {
+            Error::InvalidInput(format!(
+                "the marimo server address {base_url:?} is not a URL ({e})"
+            ))
         })?;
         let client = reqwest::Client::builder()
             // marimo runs on loopback; a proxy from the environment must never see our token.

@@ -344,9 +344,11 @@ fn read_marker(dir: &Path) -> Option<Marker> {
 fn write_marker(dir: &Path, marker: &Marker) -> Result<()> {
     let path = dir.join(MARKER_FILE);
     let temporary = dir.join(format!("{MARKER_FILE}.tmp"));
-    let text = serde_json::to_string_pretty(marker).map_err(|e| Error::BadReply {
-        what: "the venv marker".to_owned(),
-        detail: e.to_string(),
+    let text = serde_json::to_string_pretty(marker).map_err(|e| {
+        Error::io(
+            format!("could not write {}", path.display()),
+            std::io::Error::other(e),
+        )
     })?;
     std::fs::write(&temporary, text)
         .and_then(|()| std::fs::rename(&temporary, &path))
