@@ -320,7 +320,7 @@ async fn exchange(
     }
     let bytes = inner
         .transport
-        .read_body(sent.response)
+        .read_body(sent)
         .await
         .map_err(|error| diagnosis.transport(error))?;
     let events = parse_whole(settings.wire_api, &bytes).map_err(|error| diagnosis.wire(error))?;

@@ -64,8 +64,8 @@ pub enum KernelStatus {
     Starting,
     /// The kernel is up and no client's run is under way.
     Idle,
-    /// A client's `POST /v1/sessions/{id}/exec` run is under way (agent tool runs do not
-    /// change the status).
+    /// Code is running in the kernel: a client's `POST /v1/sessions/{id}/exec` or an agent's
+    /// tool call.
     Running,
     /// The kernel is being replaced, to apply changed kernel settings of the configuration.
     Restarting,

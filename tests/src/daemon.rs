@@ -14,7 +14,8 @@ const START_TIMEOUT: Duration = Duration::from_secs(15);
 pub struct TestDaemon {
     /// The daemon's `HAILER_HOME`, a temporary folder deleted when this is dropped.
     pub home: tempfile::TempDir,
-    /// The hailerd process, with its standard output and error piped (and never read here).
+    /// The hailerd process; its standard output and error go to [`output_path`] in its home,
+    /// so a daemon that writes much never blocks on a pipe no one reads.
     pub child: Child,
     /// The runtime file the daemon wrote at start: its pid, port, bearer token and version.
     pub runtime: RuntimeFile,
@@ -79,6 +80,11 @@ impl TestDaemon {
         text
     }
 
+    /// What the daemon wrote to its standard output and error so far.
+    pub fn output_text(&self) -> String {
+        std::fs::read_to_string(output_path(self.home.path())).unwrap_or_default()
+    }
+
     /// Waits for the daemon to exit by itself.
     pub fn wait_exit(&mut self, timeout: Duration) -> anyhow::Result<ExitStatus> {
         wait_child(&mut self.child, timeout)
@@ -106,17 +112,32 @@ pub fn http_client() -> reqwest::Client {
         .unwrap_or_default()
 }
 
-/// Starts hailerd in `home` without waiting.
+/// Starts hailerd in `home` without waiting; its standard output and error are appended to
+/// [`output_path`].
 pub fn spawn(home: &Path, args: &[&str]) -> anyhow::Result<Child> {
+    let output = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(output_path(home))
+        .context("cannot create hailerd's output file")?;
     Command::new(crate::bins::path("hailerd"))
         .args(args)
         .env("HAILER_HOME", home)
         .env_remove("HAILER_DAEMON_PORT")
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdout(
+            output
+                .try_clone()
+                .context("cannot share hailerd's output file")?,
+        )
+        .stderr(output)
         .spawn()
         .context("cannot start hailerd")
+}
+
+/// Where [`spawn`] sends the standard output and error of a hailerd whose home is `home`.
+pub fn output_path(home: &Path) -> PathBuf {
+    home.join("hailerd-output.txt")
 }
 
 /// The runtime file of a hailerd whose `HAILER_HOME` is `home`: `run/hailerd.json`.

@@ -181,13 +181,15 @@ impl StreamParser {
         if let Some(arguments) = str_at(piece, "/function/arguments") {
             call.arguments.push_str(arguments);
         }
-        if !call.announced && !call.name.is_empty() {
+        // Announced once both the name and the id are known: an endpoint may send the name
+        // before the id, and a call started under a stand-in id would be started twice. A call
+        // that never gets an id is announced when the reply finishes, under its stand-in.
+        if !call.announced
+            && !call.name.is_empty()
+            && let Some(call_id) = &call.call_id
+        {
             call.announced = true;
-            let call_id = call
-                .call_id
-                .clone()
-                .unwrap_or_else(|| fallback_call_id(index));
-            self.reply.tool_started(&call_id, &call.name, out);
+            self.reply.tool_started(call_id, &call.name, out);
         }
     }
 }

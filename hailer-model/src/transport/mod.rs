@@ -19,7 +19,8 @@ pub use sse::{SseEvent, SseReader, error_chain};
 pub struct Timeouts {
     /// Establishing the connection (TCP and TLS).
     pub connect: Duration,
-    /// From sending the request to the response headers; for a non-streamed reply, to its end.
+    /// From sending the request to the response headers and, for a non-streamed reply, on to
+    /// its end: one window for both, not one each.
     pub response: Duration,
     /// The longest pause between two events of a streamed reply.
     pub stream_idle: Duration,
@@ -60,8 +61,6 @@ pub enum TransportError {
     ResponseTimeout {
         /// How long was waited: the response timeout.
         waited: Duration,
-        /// Attempts made, the timed-out one included.
-        attempts: u32,
     },
     /// A non-2xx status that was not retried, or still came after the last retry.
     #[error("HTTP {status} after {attempts} attempt(s)")]
@@ -79,7 +78,7 @@ pub enum TransportError {
     /// A streamed reply sent no event for this long ([`Timeouts::stream_idle`]).
     #[error("no data for {} s", .0.as_secs())]
     IdleTimeout(Duration),
-    /// A whole reply's body took longer than this to read ([`Timeouts::response`]).
+    /// A whole reply did not arrive within [`Timeouts::response`] of its request being sent.
     #[error("the whole response did not arrive within {} s", .0.as_secs())]
     BodyTimeout(Duration),
     /// The event stream broke a limit (a line too long, too many bytes); holds a whole message.
@@ -105,13 +104,13 @@ pub struct PostRequest {
     pub body: Bytes,
 }
 
-/// A successful (2xx) response and how many attempts it took.
+/// A successful (2xx) response, and when the window for reading a whole reply to it ends.
 #[derive(Debug)]
 pub struct Sent {
     /// The response with its body not yet read.
     pub response: Response,
-    /// Requests sent to get it, the first included.
-    pub attempts: u32,
+    /// [`Timeouts::response`] after the request that got this response was sent.
+    pub deadline: tokio::time::Instant,
 }
 
 /// The HTTP client with its timeouts and retry policy.
@@ -166,13 +165,13 @@ impl HttpTransport {
                 .headers(request.headers.clone())
                 .body(request.body.clone())
                 .send();
-            let outcome = tokio::time::timeout(self.timeouts.response, sending).await;
+            let deadline = tokio::time::Instant::now() + self.timeouts.response;
+            let outcome = tokio::time::timeout_at(deadline, sending).await;
             let response = match outcome {
                 // The request may have reached the endpoint: never sent twice.
                 Err(_) => {
                     return Err(TransportError::ResponseTimeout {
                         waited: self.timeouts.response,
-                        attempts,
                     });
                 }
                 Ok(Err(error)) if error.is_builder() => {
@@ -192,7 +191,7 @@ impl HttpTransport {
             };
             let status = response.status().as_u16();
             if response.status().is_success() {
-                return Ok(Sent { response, attempts });
+                return Ok(Sent { response, deadline });
             }
             if may_retry && RetryPolicy::is_retryable_status(status) {
                 let delay = self
@@ -208,7 +207,7 @@ impl HttpTransport {
                 tokio::time::sleep(delay).await;
                 continue;
             }
-            let body = self.read_capped(response, MAX_ERROR_BODY).await;
+            let body = self.read_capped(response, MAX_ERROR_BODY, deadline).await;
             let body = match body {
                 Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
                 Err(error) => format!("(the error body could not be read: {error})"),
@@ -221,15 +220,17 @@ impl HttpTransport {
         }
     }
 
-    /// Reads a whole (non-streamed) reply within the response timeout.
-    pub async fn read_body(&self, response: Response) -> Result<Bytes, TransportError> {
-        self.read_capped(response, MAX_REPLY_BODY).await
+    /// Reads a whole (non-streamed) reply by the end of its response window.
+    pub async fn read_body(&self, sent: Sent) -> Result<Bytes, TransportError> {
+        self.read_capped(sent.response, MAX_REPLY_BODY, sent.deadline)
+            .await
     }
 
     async fn read_capped(
         &self,
         mut response: Response,
         limit: usize,
+        deadline: tokio::time::Instant,
     ) -> Result<Bytes, TransportError> {
         let reading = async {
             let mut body = Vec::new();
@@ -245,7 +246,7 @@ impl HttpTransport {
             }
             Ok(Bytes::from(body))
         };
-        tokio::time::timeout(self.timeouts.response, reading)
+        tokio::time::timeout_at(deadline, reading)
             .await
             .map_err(|_| TransportError::BodyTimeout(self.timeouts.response))?
     }

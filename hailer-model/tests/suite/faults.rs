@@ -405,6 +405,48 @@ async fn no_response_headers_in_time_is_a_timeout_sent_once() {
     assert_eq!(server.requests().len(), 1);
 }
 
+/// The response window covers the headers and a whole reply's body together: headers late in the
+/// window leave only the rest of it for the body.
+#[tokio::test]
+async fn a_whole_reply_must_arrive_within_one_response_window_headers_included() {
+    let options = ClientOptions {
+        timeouts: Timeouts {
+            response: Duration::from_millis(700),
+            ..fast_options().timeouts
+        },
+        ..fast_options()
+    };
+    for wire in [WireApi::Responses, WireApi::Chat] {
+        // Headers at 450 ms and the body 450 ms later: each within the window, both not.
+        let reply = Reply::text("late")
+            .delay_headers(Duration::from_millis(450))
+            .stall_after_deltas(0, Duration::from_millis(450));
+        let server = start(Script::new().reply(reply).reply_text("unused")).await;
+        let client = ModelClient::new(settings(&server, wire, false), options.clone()).unwrap();
+        let error = failure(&client, &hello()).await;
+        assert!(
+            matches!(error, ModelError::Timeout { .. }),
+            "{wire:?}: {error:?}"
+        );
+        assert_eq!(server.requests().len(), 1, "{wire:?}");
+    }
+    // The same reply with a window that holds both arrives.
+    let options = ClientOptions {
+        timeouts: Timeouts {
+            response: Duration::from_secs(5),
+            ..fast_options().timeouts
+        },
+        ..fast_options()
+    };
+    let reply = Reply::text("late")
+        .delay_headers(Duration::from_millis(450))
+        .stall_after_deltas(0, Duration::from_millis(450));
+    let server = start(Script::new().reply(reply)).await;
+    let client = ModelClient::new(settings(&server, WireApi::Chat, false), options).unwrap();
+    let completion = client.complete(&hello()).await.unwrap();
+    assert_eq!(completion.text, "late");
+}
+
 #[tokio::test]
 async fn endpoint_errors_that_are_not_json_are_quoted_and_capped() {
     let page = format!("<html><body>Bad gateway {}</body></html>", "x".repeat(2000));

@@ -172,3 +172,56 @@ async fn chat_done_without_a_finish_reason_is_incomplete() {
         "{events:?}"
     );
 }
+
+#[tokio::test]
+async fn a_chat_tool_call_whose_name_comes_before_its_id_starts_once_under_its_id() {
+    let body = concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,",
+        "\"function\":{\"name\":\"marimo_execute\",\"arguments\":\"\"}}]}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,",
+        "\"id\":\"call_real\",\"function\":{\"arguments\":\"{\\\"code\\\":\\\"1\\\"}\"}}]}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
+        "data: [DONE]\n\n",
+    );
+    let events = events_from_sse(WireApi::Chat, vec![Bytes::from(body)]).await;
+    let events: Vec<ModelEvent> = events.into_iter().map(Result::unwrap).collect();
+    let started: Vec<&str> = events
+        .iter()
+        .filter_map(|event| match event {
+            ModelEvent::ToolCallStarted { call_id, .. } => Some(call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(started, ["call_real"], "{events:?}");
+    let done: Vec<(&str, &str)> = events
+        .iter()
+        .filter_map(|event| match event {
+            ModelEvent::ToolCallDone {
+                call_id, arguments, ..
+            } => Some((call_id.as_str(), arguments.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(done, [("call_real", "{\"code\":\"1\"}")], "{events:?}");
+}
+
+#[tokio::test]
+async fn a_chat_tool_call_without_an_id_starts_once_under_a_stand_in() {
+    let body = concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,",
+        "\"function\":{\"name\":\"marimo_execute\",\"arguments\":\"{}\"}}]}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
+        "data: [DONE]\n\n",
+    );
+    let events = events_from_sse(WireApi::Chat, vec![Bytes::from(body)]).await;
+    let events: Vec<ModelEvent> = events.into_iter().map(Result::unwrap).collect();
+    let started = events
+        .iter()
+        .filter(|event| matches!(event, ModelEvent::ToolCallStarted { .. }))
+        .count();
+    let done = events
+        .iter()
+        .filter(|event| matches!(event, ModelEvent::ToolCallDone { .. }))
+        .count();
+    assert_eq!((started, done), (1, 1), "{events:?}");
+}

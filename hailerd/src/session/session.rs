@@ -72,6 +72,9 @@ pub(crate) struct Session {
     clients: AtomicUsize,
     /// Requests being served right now (an exec waiting for the kernel counts).
     in_flight: AtomicUsize,
+    /// Code runs in the kernel right now, a client's and the agent's: the kernel is `running`
+    /// while there is one.
+    runs: AtomicUsize,
     idle_since: std::sync::Mutex<Option<Instant>>,
     pub stopping: CancellationToken,
     /// The agent, set right after the session is created.
@@ -124,6 +127,7 @@ impl Session {
             notebooks: Mutex::new(notebooks),
             clients: AtomicUsize::new(0),
             in_flight: AtomicUsize::new(0),
+            runs: AtomicUsize::new(0),
             idle_since: std::sync::Mutex::new(Some(Instant::now())),
             stopping: CancellationToken::new(),
             agent: std::sync::OnceLock::new(),
@@ -375,12 +379,10 @@ impl Session {
         let timeout = params
             .timeout_secs
             .map_or(DEFAULT_EXEC_TIMEOUT, Duration::from_secs);
-        self.set_running(true);
         let client = params.client.as_deref().unwrap_or("api");
         let result = self
             .run_code(&kernel, &notebook, &params.code, timeout, Some(client))
             .await;
-        self.set_running(false);
         if let Err(error) = &result {
             self.report_kernel_error(error);
         }
@@ -404,6 +406,7 @@ impl Session {
         timeout: Duration,
         client: Option<&str>,
     ) -> Result<ExecResponse, crate::kernel::KernelError> {
+        let _running = self.running();
         let record = self
             .audit
             .start_exec(client, &kernel.relative_name(notebook), code);
@@ -425,6 +428,15 @@ impl Session {
             let hint = error.hint().unwrap_or_default();
             self.notice(NoticeLevel::Error, format!("{capitalised}. {hint}"));
         }
+    }
+
+    /// Counts a code run until the guard is dropped (a cancelled run included): the first run
+    /// makes an idle kernel `running`, the last one to end makes it `idle` again.
+    fn running(&self) -> RunningGuard<'_> {
+        if self.runs.fetch_add(1, Ordering::AcqRel) == 0 {
+            self.set_running(true);
+        }
+        RunningGuard { session: self }
     }
 
     fn set_running(&self, running: bool) {
@@ -560,6 +572,20 @@ impl Drop for BusyGuard<'_> {
             && idle.is_some()
         {
             *idle = Some(Instant::now());
+        }
+    }
+}
+
+/// A code run in progress; see [`Session::running`].
+#[derive(Debug)]
+struct RunningGuard<'a> {
+    session: &'a Session,
+}
+
+impl Drop for RunningGuard<'_> {
+    fn drop(&mut self) {
+        if self.session.runs.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.session.set_running(false);
         }
     }
 }

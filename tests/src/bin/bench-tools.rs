@@ -51,14 +51,15 @@ fn samples_from_args() -> usize {
         .unwrap_or(9)
 }
 
-fn summary(name: &str, when: &str, mut samples: Vec<Duration>) -> bool {
+/// Prints a round's figures; `target` is what its table row holds up against the median.
+fn summary(name: &str, when: &str, target: &str, mut samples: Vec<Duration>) -> bool {
     samples.sort();
     let median = samples[samples.len() / 2];
     hailer_tests::bench_row(
         &format!("{name} on a {CELLS}-cell notebook, {when}"),
         &format!("{:.1} ms", median.as_secs_f64() * 1000.0),
         "-",
-        &format!("<= {} ms", TARGET.as_millis()),
+        target,
     );
     let max = samples[samples.len() - 1];
     println!(
@@ -157,11 +158,14 @@ async fn main() {
         "with the kernel at rest (the model answers after {} ms):",
         REST.as_millis()
     );
-    let cells_ok = summary("notebook_cells", "kernel at rest", cells);
-    let status_ok = summary("marimo_status", "kernel at rest", status);
+    let target = format!("<= {} ms", TARGET.as_millis());
+    let cells_ok = summary("notebook_cells", "kernel at rest", &target, cells);
+    let status_ok = summary("marimo_status", "kernel at rest", &target, status);
+    // No target: this round shows how long a call waits for marimo to end the previous run.
     println!("back to back (the model answers at once):");
-    summary("notebook_cells", "back to back", cells_back_to_back);
-    summary("marimo_status", "back to back", status_back_to_back);
+    let waits = "- (waits for the previous run)";
+    summary("notebook_cells", "back to back", waits, cells_back_to_back);
+    summary("marimo_status", "back to back", waits, status_back_to_back);
     if !(cells_ok && status_ok) {
         println!("(above the target)");
     }

@@ -69,12 +69,27 @@ async fn cancelling_a_long_kernel_run_interrupts_it_and_the_kernel_answers_at_on
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(marker.exists(), "the run never reached the kernel");
+    // The agent's run shows as the kernel running, to every client that asks.
+    let info = workspace
+        .get_json(&format!("/v1/sessions/{}", live.id))
+        .await;
+    assert_eq!(info["kernel"], "running", "{info}");
     tokio::time::sleep(Duration::from_millis(300)).await;
     let asked = Instant::now();
     let (status, _) = live.post("/cancel", json!({})).await;
     assert_eq!(status, 200);
-    let (ended, _, _) = live.until("turnCancelled").await;
+    let (ended, _, seen) = live.until("turnCancelled").await;
     let took = ended.duration_since(asked);
+    let statuses: Vec<&str> = seen
+        .iter()
+        .filter(|event| event["type"] == "kernel")
+        .filter_map(|event| event["status"].as_str())
+        .collect();
+    assert!(statuses.contains(&"running"), "{seen:?}");
+    let info = workspace
+        .get_json(&format!("/v1/sessions/{}", live.id))
+        .await;
+    assert_eq!(info["kernel"], "idle", "the cancelled run ended: {info}");
     println!(
         "kernel run: cancel to turnCancelled {} ms",
         took.as_millis()
