@@ -249,7 +249,10 @@
           showNotebook(current.info.activeNotebook);
         }
         loadSessions();
-        if (event.message) conversation.add({ kind: "notice", text: event.message });
+        if (event.message) {
+          const text = event.hint ? `${event.message} ${event.hint}` : event.message;
+          conversation.add({ kind: "notice", text });
+        }
         break;
       case "notebookSwitched":
         current.info.activeNotebook = event.notebook;
@@ -447,7 +450,9 @@
     const status = current.info.kernel;
     state.textContent = status;
     state.className = `state ${status}`;
-    if (current.info.kernelError && status === "failed") state.title = current.info.kernelError;
+    if (current.info.kernelError && status === "failed") {
+      state.title = [current.info.kernelError, current.info.kernelHint].filter(Boolean).join(" ");
+    }
   }
 
   function showUsage(usage, final) {

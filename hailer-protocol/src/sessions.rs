@@ -137,6 +137,9 @@ pub struct SessionInfo {
     /// Why the kernel failed, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel_error: Option<String>,
+    /// What the user can do about the kernel's failure, when there is something to say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_hint: Option<String>,
     /// How the kernel ended, when it ended without being asked to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel_exit: Option<KernelExit>,
@@ -362,6 +365,9 @@ pub enum SessionEvent {
         /// Why the kernel failed, when the status is `failed`; absent otherwise.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message: Option<String>,
+        /// What the user can do about the failure, when there is something to say.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hint: Option<String>,
         /// Set when the kernel ended without being asked to (the status is then `failed`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         exit: Option<KernelExit>,

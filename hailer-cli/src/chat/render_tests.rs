@@ -230,6 +230,7 @@ fn hostile_strings_reach_the_terminal_without_control_sequences() {
             SessionEvent::Kernel {
                 status: KernelStatus::Failed,
                 message: Some(text.clone()),
+                hint: Some(text.clone()),
                 exit: None,
             },
             SessionEvent::Notice {
@@ -285,6 +286,24 @@ fn hostile_strings_reach_the_terminal_without_control_sequences() {
             assert_only_our_styling(&screen);
         }
     }
+}
+
+#[test]
+fn a_failed_kernel_says_why_and_what_to_do() {
+    let screen = shown(&[SessionEvent::Kernel {
+        status: KernelStatus::Failed,
+        message: Some("the kernel was ended from outside by SIGKILL".to_owned()),
+        hint: Some("Start a new session to get a new kernel.".to_owned()),
+        exit: None,
+    }]);
+    let screen = visible(&[screen]);
+    let why = screen
+        .find("The kernel failed: the kernel was ended from outside by SIGKILL")
+        .unwrap_or_else(|| panic!("{screen}"));
+    let what = screen
+        .find("Start a new session to get a new kernel.")
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(why < what, "{screen}");
 }
 
 #[test]

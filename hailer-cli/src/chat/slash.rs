@@ -224,6 +224,9 @@ async fn status(context: &Context<'_>) {
     if let Some(error) = &info.kernel_error {
         screen.line(format!("  {:<13}{}", "", screen.style.red(error)));
     }
+    if let Some(hint) = &info.kernel_hint {
+        screen.line(format!("  {:<13}{}", "", screen.style.dim(hint)));
+    }
     screen.line(row(
         "Notebook",
         panel::active_notebook(&info, context.loaded),

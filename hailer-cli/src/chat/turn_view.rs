@@ -162,8 +162,11 @@ impl TurnView {
                 screen.line(text);
             }
             SessionEvent::Kernel {
-                status, message, ..
-            } => self.kernel(screen, *status, message),
+                status,
+                message,
+                hint,
+                ..
+            } => self.kernel(screen, *status, message.as_deref(), hint.as_deref()),
             SessionEvent::KernelSetup { line } => {
                 let view = self
                     .setup
@@ -264,7 +267,13 @@ impl TurnView {
         self.output_tokens += usage.output_tokens.unwrap_or(0);
     }
 
-    fn kernel(&mut self, screen: &Screen, status: KernelStatus, message: &Option<String>) {
+    fn kernel(
+        &mut self,
+        screen: &Screen,
+        status: KernelStatus,
+        message: Option<&str>,
+        hint: Option<&str>,
+    ) {
         let style = screen.style;
         match status {
             KernelStatus::Idle if !self.kernel_was_ready => {
@@ -272,8 +281,11 @@ impl TurnView {
                 screen.line(style.dim("The kernel is ready."));
             }
             KernelStatus::Failed => {
-                let why = message.as_deref().unwrap_or("no reason given");
+                let why = message.unwrap_or("no reason given");
                 screen.line(style.red(&format!("The kernel failed: {why}")));
+                if let Some(hint) = hint {
+                    screen.line(style.dim(hint));
+                }
             }
             KernelStatus::Restarting => screen.line(style.yellow("The kernel is restarting.")),
             KernelStatus::Stopped => screen.line(style.yellow("The kernel stopped.")),

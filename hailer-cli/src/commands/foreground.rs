@@ -132,12 +132,16 @@ async fn follow(
                     SessionEvent::Kernel {
                         status: hailer_protocol::KernelStatus::Failed,
                         message,
+                        hint,
                         ..
                     } => {
                         eprintln!(
                             "hailer: the kernel failed: {}",
                             message.unwrap_or_default()
                         );
+                        if let Some(hint) = hint {
+                            eprintln!("  {hint}");
+                        }
                         stop(endpoint, id).await;
                         return Ok(ExitCode::FAILURE);
                     }

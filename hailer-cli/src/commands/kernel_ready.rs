@@ -86,6 +86,7 @@ pub(crate) async fn wait_for_kernel(
             SessionEvent::Kernel {
                 status: KernelStatus::Failed | KernelStatus::Stopped,
                 message,
+                hint,
                 exit,
             } => {
                 return Wait::Failed {
@@ -93,7 +94,7 @@ pub(crate) async fn wait_for_kernel(
                         .map(|exit| exit.message)
                         .or(message)
                         .unwrap_or_else(|| "the kernel stopped".to_owned()),
-                    hint: None,
+                    hint,
                 };
             }
             SessionEvent::Notice { level, message } => {
@@ -131,7 +132,7 @@ fn judge(session: &SessionInfo) -> Option<Wait> {
                 .kernel_error
                 .clone()
                 .unwrap_or_else(|| "the kernel is not running".to_owned()),
-            hint: None,
+            hint: session.kernel_hint.clone(),
         }),
         KernelStatus::Starting | KernelStatus::Restarting => None,
     }

@@ -144,6 +144,9 @@ fn text(status: &Status) -> String {
             if let Some(error) = &session.kernel_error {
                 line(format!("    error:    {error}"));
             }
+            if let Some(hint) = &session.kernel_hint {
+                line(format!("    hint:     {hint}"));
+            }
             line(format!(
                 "    notebook: {}",
                 session

@@ -187,6 +187,7 @@ impl Session {
                     )
                 }),
             kernel_error: slot.error,
+            kernel_hint: slot.hint,
             kernel_exit: slot.exit,
             active_notebook: self.notebooks.lock().await.active.clone(),
             notebooks_dir: self.notebooks_dir().display().to_string(),
@@ -308,12 +309,14 @@ impl Session {
 
     pub(super) fn set_kernel_state(&self, slot: KernelSlot) {
         let message = slot.error.clone();
+        let hint = slot.hint.clone();
         let exit = slot.exit.clone();
         let status = slot.status;
         self.kernel_state.send_replace(slot);
         self.events.publish(SessionEvent::Kernel {
             status,
             message,
+            hint,
             exit,
         });
     }

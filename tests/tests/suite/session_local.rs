@@ -520,3 +520,48 @@ async fn open_with_no_notebook_named_opens_the_configured_one_in_a_fresh_workspa
     );
     let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
 }
+
+/// A kernel that ends on its own is reported with what to do next: in the kernel event every
+/// client gets, in the session's state `hailer status` reads, and in `hailer status` itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kernel_that_ends_on_its_own_says_what_to_do_next() {
+    let workspace = TestWorkspace::unsafe_local();
+    let mut live = hailer_tests::live::LiveSession::start(&workspace).await;
+    let (status, body) = live.post("/exec", json!({"code": "pass"})).await;
+    assert_eq!(status, 200, "{body}");
+    let root = workspace.canonical();
+    let servers: Vec<u32> = processes_with("-m marimo edit")
+        .into_iter()
+        .filter(|(pid, _)| {
+            std::fs::read_link(format!("/proc/{pid}/cwd")).ok() == Some(root.clone())
+        })
+        .map(|(pid, _)| pid)
+        .collect();
+    assert_eq!(servers.len(), 1, "the workspace's marimo server");
+    hailer_tests::daemon::signal(servers[0], nix::sys::signal::Signal::SIGKILL).unwrap();
+
+    let failed = loop {
+        let (_, event, _) = live.until("kernel").await;
+        if event["status"] == "failed" {
+            break event;
+        }
+    };
+    assert!(
+        failed["message"].as_str().unwrap_or("").contains("SIGKILL"),
+        "{failed}"
+    );
+    let hint = failed["hint"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no hint: {failed}"));
+    assert!(hint.contains("new session"), "{failed}");
+    let info = workspace
+        .get_json(&format!("/v1/sessions/{}", live.id))
+        .await;
+    assert_eq!(info["kernelHint"], hint, "{info}");
+    let status = tokio::task::block_in_place(|| workspace.hailer(&["status"]));
+    assert!(
+        stdout(&status).contains(&format!("hint:     {hint}")),
+        "{}",
+        stdout(&status)
+    );
+}
