@@ -173,6 +173,24 @@ async fn chat_done_without_a_finish_reason_is_incomplete() {
     );
 }
 
+/// The tool calls of a streamed Chat reply: the ids they started under, and each finished call's
+/// id with its arguments.
+async fn chat_tool_calls(body: &'static str) -> (Vec<String>, Vec<(String, String)>) {
+    let events = events_from_sse(WireApi::Chat, vec![Bytes::from(body)]).await;
+    let mut started = Vec::new();
+    let mut done = Vec::new();
+    for event in events.into_iter().map(Result::unwrap) {
+        match event {
+            ModelEvent::ToolCallStarted { call_id, .. } => started.push(call_id),
+            ModelEvent::ToolCallDone {
+                call_id, arguments, ..
+            } => done.push((call_id, arguments)),
+            _ => {}
+        }
+    }
+    (started, done)
+}
+
 #[tokio::test]
 async fn a_chat_tool_call_whose_name_comes_before_its_id_starts_once_under_its_id() {
     let body = concat!(
@@ -183,26 +201,12 @@ async fn a_chat_tool_call_whose_name_comes_before_its_id_starts_once_under_its_i
         "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
         "data: [DONE]\n\n",
     );
-    let events = events_from_sse(WireApi::Chat, vec![Bytes::from(body)]).await;
-    let events: Vec<ModelEvent> = events.into_iter().map(Result::unwrap).collect();
-    let started: Vec<&str> = events
-        .iter()
-        .filter_map(|event| match event {
-            ModelEvent::ToolCallStarted { call_id, .. } => Some(call_id.as_str()),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(started, ["call_real"], "{events:?}");
-    let done: Vec<(&str, &str)> = events
-        .iter()
-        .filter_map(|event| match event {
-            ModelEvent::ToolCallDone {
-                call_id, arguments, ..
-            } => Some((call_id.as_str(), arguments.as_str())),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(done, [("call_real", "{\"code\":\"1\"}")], "{events:?}");
+    let (started, done) = chat_tool_calls(body).await;
+    assert_eq!(started, ["call_real"]);
+    assert_eq!(
+        done,
+        [("call_real".to_owned(), "{\"code\":\"1\"}".to_owned())]
+    );
 }
 
 #[tokio::test]
@@ -213,15 +217,8 @@ async fn a_chat_tool_call_without_an_id_starts_once_under_a_stand_in() {
         "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
         "data: [DONE]\n\n",
     );
-    let events = events_from_sse(WireApi::Chat, vec![Bytes::from(body)]).await;
-    let events: Vec<ModelEvent> = events.into_iter().map(Result::unwrap).collect();
-    let started = events
-        .iter()
-        .filter(|event| matches!(event, ModelEvent::ToolCallStarted { .. }))
-        .count();
-    let done = events
-        .iter()
-        .filter(|event| matches!(event, ModelEvent::ToolCallDone { .. }))
-        .count();
-    assert_eq!((started, done), (1, 1), "{events:?}");
+    let (started, done) = chat_tool_calls(body).await;
+    assert_eq!(started.len(), 1, "{started:?}");
+    assert_eq!(done.len(), 1, "{done:?}");
+    assert_eq!(started[0], done[0].0, "started and finished under one id");
 }
