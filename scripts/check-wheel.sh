@@ -4,8 +4,8 @@
 # --version`, `hailer daemon start`, `hailer daemon status --json`, `hailer daemon stop`; then
 # `uvx` runs it from the wheel, and the median time of `hailer --version` from the virtual
 # environment is measured and printed, beside that of /bin/true on the same machine (the floor
-# of starting any program from Python here). The target is 10 ms; `bench-version.py --limit-ms`
-# enforces it where the machine is quiet enough for the number to mean something.
+# of starting any program from Python here). The target is 10 ms: `bench-version.py --limit-ms
+# 10` fails this script when the median is over it.
 #
 # The wheel is built from the dev profile, which the test command's build step has compiled
 # already; release wheels come from the release workflow. A dev build starts no faster than a
@@ -79,4 +79,4 @@ uvx_version="$(UV_CACHE_DIR="$work/uv-cache" UV_TOOL_DIR="$work/uv-tools" \
 echo "uvx --from <wheel> hailer --version: $uvx_version"
 
 "$HAILER_TEST_PYTHON" "$root/scripts/bench-version.py" /bin/true
-"$HAILER_TEST_PYTHON" "$root/scripts/bench-version.py" "$work/venv/bin/hailer"
+"$HAILER_TEST_PYTHON" "$root/scripts/bench-version.py" "$work/venv/bin/hailer" --limit-ms 10
