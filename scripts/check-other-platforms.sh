@@ -13,9 +13,10 @@
 #      hailer-docker, hailer-agent, hailer-tools, hailer-marimo, hailer-tests) or that were not
 #      tried under Wine (hailer-model, hailer-sse, hailer-demo, hailer-kernel-bundle);
 #   4. a daemon life-cycle under Wine: the Windows hailer.exe and hailerd.exe, with a private
-#      HAILER_HOME in a temp folder: `hailer daemon start`, `hailer daemon status --json`, a
-#      request with a wrong token refused (401) and the right one answered, the runtime file's
-#      Unix mode, `hailer daemon stop`, and the runtime file gone.
+#      HAILER_HOME in a temp folder whose path has a space and non-ASCII (`Hailer hömé.XXXXXX`):
+#      `hailer daemon start`, `hailer daemon status --json`, a request with a wrong token
+#      refused (401) and the right one answered, the runtime file's Unix mode, `hailer daemon
+#      stop`, and the runtime file gone.
 #
 # Wine 8.0 has no bcryptprimitives.dll, which Rust's standard library imports ProcessPrng from:
 # the small DLL from scripts/test-prereqs.sh ($HAILER_TEST_WINE_DLL) is copied beside each .exe.
@@ -88,7 +89,12 @@ wine_daemon() {
     cargo build --quiet --locked --target "$windows" -p hailer --bins
     cp "$HAILER_TEST_WINE_DLL" "$windows_debug/"
     local home runtime port token code mode status
-    home="$(mktemp -d)"
+    # A space and non-ASCII in the path, as in the Linux life-cycle test (hailer/tests). Wine
+    # reads the environment and Unix file names in the locale's character set, so it is UTF-8
+    # whatever the calling shell has: under the POSIX locale Wine read `hömé` as `hC6mC)` and
+    # the runtime file went to another folder.
+    export LC_ALL=C.UTF-8
+    home="$(mktemp -d "${TMPDIR:-/tmp}/Hailer hömé.XXXXXX")"
     # Wine sees the Unix file system as drive Z:.
     export HAILER_HOME="Z:${home//\//\\}"
     hailer() { timeout 60 "$wine" "$windows_debug/hailer.exe" "$@"; }
@@ -120,6 +126,6 @@ wine_daemon() {
     hailer daemon stop || fail "hailer daemon stop failed"
     [ ! -e "$runtime" ] || fail "the runtime file is still there after stop"
     rm -rf "$home"
-    unset HAILER_HOME
+    unset HAILER_HOME LC_ALL
 }
 timed wine_daemon
