@@ -5,17 +5,21 @@
 #      the C parts);
 #   2. clippy with -D warnings for aarch64-apple-darwin (zig from the ziglang package compiles
 #      the C parts, through the wrappers cargo-zigbuild writes);
-#   3. the Windows build's unit tests under Wine (Debian's wine64, WINEDEBUG=-all, a throw-away
-#      prefix under $HAILER_TEST_CACHE/wine): hailer-platform, hailer-config, hailer-audit and
-#      hailer-protocol (their lib tests). Left out: hailer-config's integration suite
-#      (tests/all.rs; its expected messages and snapshots are written with `/` paths), and the
-#      crates whose tests start Docker, Python kernels, tmux or Chromium (hailerd, hailer-cli,
-#      hailer-docker, hailer-agent, hailer-tools, hailer-marimo, hailer-tests) or that were not
-#      tried under Wine (hailer-model, hailer-sse, hailer-demo, hailer-kernel-bundle);
+#   3. the Windows build's tests under Wine (Debian's wine64, WINEDEBUG=-all, a throw-away
+#      prefix under $HAILER_TEST_CACHE/wine): the lib tests of hailer-platform, hailer-config,
+#      hailer-audit, hailer-protocol, hailer-redact, hailer-sse, hailer-model, hailer-demo and
+#      hailer-kernel-bundle, and hailer-model's integration suite (tests/all.rs: the client
+#      against the scripted model server, both in the test process, on loopback; hailer-sse,
+#      hailer-demo, hailer-kernel-bundle and hailer-redact have no integration tests). Left out:
+#      hailer-config's integration suite (tests/all.rs; its expected messages and snapshots are
+#      written with `/` paths), and the crates whose tests start Docker, Python kernels, tmux or
+#      Chromium (hailerd, hailer-cli, hailer-docker, hailer-agent, hailer-tools, hailer-marimo,
+#      hailer-tests);
 #   4. a daemon life-cycle under Wine: the Windows hailer.exe and hailerd.exe, with a private
-#      HAILER_HOME in a temp folder: `hailer daemon start`, `hailer daemon status --json`, a
-#      request with a wrong token refused (401) and the right one answered, the runtime file's
-#      Unix mode, `hailer daemon stop`, and the runtime file gone.
+#      HAILER_HOME in a temp folder whose path has a space and non-ASCII (`Hailer hömé.XXXXXX`):
+#      `hailer daemon start`, `hailer daemon status --json`, a request with a wrong token
+#      refused (401) and the right one answered, the runtime file's Unix mode, `hailer daemon
+#      stop`, and the runtime file gone.
 #
 # Wine 8.0 has no bcryptprimitives.dll, which Rust's standard library imports ProcessPrng from:
 # the small DLL from scripts/test-prereqs.sh ($HAILER_TEST_WINE_DLL) is copied beside each .exe.
@@ -67,19 +71,30 @@ export WINEDEBUG=-all WINEPREFIX="$HAILER_TEST_CACHE/wine/prefix"
 wine=/usr/lib/wine/wine64
 [ -x "$wine" ] || { echo "check-other-platforms: $wine is missing (Debian's wine64)" >&2; exit 1; }
 [ -f "${HAILER_TEST_WINE_DLL:-}" ] || { echo "check-other-platforms: HAILER_TEST_WINE_DLL is not set or missing: run scripts/test-prereqs.sh" >&2; exit 1; }
-wine_tests=(-p hailer-platform -p hailer-config -p hailer-audit -p hailer-protocol --lib)
+# The lib tests, then the integration suites that run under Wine (one by one: `--test all` would
+# also pick hailer-config's).
+wine_lib_tests=(-p hailer-platform -p hailer-config -p hailer-audit -p hailer-protocol
+    -p hailer-redact -p hailer-sse -p hailer-model -p hailer-demo -p hailer-kernel-bundle --lib)
+wine_suites=(-p hailer-model --test all)
 windows_debug="$CARGO_TARGET_DIR/$windows/debug"
-wine_unit_tests() {
-    cargo test --quiet --locked --target "$windows" "${wine_tests[@]}" --no-run
-    cp "$HAILER_TEST_WINE_DLL" "$windows_debug/deps/"
+under_wine() {
     # HAILER_EXPECT_WINE makes the Wine detection's own test fail if it does not find Wine.
     CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$wine" HAILER_EXPECT_WINE=1 \
-        timeout 600 cargo test --quiet --locked --target "$windows" "${wine_tests[@]}" -- --show-output \
-        | grep -E '^(test result|under Wine|wine_get_version)|FAILED|panicked' || true
-    # The pipe above hides cargo's status: run it once more, quietly, for the exit code (the
-    # binaries are built, so this only reruns the tests).
-    CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$wine" HAILER_EXPECT_WINE=1 \
-        timeout 600 cargo test --quiet --locked --target "$windows" "${wine_tests[@]}" >/dev/null
+        timeout 600 cargo test --quiet --locked --target "$windows" "$@"
+}
+wine_unit_tests() {
+    cargo test --quiet --locked --target "$windows" "${wine_lib_tests[@]}" --no-run
+    cargo test --quiet --locked --target "$windows" "${wine_suites[@]}" --no-run
+    cp "$HAILER_TEST_WINE_DLL" "$windows_debug/deps/"
+    local filter='^(test result|under Wine|wine_get_version)|FAILED|panicked'
+    under_wine "${wine_lib_tests[@]}" -- --show-output | grep -E "$filter" || true
+    under_wine "${wine_suites[@]}" | grep -E "$filter" || true
+    # The pipes above hide cargo's status (and on a new prefix the first start may fail while
+    # Wine sets it up: it failed so here once, with `wine: chdir to /tmp/wine-…/server-…: No
+    # such file or directory`): run each once more, quietly, for the exit code (the binaries
+    # are built, so this only reruns the tests).
+    under_wine "${wine_lib_tests[@]}" >/dev/null
+    under_wine "${wine_suites[@]}" >/dev/null
 }
 timed wine_unit_tests
 
@@ -88,7 +103,12 @@ wine_daemon() {
     cargo build --quiet --locked --target "$windows" -p hailer --bins
     cp "$HAILER_TEST_WINE_DLL" "$windows_debug/"
     local home runtime port token code mode status
-    home="$(mktemp -d)"
+    # A space and non-ASCII in the path, as in the Linux life-cycle test (hailer/tests). Wine
+    # reads the environment and Unix file names in the locale's character set, so it is UTF-8
+    # whatever the calling shell has: under the POSIX locale Wine read `hömé` as `hC6mC)` and
+    # the runtime file went to another folder.
+    export LC_ALL=C.UTF-8
+    home="$(mktemp -d "${TMPDIR:-/tmp}/Hailer hömé.XXXXXX")"
     # Wine sees the Unix file system as drive Z:.
     export HAILER_HOME="Z:${home//\//\\}"
     hailer() { timeout 60 "$wine" "$windows_debug/hailer.exe" "$@"; }
@@ -120,6 +140,6 @@ wine_daemon() {
     hailer daemon stop || fail "hailer daemon stop failed"
     [ ! -e "$runtime" ] || fail "the runtime file is still there after stop"
     rm -rf "$home"
-    unset HAILER_HOME
+    unset HAILER_HOME LC_ALL
 }
 timed wine_daemon

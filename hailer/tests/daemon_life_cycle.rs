@@ -1,7 +1,8 @@
 //! The daemon's life cycle through the two programs, as a user drives it: the version, `daemon
 //! start`, `daemon status --json`, a request with a wrong token refused, the runtime file kept
-//! private, `daemon stop`. It runs natively on Linux, and cross-built on Windows under Wine
-//! (`scripts/check-other-platforms.sh`), in a Hailer home whose path has spaces and non-ASCII.
+//! private, `daemon stop`, in a Hailer home whose path has spaces and non-ASCII. It runs natively,
+//! with the test command's `cargo nextest`; under Wine, `scripts/check-other-platforms.sh` drives
+//! the same life cycle with the Windows `hailer.exe` and `hailerd.exe` from the shell instead.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{Read as _, Write as _};
