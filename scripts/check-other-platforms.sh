@@ -8,13 +8,16 @@
 #   3. the Windows build's tests under Wine (Debian's wine64, WINEDEBUG=-all, a throw-away
 #      prefix under $HAILER_TEST_CACHE/wine): the lib tests of hailer-platform, hailer-config,
 #      hailer-audit, hailer-protocol, hailer-redact, hailer-sse, hailer-model, hailer-demo and
-#      hailer-kernel-bundle, and hailer-model's integration suite (tests/all.rs: the client
-#      against the scripted model server, both in the test process, on loopback; hailer-sse,
-#      hailer-demo, hailer-kernel-bundle and hailer-redact have no integration tests). Left out:
-#      hailer-config's integration suite (tests/all.rs; its expected messages and snapshots are
-#      written with `/` paths), and the crates whose tests start Docker, Python kernels, tmux or
-#      Chromium (hailerd, hailer-cli, hailer-docker, hailer-agent, hailer-tools, hailer-marimo,
-#      hailer-tests);
+#      hailer-kernel-bundle (the cfg-free table tests among them: the access-list rule, the
+#      drive rule, the data-folder rules), and hailer-model's integration suite (tests/all.rs:
+#      the client against the scripted model server, both in the test process, on loopback;
+#      hailer-sse, hailer-demo, hailer-kernel-bundle and hailer-redact have no integration
+#      tests). The Job Object test runs the test binary again as a child that starts a
+#      grandchild, ends the job, and requires both to have ended with the job's exit code. Left
+#      out: hailer-config's integration suite (tests/all.rs; its expected messages and snapshots
+#      are written with `/` paths), and the crates whose tests start Docker, Python kernels,
+#      tmux or Chromium (hailerd, hailer-cli, hailer-docker, hailer-agent, hailer-tools,
+#      hailer-marimo, hailer-tests);
 #   4. a daemon life-cycle under Wine: the Windows hailer.exe and hailerd.exe, with a private
 #      HAILER_HOME in a temp folder whose path has a space and non-ASCII (`Hailer hömé.XXXXXX`):
 #      `hailer daemon start`, `hailer daemon status --json`, a request with a wrong token
@@ -24,12 +27,15 @@
 # Wine 8.0 has no bcryptprimitives.dll, which Rust's standard library imports ProcessPrng from:
 # the small DLL from scripts/test-prereqs.sh ($HAILER_TEST_WINE_DLL) is copied beside each .exe.
 #
-# What Wine cannot check: the owner-only access list. Wine 8 accepts SetNamedSecurityInfoW and
-# then reads back its default list (SYSTEM, Administrators, the user), so the access-list test
-# and hailerd's start-up check find Wine (ntdll's wine_get_version) and say so instead of
-# asserting; on real Windows both still assert owner-only. Step 4 shows what Wine does keep, the
-# Unix mode of the runtime folder and file, and requires that others (the last octal digit) have
-# no access. Ctrl+Break is not sent under Wine: `hailer daemon stop` uses the shutdown route.
+# What Wine cannot check: the owner-only access list on a real file. Wine 8 accepts
+# SetNamedSecurityInfoW and then reads back its default list (SYSTEM, Administrators, the user),
+# so the access-list test and hailerd's start-up check find Wine (ntdll's wine_get_version) and
+# say so instead of asserting (the test prints what the rule made of the list read back); on
+# real Windows both still assert owner-only. The rule itself is a pure function over a described
+# list, table-tested here as on Linux. Nor can Wine show a mapped network drive: the drive rule
+# and the preflight warning are tested through their pure seams. Step 4 shows what Wine does
+# keep, the Unix mode of the runtime folder and file, and requires that others (the last octal
+# digit) have no access. Ctrl+Break is not sent under Wine: `hailer daemon stop` uses the shutdown route.
 #
 # Nothing for macOS can run here: clippy and the table tests (which run on Linux) are its check.
 # The builds go to $HAILER_TEST_CACHE/cross-target and are reused by the next run. Needs

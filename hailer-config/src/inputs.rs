@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::env::ClientEnv;
+use crate::mount_rules::AppDataDirs;
 
 /// Command-line flags that override the file and the environment. `None` = flag not given.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,6 +37,10 @@ pub struct LoadInputs {
     pub cwd: PathBuf,
     /// The user's home folder, for `~/` in paths and the data-folder rules.
     pub home: Option<PathBuf>,
+    /// Where the user's Windows application data folders are (the data-folder rules refuse
+    /// them even when redirected out of the profile); empty elsewhere.
+    #[serde(default)]
+    pub app_data: AppDataDirs,
     /// The client's command-line flags, which win over the environment and the file.
     pub overrides: Overrides,
     /// The client's `HAILER_*` variables, which win over the file.
@@ -52,18 +57,20 @@ impl LoadInputs {
         Self {
             cwd: cwd.into(),
             home: None,
+            app_data: AppDataDirs::default(),
             overrides: Overrides::default(),
             env: ClientEnv::new(),
             config_dir: None,
         }
     }
 
-    /// The client's side: its current folder, home folder, `HAILER_*` variables and Hailer's
-    /// configuration folder (which `HAILER_HOME` moves).
+    /// The client's side: its current folder, home folder and application data folders,
+    /// `HAILER_*` variables and Hailer's configuration folder (which `HAILER_HOME` moves).
     pub fn from_process(overrides: Overrides) -> std::io::Result<Self> {
         Ok(Self {
             cwd: std::env::current_dir()?,
             home: std::env::home_dir(),
+            app_data: AppDataDirs::of_this_user(),
             overrides,
             env: ClientEnv::from_process(),
             config_dir: crate::home::HailerHome::from_env()

@@ -51,8 +51,9 @@ pub use init::{
 pub use inputs::{LoadInputs, Overrides, Provenance, Sources};
 pub use load::{Loaded, check, load};
 pub use mount_rules::{
-    CREDENTIAL_DIRS, Exposed, MountFolders, MountReason, MountRefusal, Relation, STATE_DIR,
-    check_data_dir_mount, credential_dirs, judge,
+    AppDataDirs, CREDENTIAL_DIRS, CredentialFolders, Exposed, MountFolders, MountReason,
+    MountRefusal, Relation, STATE_DIR, check_data_dir_mount, credential_dirs, credential_folders,
+    judge,
 };
 pub use problem::{Area, Origin, Problem, Report, Severity};
 pub use schema::{

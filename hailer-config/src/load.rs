@@ -9,7 +9,7 @@ use crate::discovery::{Workspace, find_config_file, find_workspace};
 use crate::document::{Document, MAX_CONFIG_BYTES, file_origin};
 use crate::error::ConfigError;
 use crate::inputs::{LoadInputs, Sources};
-use crate::mount_rules::{MountRefusal, check_data_dir_mount};
+use crate::mount_rules::{AppDataDirs, MountRefusal, check_data_dir_mount};
 use crate::paths;
 use crate::problem::{Origin, Problem, Report};
 use crate::schema::Config;
@@ -32,6 +32,9 @@ pub struct Loaded {
     pub warnings: Vec<Problem>,
     /// The home folder the paths were resolved with.
     pub home: Option<PathBuf>,
+    /// Where the Windows application data folders are, for the data-folder rules.
+    #[serde(default)]
+    pub app_data: AppDataDirs,
     /// Whether the file's settings that need trust apply (those refused are already dropped).
     #[serde(default)]
     pub trust: Trust,
@@ -47,6 +50,7 @@ impl Loaded {
                 workspace: &self.workspace.root,
                 home: self.home.as_deref(),
                 config_path: self.config_path.as_deref(),
+                app_data: &self.app_data,
             },
         )
     }
@@ -60,6 +64,7 @@ impl Loaded {
             self.home.as_deref(),
             self.config_path.as_deref(),
             &[&hailer.context_dir, &hailer.skills_dir, &hailer.prompts_dir],
+            &self.app_data,
         )
     }
 }
@@ -161,6 +166,7 @@ fn load_with_report(inputs: &LoadInputs) -> (Option<Loaded>, Report) {
         sources,
         warnings: Vec::new(),
         home,
+        app_data: inputs.app_data.clone(),
         trust,
     };
     (Some(loaded), report)

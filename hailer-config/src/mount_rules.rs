@@ -6,17 +6,22 @@
 //! context, skills and prompts folders; it may not be, contain or sit inside `.hailer/` or a
 //! folder that holds credentials (`~/.config`, `~/.ssh`, `~/.aws`, `~/.azure`, `~/.gnupg`,
 //! `~/.docker`, `~/.kube`; on macOS also the credential folders of `~/Library`; on Windows
-//! `%APPDATA%` and `%LOCALAPPDATA%`, whose temporary folder is fine). A network share (`\\server\share`)
-//! cannot be mounted at all. Symlinks are followed before comparing.
+//! `%APPDATA%` and `%LOCALAPPDATA%`, whose temporary folder is fine, both under the profile and
+//! where the system says they are when they are redirected elsewhere, see [`AppDataDirs`]). A
+//! network share (`\\server\share`) cannot be mounted at all. Symlinks are followed before
+//! comparing.
 //!
-//! [`check_data_dir_mount`] resolves the folders on this machine; [`judge`] decides, as a pure
-//! function of the system and the resolved folders, so every system's rules are tested anywhere.
+//! [`check_data_dir_mount`] resolves the folders on this machine; [`credential_folders`] lists
+//! the credential folders and [`judge`] decides, as pure functions of the system and the
+//! folders, so every system's rules are tested anywhere.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use hailer_platform::Os;
-use hailer_platform::path_model::PathModel;
+use hailer_platform::folders::Bases;
+use hailer_platform::path_model::{PathModel, Root, join_text};
+use serde::{Deserialize, Serialize};
 
 use crate::paths;
 
@@ -46,6 +51,98 @@ pub fn credential_dirs(os: Os) -> Vec<&'static str> {
         Os::Windows => dirs.extend(WINDOWS_CREDENTIAL_DIRS),
     }
     dirs
+}
+
+/// Where this user's Windows application data folders are, as the system says: `%APPDATA%` and
+/// `%LOCALAPPDATA%`, else their Known Folders. A redirected profile can put them outside
+/// `<profile>\AppData`; the rules refuse them there as well as under the profile. Empty on
+/// other systems.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppDataDirs {
+    /// `%APPDATA%`, the roaming application data.
+    pub roaming: Option<PathBuf>,
+    /// `%LOCALAPPDATA%`, the local application data (its `Temp` folder may hold data).
+    pub local: Option<PathBuf>,
+}
+
+impl AppDataDirs {
+    /// From the system's base folders of `os` (see `hailer_platform::folders::system_bases`):
+    /// on Windows their config folder is `%APPDATA%` and their cache folder `%LOCALAPPDATA%`.
+    pub fn from_bases(os: Os, bases: Option<&Bases>) -> Self {
+        match (os, bases) {
+            (Os::Windows, Some(bases)) => Self {
+                roaming: Some(bases.config.clone()),
+                local: Some(bases.cache.clone()),
+            },
+            _ => Self::default(),
+        }
+    }
+
+    /// This user's, as this process finds them. The loader never calls this: whoever fills
+    /// [`crate::LoadInputs`] does, as it finds the home folder.
+    pub fn of_this_user() -> Self {
+        Self::from_bases(
+            Os::CURRENT,
+            hailer_platform::folders::system_bases().as_ref(),
+        )
+    }
+}
+
+/// The credential folders the rules compare, and the folders inside them where data may be.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CredentialFolders {
+    /// Each folder with the name of [`credential_dirs`] it stands for.
+    pub credentials: Vec<(&'static str, PathBuf)>,
+    /// Folders inside them where data may be: the `Temp` folder of each `%LOCALAPPDATA%`.
+    pub allowed: Vec<PathBuf>,
+}
+
+/// The credential folders of `os`, written as `os` writes paths: each of [`credential_dirs`]
+/// under `home`, and on Windows also `app_data`'s folders where they are not the profile's own
+/// (redirected), under the same names, with the `Temp` folder of each `%LOCALAPPDATA%` allowed.
+pub fn credential_folders(
+    os: Os,
+    home: Option<&Path>,
+    app_data: &AppDataDirs,
+) -> CredentialFolders {
+    let join = |base: &Path, relative: &str| {
+        PathBuf::from(join_text(os, &base.to_string_lossy(), relative))
+    };
+    let mut folders = CredentialFolders::default();
+    if let Some(home) = home {
+        for name in credential_dirs(os) {
+            folders.credentials.push((name, join(home, name)));
+        }
+        if os == Os::Windows {
+            folders.allowed.push(join(home, WINDOWS_TEMP_DIR));
+        }
+    }
+    if os != Os::Windows {
+        return folders;
+    }
+    let model = |path: &Path| PathModel::parse(os, &path.to_string_lossy());
+    let [roaming, local] = WINDOWS_CREDENTIAL_DIRS;
+    for (name, real) in [(roaming, &app_data.roaming), (local, &app_data.local)] {
+        // A relative value names no folder of its own (an unset or broken variable).
+        let Some(real) = real
+            .as_deref()
+            .filter(|real| model(real).root != Root::Relative)
+        else {
+            continue;
+        };
+        let known = folders
+            .credentials
+            .iter()
+            .any(|(_, path)| model(path.as_path()).same_as(&model(real)));
+        if known {
+            continue;
+        }
+        folders.credentials.push((name, real.to_path_buf()));
+        if name == local {
+            folders.allowed.push(join(real, "Temp"));
+        }
+    }
+    folders
 }
 
 /// Hailer's own folder in the workspace.
@@ -183,37 +280,32 @@ pub struct MountFolders {
     pub data: PathBuf,
     /// The workspace folder; its `.hailer/` folder is derived from it.
     pub workspace: PathBuf,
-    /// The user's home folder; `None` when it is unknown, which also leaves
-    /// [`Self::credentials`] empty.
+    /// The user's home folder; `None` when it is unknown, which leaves [`Self::credentials`]
+    /// only the redirected application data folders.
     pub home: Option<PathBuf>,
     /// The configuration file in use; `None` when there is none and the defaults apply.
     pub config_path: Option<PathBuf>,
     /// The context, skills and prompts folders.
     pub hailer_dirs: Vec<PathBuf>,
-    /// The credential folders of [`credential_dirs`], each with its resolved path.
+    /// The credential folders of [`credential_folders`], each with its resolved path.
     pub credentials: Vec<(&'static str, PathBuf)>,
-    /// Folders inside the credential folders where data may be (Windows's temporary folder).
+    /// Folders inside the credential folders where data may be (Windows's temporary folders).
     pub allowed: Vec<PathBuf>,
 }
 
 /// Checks a data folder against the mount rules of this system. `hailer_dirs` are the context,
-/// skills and prompts folders. Paths may be relative to the current folder; symlinks in the
-/// parts that exist are followed.
+/// skills and prompts folders; `app_data` where Windows's application data folders really are.
+/// Paths may be relative to the current folder; symlinks in the parts that exist are followed.
 pub fn check_data_dir_mount(
     data_dir: &Path,
     workspace: &Path,
     home: Option<&Path>,
     config_path: Option<&Path>,
     hailer_dirs: &[&Path],
+    app_data: &AppDataDirs,
 ) -> Result<(), MountRefusal> {
     let os = Os::CURRENT;
-    let under_home = |home: &Path, relative: &str| {
-        paths::resolve_existing(
-            &relative
-                .split('/')
-                .fold(home.to_path_buf(), |p, n| p.join(n)),
-        )
-    };
+    let credential = credential_folders(os, home, app_data);
     let folders = MountFolders {
         data_as_given: data_dir.to_path_buf(),
         data: paths::resolve_existing(data_dir),
@@ -224,18 +316,16 @@ pub fn check_data_dir_mount(
             .iter()
             .map(|d| paths::resolve_existing(d))
             .collect(),
-        credentials: home
-            .map(|home| {
-                credential_dirs(os)
-                    .into_iter()
-                    .map(|name| (name, under_home(home, name)))
-                    .collect()
-            })
-            .unwrap_or_default(),
-        allowed: home
-            .filter(|_| os == Os::Windows)
-            .map(|home| vec![under_home(home, WINDOWS_TEMP_DIR)])
-            .unwrap_or_default(),
+        credentials: credential
+            .credentials
+            .into_iter()
+            .map(|(name, path)| (name, paths::resolve_existing(&path)))
+            .collect(),
+        allowed: credential
+            .allowed
+            .iter()
+            .map(|path| paths::resolve_existing(path))
+            .collect(),
     };
     judge(os, &folders)
 }
@@ -281,7 +371,7 @@ pub fn judge(os: Os, folders: &MountFolders) -> Result<(), MountRefusal> {
 
     // Joined as `os` writes paths (not with the host's separator), so the rules read the same on
     // every host.
-    let state = PathBuf::from(hailer_platform::path_model::join_text(
+    let state = PathBuf::from(join_text(
         os,
         &folders.workspace.to_string_lossy(),
         STATE_DIR,

@@ -37,7 +37,13 @@ impl Machine {
     }
 
     fn check(&self, data: &str) -> Result<(), MountReason> {
+        self.check_with(data, &AppDataDirs::default())
+    }
+
+    /// The rules with the application data folders where `app_data` says they are.
+    fn check_with(&self, data: &str, app_data: &AppDataDirs) -> Result<(), MountReason> {
         let ws = self.workspace;
+        let credential = credential_folders(self.os, Some(Path::new(self.home)), app_data);
         let folders = MountFolders {
             data_as_given: PathBuf::from(data),
             data: PathBuf::from(data),
@@ -48,15 +54,8 @@ impl Machine {
                 .iter()
                 .map(|d| self.join(ws, &format!(".config/hailer/{d}")))
                 .collect(),
-            credentials: credential_dirs(self.os)
-                .into_iter()
-                .map(|name| (name, self.join(self.home, name)))
-                .collect(),
-            allowed: if self.os == Os::Windows {
-                vec![self.join(self.home, WINDOWS_TEMP_DIR)]
-            } else {
-                Vec::new()
-            },
+            credentials: credential.credentials,
+            allowed: credential.allowed,
         };
         judge(self.os, &folders).map_err(|refusal| refusal.reason)
     }
@@ -172,6 +171,150 @@ fn windows_shares_app_data_and_case() {
                 assert_eq!(exposes(outcome), Some((what, relation)), "{data}");
             }
         }
+    }
+}
+
+/// A redirected Windows profile: `%APPDATA%` on another disk, `%LOCALAPPDATA%` elsewhere again.
+fn redirected() -> AppDataDirs {
+    AppDataDirs {
+        roaming: Some(PathBuf::from(r"D:\Profiles\Zoë Ås\Roaming")),
+        local: Some(PathBuf::from(r"E:\Local app data\Zoë")),
+    }
+}
+
+#[test]
+fn windows_app_data_where_the_system_says_it_is() {
+    use Expect::{Exposes, Mounts, Share};
+    let roaming = Exposed::Credentials("AppData/Roaming");
+    let local = Exposed::Credentials("AppData/Local");
+    let table = [
+        (
+            r"D:\Profiles\Zoë Ås\Roaming",
+            Exposes(roaming.clone(), Relation::Is),
+        ),
+        (
+            r"d:\profiles\zoë ås\roaming\Microsoft\Credentials",
+            Exposes(roaming.clone(), Relation::Inside),
+        ),
+        (r"D:\Profiles", Exposes(roaming.clone(), Relation::Contains)),
+        (
+            r"E:\Local app data\Zoë\Packages",
+            Exposes(local.clone(), Relation::Inside),
+        ),
+        (r"E:\Local app data\Zoë\Temp\export", Mounts),
+        // The profile's own folders stay refused, and its temporary folder stays fine.
+        (
+            r"C:\Users\Zoë Ås\AppData\Roaming",
+            Exposes(roaming.clone(), Relation::Is),
+        ),
+        (r"C:\Users\Zoë Ås\AppData\Local\Temp\export", Mounts),
+        (r"D:\Sales data\2024", Mounts),
+        (r"E:\Local app data\Other", Mounts),
+    ];
+    for (data, expected) in table {
+        let outcome = WINDOWS.check_with(data, &redirected());
+        match expected {
+            Mounts => assert_eq!(outcome, Ok(()), "{data}"),
+            Share => assert_eq!(outcome, Err(MountReason::NetworkShare), "{data}"),
+            Exposes(what, relation) => {
+                assert_eq!(exposes(outcome), Some((what, relation)), "{data}");
+            }
+        }
+    }
+    // Without the system's answer the redirected folders are ordinary folders.
+    assert_eq!(WINDOWS.check(r"D:\Profiles\Zoë Ås\Roaming"), Ok(()));
+    // A profile redirected to a share: data there is refused as a share anyway.
+    let on_share = AppDataDirs {
+        roaming: Some(PathBuf::from(r"\\files\profiles$\zoe\AppData\Roaming")),
+        local: None,
+    };
+    assert_eq!(
+        WINDOWS.check_with(r"\\files\profiles$\zoe\AppData\Roaming", &on_share),
+        Err(MountReason::NetworkShare)
+    );
+}
+
+#[test]
+fn credential_folders_add_only_redirected_app_data_and_only_on_windows() {
+    let home = Path::new(WINDOWS.home);
+    let plain = credential_folders(Os::Windows, Some(home), &AppDataDirs::default());
+    assert_eq!(plain.credentials.len(), credential_dirs(Os::Windows).len());
+    assert_eq!(
+        plain.allowed,
+        [WINDOWS.join(WINDOWS.home, WINDOWS_TEMP_DIR)]
+    );
+
+    // Where the system's folders are the profile's own (any case), nothing is added.
+    let same = AppDataDirs {
+        roaming: Some(PathBuf::from(r"c:\users\zoë ås\appdata\roaming")),
+        local: Some(WINDOWS.join(WINDOWS.home, "AppData/Local")),
+    };
+    assert_eq!(credential_folders(Os::Windows, Some(home), &same), plain);
+
+    let moved = credential_folders(Os::Windows, Some(home), &redirected());
+    let added: Vec<_> = moved.credentials[plain.credentials.len()..].to_vec();
+    assert_eq!(
+        added,
+        [
+            (
+                "AppData/Roaming",
+                PathBuf::from(r"D:\Profiles\Zoë Ås\Roaming")
+            ),
+            ("AppData/Local", PathBuf::from(r"E:\Local app data\Zoë")),
+        ]
+    );
+    assert_eq!(
+        moved.allowed[1..],
+        [PathBuf::from(r"E:\Local app data\Zoë\Temp")]
+    );
+
+    // No home folder: the redirected folders still count.
+    let homeless = credential_folders(Os::Windows, None, &redirected());
+    assert_eq!(homeless.credentials.len(), 2);
+    // A relative value names no folder.
+    let relative = AppDataDirs {
+        roaming: Some(PathBuf::from("AppData")),
+        local: None,
+    };
+    assert_eq!(
+        credential_folders(Os::Windows, None, &relative),
+        CredentialFolders::default()
+    );
+
+    // Other systems have no such folders, whatever they are given.
+    for os in [Os::Linux, Os::MacOs] {
+        let folders = credential_folders(os, Some(Path::new("/home/zoë")), &redirected());
+        assert_eq!(
+            folders.credentials.len(),
+            credential_dirs(os).len(),
+            "{os:?}"
+        );
+        assert!(folders.allowed.is_empty(), "{os:?}");
+    }
+}
+
+#[test]
+fn app_data_from_the_system_base_folders() {
+    let bases = hailer_platform::folders::Bases {
+        config: PathBuf::from(r"D:\Profiles\Zoë Ås\Roaming"),
+        data: PathBuf::from(r"D:\Profiles\Zoë Ås\Roaming"),
+        cache: PathBuf::from(r"E:\Local app data\Zoë"),
+        state: None,
+        runtime: None,
+    };
+    assert_eq!(
+        AppDataDirs::from_bases(Os::Windows, Some(&bases)),
+        redirected()
+    );
+    assert_eq!(
+        AppDataDirs::from_bases(Os::Windows, None),
+        AppDataDirs::default()
+    );
+    for os in [Os::Linux, Os::MacOs] {
+        assert_eq!(
+            AppDataDirs::from_bases(os, Some(&bases)),
+            AppDataDirs::default()
+        );
     }
 }
 

@@ -73,6 +73,7 @@ mod tests {
             let inputs = LoadInputs {
                 cwd: dir.path().to_path_buf(),
                 home: None,
+                app_data: hailer_config::AppDataDirs::default(),
                 overrides: Overrides::default(),
                 env: ClientEnv::default(),
                 config_dir: Some(config_dir.path().to_path_buf()),

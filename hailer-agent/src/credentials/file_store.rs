@@ -1,11 +1,13 @@
-//! Keys in a JSON file only the user can read (mode 0600, in a 0700 folder), for machines whose
-//! OS credential store does not answer. Written whole, atomically, on every change.
+//! Keys in a JSON file only the user can open, for machines whose OS credential store does not
+//! answer: mode 0600 in a 0700 folder on Unix, an owner-only access list on Windows, both from
+//! `hailer_platform::private_fs`. Written whole, atomically, on every change.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use hailer_platform::private_fs;
 use secrecy::{ExposeSecret, SecretString};
 
 use super::{KeySource, SecretBackend};
@@ -23,7 +25,8 @@ pub struct FileSecrets {
 
 impl FileSecrets {
     /// The file [`CREDENTIALS_FILE`] in `folder`. Nothing is read or created until a key is
-    /// looked up or stored; the folder is made (mode 0700 on Unix) on the first write.
+    /// looked up or stored; the folder is made, and kept, the user's alone (mode 0700 on Unix,
+    /// an owner-only access list on Windows) on every write.
     pub fn new(folder: impl Into<PathBuf>) -> Self {
         let folder = folder.into();
         let path = folder.join(CREDENTIALS_FILE);
@@ -61,16 +64,11 @@ impl FileSecrets {
     }
 
     fn write(&self, keys: &BTreeMap<String, String>) -> Result<()> {
-        let mut builder = fs::DirBuilder::new();
-        builder.recursive(true);
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        builder
-            .create(&self.folder)
+        private_fs::ensure_private_dir(&self.folder)
             .map_err(|error| self.io("create the folder of", error))?;
         let text = serde_json::to_string_pretty(keys)?;
-        // A temporary file is created readable by its owner only, then renamed over the file.
-        let mut temporary = tempfile::NamedTempFile::new_in(&self.folder)
+        // A temporary file only the owner can open, written whole, then renamed over the file.
+        let mut temporary = private_fs::private_temp_file(&self.folder, ".credentials-")
             .map_err(|error| self.io("write", error))?;
         temporary
             .write_all(text.as_bytes())
@@ -79,12 +77,6 @@ impl FileSecrets {
         temporary
             .persist(&self.path)
             .map_err(|error| self.io("write", error.error))?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            fs::set_permissions(&self.path, fs::Permissions::from_mode(0o600))
-                .map_err(|error| self.io("restrict access to", error))?;
-        }
         Ok(())
     }
 }

@@ -10,10 +10,10 @@ mod items;
 mod payload;
 mod schema;
 
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use hailer_platform::private_fs;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use crate::error::{Error, Result, SqlContext};
@@ -139,8 +139,9 @@ fn to_sql_count(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
 
-/// Creates the file readable by its owner only (a no-op when it exists, but its mode is
-/// tightened), and its folder.
+/// Creates the file readable by its owner only (a no-op when it exists, but it is made private
+/// again), and its folder: 0600 and 0700 on Unix, an owner-only access list on Windows
+/// (`hailer_platform::private_fs`).
 fn prepare_file(path: &Path) -> Result<()> {
     let io = |action, source| Error::Io {
         action,
@@ -151,27 +152,15 @@ fn prepare_file(path: &Path) -> Result<()> {
         .parent()
         .filter(|folder| !folder.as_os_str().is_empty())
     {
-        let mut builder = fs::DirBuilder::new();
-        builder.recursive(true);
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        builder
-            .create(folder)
+        private_fs::create_dir_all_private(folder)
             .map_err(|source| io("create the folder of", source))?;
     }
-    let mut options = fs::OpenOptions::new();
-    options.create(true).append(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options
+    private_fs::private_open_options()
+        .create(true)
+        .append(true)
         .open(path)
         .map_err(|source| io("create the conversation store", source))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(path, fs::Permissions::from_mode(0o600))
-            .map_err(|source| io("restrict access to", source))?;
-    }
+    private_fs::restrict_file(path).map_err(|source| io("restrict access to", source))?;
     Ok(())
 }
 

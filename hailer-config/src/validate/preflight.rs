@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::mount_rules::check_data_dir_mount;
+use crate::mount_rules::{AppDataDirs, MountRefusal, check_data_dir_mount};
 use crate::paths;
 use crate::problem::{Area, Origin, Problem, Report};
 use crate::schema::{Config, Runtime};
@@ -13,9 +13,23 @@ pub(crate) struct Layout<'a> {
     pub workspace: &'a Path,
     pub home: Option<&'a Path>,
     pub config_path: Option<&'a Path>,
+    pub app_data: &'a AppDataDirs,
 }
 
 pub(crate) fn check(config: &Config, layout: &Layout<'_>) -> Report {
+    check_with(
+        config,
+        layout,
+        &hailer_platform::drives::is_mapped_network_drive,
+    )
+}
+
+/// [`check`], asking `on_network_drive` whether a folder is on a mapped network drive.
+fn check_with(
+    config: &Config,
+    layout: &Layout<'_>,
+    on_network_drive: &dyn Fn(&Path) -> bool,
+) -> Report {
     let mut report = Report::default();
     let shown = |path: &Path| paths::display_relative(layout.workspace, path);
     let origin = |path: &Path| Origin::Workspace { path: shown(path) };
@@ -86,28 +100,18 @@ pub(crate) fn check(config: &Config, layout: &Layout<'_>) -> Report {
                 hailer.skills_dir.as_path(),
                 hailer.prompts_dir.as_path(),
             ];
-            if let Err(refusal) = check_data_dir_mount(
+            let mount = check_data_dir_mount(
                 &hailer.data_dir,
                 layout.workspace,
                 layout.home,
                 layout.config_path,
                 &hailer_dirs,
-            ) {
-                report.push(
-                    Problem::fatal(origin(&hailer.data_dir), refusal.message(), refusal.hint())
-                        .in_area(Area::Data)
-                        .at(Some("hailer"), Some("data_dir")),
-                );
-            } else if hailer_platform::drives::is_mapped_network_drive(&hailer.data_dir) {
-                report.push(
-                    Problem::warning(
-                        origin(&hailer.data_dir),
-                        "the data folder is on a mapped network drive, which Docker Desktop usually cannot mount",
-                        "Copy the data to a folder on a local disk and set [hailer].data_dir to it.",
-                    )
-                    .in_area(Area::Data)
-                    .at(Some("hailer"), Some("data_dir")),
-                );
+                layout.app_data,
+            );
+            if let Some(problem) = docker_data_problem(origin(&hailer.data_dir), mount, || {
+                on_network_drive(&hailer.data_dir)
+            }) {
+                report.push(problem);
             }
         }
         Runtime::UnsafeLocal => {
@@ -129,6 +133,114 @@ pub(crate) fn check(config: &Config, layout: &Layout<'_>) -> Report {
     report
 }
 
+/// What a docker kernel's data folder gets: the mount rules' refusal as a fatal problem, else a
+/// warning when `on_network_drive` (asked only then) finds it on a mapped network drive.
+fn docker_data_problem(
+    origin: Origin,
+    mount: Result<(), MountRefusal>,
+    on_network_drive: impl FnOnce() -> bool,
+) -> Option<Problem> {
+    let problem = match mount {
+        Err(refusal) => Problem::fatal(origin, refusal.message(), refusal.hint()),
+        Ok(()) if on_network_drive() => Problem::warning(
+            origin,
+            "the data folder is on a mapped network drive, which Docker Desktop usually cannot mount",
+            "Copy the data to a folder on a local disk and set [hailer].data_dir to it.",
+        ),
+        Ok(()) => return None,
+    };
+    Some(
+        problem
+            .in_area(Area::Data)
+            .at(Some("hailer"), Some("data_dir")),
+    )
+}
+
 fn is_path_like(path: &Path) -> bool {
     path.components().count() > 1 || path.is_absolute()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use std::cell::Cell;
+
+    use super::*;
+    use crate::problem::Severity;
+    use crate::{LoadInputs, Loaded};
+
+    /// A docker workspace with its data folder, loaded as a client in it would load it.
+    fn docker_workspace(toml: &str) -> (tempfile::TempDir, Loaded) {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = dir.path().join("sales ws");
+        std::fs::create_dir_all(workspace.join("data")).unwrap();
+        std::fs::write(workspace.join("hailer.toml"), toml).unwrap();
+        let mut inputs = LoadInputs::new(&workspace);
+        inputs.home = Some(dir.path().to_path_buf());
+        let loaded = crate::load(&inputs).unwrap();
+        assert_eq!(loaded.config.kernel.runtime, Runtime::Docker);
+        (dir, loaded)
+    }
+
+    /// The data folder's problems when `on_network_drive` answers for it, and whether it asked.
+    fn data_problems(loaded: &Loaded, on_network_drive: bool) -> (Vec<Problem>, bool) {
+        let asked = Cell::new(false);
+        let layout = Layout {
+            workspace: &loaded.workspace.root,
+            home: loaded.home.as_deref(),
+            config_path: loaded.config_path.as_deref(),
+            app_data: &loaded.app_data,
+        };
+        let report = check_with(&loaded.config, &layout, &|path| {
+            assert_eq!(path, loaded.config.hailer.data_dir);
+            asked.set(true);
+            on_network_drive
+        });
+        let problems = report
+            .all()
+            .filter(|problem| problem.area == Area::Data)
+            .cloned()
+            .collect();
+        (problems, asked.get())
+    }
+
+    #[test]
+    fn a_data_folder_on_a_mapped_network_drive_gets_a_data_warning() {
+        let (_dir, loaded) = docker_workspace("");
+        let (problems, asked) = data_problems(&loaded, true);
+        assert!(asked);
+        let [warning] = problems.as_slice() else {
+            panic!("one data problem: {problems:?}");
+        };
+        assert_eq!(warning.severity, Severity::Warning);
+        assert!(
+            warning.message.contains("mapped network drive"),
+            "{}",
+            warning.message
+        );
+        assert!(warning.hint.contains("local disk"), "{}", warning.hint);
+        assert_eq!(
+            (warning.section.as_deref(), warning.key.as_deref()),
+            (Some("hailer"), Some("data_dir"))
+        );
+
+        let (problems, asked) = data_problems(&loaded, false);
+        assert!(asked);
+        assert!(
+            problems.is_empty(),
+            "a local disk gets no warning: {problems:?}"
+        );
+    }
+
+    #[test]
+    fn a_refused_data_folder_is_fatal_and_its_drive_is_not_asked() {
+        let (_dir, loaded) = docker_workspace("[hailer]\ndata_dir = \".\"\n");
+        let (problems, asked) = data_problems(&loaded, true);
+        assert!(!asked);
+        let [fatal] = problems.as_slice() else {
+            panic!("one data problem: {problems:?}");
+        };
+        assert_eq!(fatal.severity, Severity::Fatal);
+        assert!(fatal.message.contains("the workspace"), "{}", fatal.message);
+    }
 }

@@ -86,6 +86,7 @@ impl Scratch {
         LoadInputs {
             cwd: cwd.to_path_buf(),
             home: Some(self.home()),
+            app_data: hailer_config::AppDataDirs::default(),
             overrides: Overrides::default(),
             env: ClientEnv::new(),
             config_dir: Some(self.config_dir()),

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hailer_config::{Exposed, MountReason, Relation, check_data_dir_mount};
+use hailer_config::{AppDataDirs, Exposed, MountReason, Relation, check_data_dir_mount};
 
 /// Mounted, or refused for exposing something.
 type Outcome = Result<(), (Exposed, Relation)>;
@@ -60,6 +60,7 @@ impl Machine {
             Some(&self.path("home/u")),
             Some(&ws.join("hailer.toml")),
             &dirs,
+            &AppDataDirs::default(),
         )
         .map_err(|refusal| match refusal.reason {
             MountReason::Exposes { what, relation, .. } => (what, relation),
@@ -143,6 +144,7 @@ fn the_configuration_file_may_not_be_exposed() {
         None,
         Some(&outside_config),
         &[],
+        &AppDataDirs::default(),
     )
     .unwrap_err();
     assert!(matches!(
@@ -190,8 +192,15 @@ fn symlinks_are_followed_before_comparing() {
 fn a_symlinked_workspace_is_recognised_through_its_link() {
     let m = Machine::new();
     let link = m.link("srv/ws-link", "home/u/projects/ws");
-    let refusal =
-        check_data_dir_mount(&m.path("home/u/projects/ws"), &link, None, None, &[]).unwrap_err();
+    let refusal = check_data_dir_mount(
+        &m.path("home/u/projects/ws"),
+        &link,
+        None,
+        None,
+        &[],
+        &AppDataDirs::default(),
+    )
+    .unwrap_err();
     assert!(matches!(
         refusal.reason,
         MountReason::Exposes {
@@ -211,6 +220,7 @@ fn the_root_folder_is_refused() {
         None,
         None,
         &[],
+        &AppDataDirs::default(),
     )
     .unwrap_err();
     assert_eq!(refusal.reason, MountReason::DriveRoot);
@@ -227,6 +237,7 @@ fn messages_name_both_folders_and_the_fix() {
         Some(&m.path("home/u")),
         None,
         &[],
+        &AppDataDirs::default(),
     )
     .unwrap_err();
     let text = refusal.to_string();

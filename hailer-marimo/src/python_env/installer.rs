@@ -106,13 +106,9 @@ fn find_on_path(
     search_path: &OsStr,
     exists: &dyn Fn(&Path) -> bool,
 ) -> Option<PathBuf> {
-    let names = if cfg!(windows) {
-        vec![format!("{name}.exe")]
-    } else {
-        vec![name.to_owned()]
-    };
+    let name = hailer_platform::program::executable_name(hailer_platform::Os::CURRENT, name);
     std::env::split_paths(search_path)
-        .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
+        .map(|dir| dir.join(&name))
         .find(|candidate| exists(candidate))
 }
 

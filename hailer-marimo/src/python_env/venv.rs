@@ -104,7 +104,7 @@ enum Readiness {
 
 async fn readiness(base: BasePython<'_>, request: &VenvRequest<'_>) -> Result<Readiness> {
     let dir = request.dir;
-    let venv_python = venv_interpreter(dir);
+    let venv_python = hailer_platform::program::venv_python(hailer_platform::Os::CURRENT, dir);
     let fingerprint = fingerprint(request);
     let ready = read_marker(dir).filter(|marker| {
         marker.fingerprint == fingerprint
@@ -182,15 +182,6 @@ fn leads_to(python: &Python, marker: &Marker) -> bool {
         && python.version.to_string() == marker.base_version
 }
 
-/// The interpreter inside a virtual environment.
-fn venv_interpreter(dir: &Path) -> PathBuf {
-    if cfg!(windows) {
-        dir.join("Scripts").join("python.exe")
-    } else {
-        dir.join("bin").join("python")
-    }
-}
-
 /// Makes the environment from `base` and installs the request into it.
 async fn create(
     base: &Python,
@@ -199,7 +190,7 @@ async fn create(
     progress: Progress<'_>,
 ) -> Result<ManagedVenv> {
     let dir = request.dir;
-    let venv_python = venv_interpreter(dir);
+    let venv_python = hailer_platform::program::venv_python(hailer_platform::Os::CURRENT, dir);
     refuse_foreign_folder(dir)?;
     // An interrupted earlier install must never look complete.
     remove_if_present(&dir.join(MARKER_FILE))?;

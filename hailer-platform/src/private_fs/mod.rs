@@ -3,12 +3,15 @@
 //!
 //! Unix: mode 0700 for folders and 0600 for files. Windows: a protected access list that grants
 //! the current user alone full control, inherited by everything created inside, so a file made
-//! in a private folder is private too; [`check_private`] verifies it at the daemon's start.
+//! in a private folder is private too; [`check_private`] verifies it at the daemon's start,
+//! with the rule of [`acl::owner_only`] (a pure function of a described list, tested on every
+//! host).
 
 use std::fs;
 use std::io;
 use std::path::Path;
 
+pub mod acl;
 #[cfg(windows)]
 mod windows_acl;
 
@@ -23,11 +26,15 @@ pub enum NotPrivate {
         /// Its permission bits.
         mode: u32,
     },
-    /// Windows: its access list names someone besides the user.
-    #[error("{path} grants access to others besides you; remove them from its security settings")]
+    /// Windows: its access list lets someone besides the user in.
+    #[error(
+        "{path} grants access to others besides you ({reason}); remove them from its security settings"
+    )]
     Acl {
         /// The folder or file.
         path: String,
+        /// What in the list lets others in.
+        reason: acl::NotOwnerOnly,
     },
     /// Its permissions could not be read.
     #[error("cannot read the permissions of {path}: {source}")]
@@ -105,9 +112,9 @@ pub fn check_private(dir: &Path) -> Result<(), NotPrivate> {
     }
     #[cfg(windows)]
     {
-        if windows_acl::is_owner_only(dir).map_err(unreadable)? {
+        let Err(reason) = windows_acl::owner_only(dir).map_err(unreadable)? else {
             return Ok(());
-        }
+        };
         // Wine 8 does not keep a file's access list: SetNamedSecurityInfoW succeeds, and
         // GetNamedSecurityInfoW then reads back Wine's default list (SYSTEM, Administrators and
         // the user). There the owner-only list cannot be checked, and the folder's Unix mode is
@@ -116,12 +123,14 @@ pub fn check_private(dir: &Path) -> Result<(), NotPrivate> {
             tracing::warn!(
                 path = %dir.display(),
                 wine = %version,
+                read_back = %reason,
                 "running under Wine, which does not keep access lists: not checking that only you can open this folder"
             );
             return Ok(());
         }
         Err(NotPrivate::Acl {
             path: dir.display().to_string(),
+            reason,
         })
     }
 }
@@ -169,16 +178,24 @@ mod tests {
         // Real Windows keeps the owner-only list and this reads it back. Wine 8 cannot: it
         // forgets the list it was given and reads back its default one (see `check_private`),
         // so under Wine (found through ntdll's `wine_get_version`) only the setting, the reading
-        // and the folder's use are checked, and the test says so in its output.
+        // and the folder's use are checked, and the test prints what the rule made of the list
+        // read back. The rule itself (`acl::owner_only`) is table-tested on every host, under
+        // Wine too.
         #[cfg(windows)]
         let wine = crate::wine::version();
         #[cfg(windows)]
         match &wine {
-            None => assert!(windows_acl::is_owner_only(&dir).unwrap()),
-            Some(version) => println!(
-                "under Wine {version}: owner-only access list set and read without error, \
-                 but not checked (Wine does not keep access lists)"
-            ),
+            None => assert_eq!(windows_acl::owner_only(&dir).unwrap(), Ok(())),
+            Some(version) => {
+                let verdict = match windows_acl::owner_only(&dir).unwrap() {
+                    Ok(()) => "owner-only".to_owned(),
+                    Err(reason) => reason.to_string(),
+                };
+                println!(
+                    "under Wine {version}: owner-only access list set and read without error, \
+                     but not checked (Wine does not keep access lists); read back: {verdict}"
+                );
+            }
         }
         let mut file = private_temp_file(&dir, ".t-").unwrap();
         file.write_all(b"x").unwrap();
@@ -192,9 +209,9 @@ mod tests {
         }
         #[cfg(windows)]
         {
-            let owner_only = windows_acl::is_owner_only(&path).unwrap();
+            let owner_only = windows_acl::owner_only(&path).unwrap();
             if wine.is_none() {
-                assert!(owner_only);
+                assert_eq!(owner_only, Ok(()));
             }
         }
     }

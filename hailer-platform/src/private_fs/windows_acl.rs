@@ -1,5 +1,6 @@
 //! Owner-only access lists on Windows: a protected DACL with one entry, full control for the
-//! user this process runs as.
+//! user this process runs as. Reading one back describes it as [`AclEntry`]s for the rule in
+//! `acl`, which decides.
 #![allow(unsafe_code)]
 
 use std::ffi::c_void;
@@ -8,18 +9,19 @@ use std::os::windows::ffi::OsStrExt as _;
 use std::path::Path;
 use std::ptr;
 
+use super::acl::{self, AceKind, AclEntry, NotOwnerOnly};
+
 use windows_sys::Win32::Foundation::{CloseHandle, ERROR_SUCCESS, HANDLE, LocalFree};
 use windows_sys::Win32::Security::Authorization::{
-    GetNamedSecurityInfoW, SE_FILE_OBJECT, SetNamedSecurityInfoW,
+    ConvertSidToStringSidW, GetNamedSecurityInfoW, SE_FILE_OBJECT, SetNamedSecurityInfoW,
 };
 use windows_sys::Win32::Security::{
     ACCESS_ALLOWED_ACE, ACE_HEADER, ACL, ACL_REVISION, AddAccessAllowedAceEx,
-    CONTAINER_INHERIT_ACE, DACL_SECURITY_INFORMATION, EqualSid, GetAce, GetLengthSid,
-    GetTokenInformation, InitializeAcl, OBJECT_INHERIT_ACE, PROTECTED_DACL_SECURITY_INFORMATION,
+    CONTAINER_INHERIT_ACE, DACL_SECURITY_INFORMATION, GetAce, GetLengthSid, GetTokenInformation,
+    INHERITED_ACE, InitializeAcl, OBJECT_INHERIT_ACE, PROTECTED_DACL_SECURITY_INFORMATION,
     PSECURITY_DESCRIPTOR, TOKEN_QUERY, TOKEN_USER, TokenUser,
 };
 use windows_sys::Win32::Storage::FileSystem::FILE_ALL_ACCESS;
-use windows_sys::Win32::System::SystemServices::ACCESS_ALLOWED_ACE_TYPE;
 use windows_sys::Win32::System::Threading::{GetCurrentProcess, OpenProcessToken};
 
 /// The current user's `TOKEN_USER`, in a buffer that keeps its SID alive.
@@ -110,9 +112,74 @@ pub(super) fn set_owner_only(path: &Path, folder: bool) -> io::Result<()> {
     Ok(())
 }
 
-/// Whether every entry of the access list of `path` allows the current user alone.
-pub(super) fn is_owner_only(path: &Path) -> io::Result<bool> {
+/// The string form (`S-1-5-21-…`) of the SID at `sid`.
+fn sid_text(sid: *mut c_void) -> io::Result<String> {
+    let mut text: *mut u16 = ptr::null_mut();
+    // SAFETY: `sid` points at a valid SID; `text` is an out pointer freed below.
+    if unsafe { ConvertSidToStringSidW(sid, &mut text) } == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let mut length = 0;
+    // SAFETY: on success `text` is a NUL-terminated wide string, read up to its NUL.
+    while unsafe { *text.add(length) } != 0 {
+        length += 1;
+    }
+    // SAFETY: `length` characters were just read from `text`.
+    let wide = unsafe { std::slice::from_raw_parts(text, length) };
+    let string = String::from_utf16_lossy(wide);
+    // SAFETY: ConvertSidToStringSidW allocated `text` with LocalAlloc.
+    unsafe { LocalFree(text.cast()) };
+    Ok(string)
+}
+
+/// The entries of `dacl`, described for [`acl::owner_only`]; `None` for a NULL DACL.
+///
+/// # Safety
+/// `dacl` is null or points at a valid access list that outlives the call.
+unsafe fn describe(dacl: *mut ACL) -> io::Result<Option<Vec<AclEntry>>> {
+    if dacl.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: the caller guarantees `dacl` is a valid list.
+    let count = u32::from(unsafe { (*dacl).AceCount });
+    let mut entries = Vec::with_capacity(count as usize);
+    for index in 0..count {
+        let mut ace: *mut c_void = ptr::null_mut();
+        // SAFETY: `index` is below the list's count; `ace` is an out pointer.
+        if unsafe { GetAce(dacl, index, &mut ace) } == 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: every entry starts with an ACE_HEADER, followed by its access mask.
+        let (header, mask) = unsafe {
+            (
+                ace.cast::<ACE_HEADER>().read_unaligned(),
+                ace.cast::<u8>()
+                    .add(size_of::<ACE_HEADER>())
+                    .cast::<u32>()
+                    .read_unaligned(),
+            )
+        };
+        let sid = if AceKind::sid_follows_mask(header.AceType) {
+            // SAFETY: in these types the SID starts right after the header and the mask.
+            let start = unsafe { ace.cast::<u8>().add(size_of::<ACE_HEADER>() + 4) };
+            Some(sid_text(start.cast())?)
+        } else {
+            None
+        };
+        entries.push(AclEntry {
+            kind: AceKind::from_type(header.AceType),
+            sid,
+            mask,
+            inherited: u32::from(header.AceFlags) & INHERITED_ACE != 0,
+        });
+    }
+    Ok(Some(entries))
+}
+
+/// Whether the access list of `path` lets the current user alone in ([`acl::owner_only`]).
+pub(super) fn owner_only(path: &Path) -> io::Result<Result<(), NotOwnerOnly>> {
     let user = CurrentUser::get()?;
+    let owner = sid_text(user.sid())?;
     let name = wide(path);
     let mut dacl: *mut ACL = ptr::null_mut();
     let mut descriptor: PSECURITY_DESCRIPTOR = ptr::null_mut();
@@ -132,35 +199,9 @@ pub(super) fn is_owner_only(path: &Path) -> io::Result<bool> {
     if status != ERROR_SUCCESS {
         return Err(io::Error::from_raw_os_error(status as i32));
     }
-    // A missing DACL grants everyone everything.
-    let mut private = !dacl.is_null();
-    if private {
-        // SAFETY: `dacl` points into `descriptor`, alive until LocalFree below.
-        let count = u32::from(unsafe { (*dacl).AceCount });
-        for index in 0..count {
-            let mut ace: *mut c_void = ptr::null_mut();
-            // SAFETY: `index` is below the list's count; `ace` is an out pointer.
-            if unsafe { GetAce(dacl, index, &mut ace) } == 0 {
-                private = false;
-                break;
-            }
-            // SAFETY: every entry starts with an ACE_HEADER.
-            let header = unsafe { *ace.cast::<ACE_HEADER>() };
-            if u32::from(header.AceType) != ACCESS_ALLOWED_ACE_TYPE {
-                // A deny entry takes nothing away from privacy; anything else is unexpected.
-                continue;
-            }
-            let allowed = ace.cast::<ACCESS_ALLOWED_ACE>();
-            // SAFETY: an allowed entry's SID starts at its SidStart field.
-            let sid = unsafe { ptr::addr_of_mut!((*allowed).SidStart) }.cast::<c_void>();
-            // SAFETY: both SIDs are valid for the duration of the call.
-            if unsafe { EqualSid(sid, user.sid()) } == 0 {
-                private = false;
-                break;
-            }
-        }
-    }
+    // SAFETY: `dacl` is null or points into `descriptor`, alive until LocalFree below.
+    let entries = unsafe { describe(dacl) };
     // SAFETY: `descriptor` was allocated by GetNamedSecurityInfoW.
     unsafe { LocalFree(descriptor) };
-    Ok(private)
+    Ok(acl::owner_only(&owner, entries?.as_deref()))
 }

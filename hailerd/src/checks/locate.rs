@@ -30,14 +30,16 @@ pub(super) fn find(
             )
         });
     }
+    // `ruff.exe` on Windows, in the environment's `Scripts` folder beside its `python.exe`.
+    let file_name = hailer_platform::program::executable_name(hailer_platform::Os::CURRENT, name);
     if let Some(beside) = kernel_python
         .and_then(Path::parent)
-        .map(|bin| bin.join(name))
+        .map(|bin| bin.join(&file_name))
         .filter(|candidate| candidate.is_file())
     {
         return Ok(beside);
     }
-    on_path(OsStr::new(name), search_path).ok_or_else(|| {
+    on_path(OsStr::new(&file_name), search_path).ok_or_else(|| {
         format!("{name} was not found on PATH; install it or set [checks] {name} in hailer.toml")
     })
 }

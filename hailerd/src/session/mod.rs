@@ -453,6 +453,7 @@ pub(crate) fn load_inputs(
     Ok(LoadInputs {
         cwd,
         home: std::env::home_dir(),
+        app_data: hailer_config::AppDataDirs::of_this_user(),
         overrides: Overrides {
             workspace: params.workspace.as_ref().map(PathBuf::from),
             config: params.config.as_ref().map(PathBuf::from),
