@@ -97,13 +97,20 @@ async fn cancelling_a_long_kernel_run_interrupts_it_and_the_kernel_answers_at_on
     assert!(took < Duration::from_millis(200), "took {took:?}");
 
     let exec_started = Instant::now();
-    let (status, body) = live
-        .post(
-            "/exec",
-            json!({"code": "print('kernel is free')", "timeoutSecs": 30}),
-        )
-        .await;
+    // Its own client timeout, past the bound below, so a slow answer fails the bound and says
+    // how long it took rather than failing the request.
+    let response = live
+        .client
+        .post(format!("{}/v1/sessions/{}/exec", live.base, live.id))
+        .bearer_auth(&live.token)
+        .timeout(Duration::from_secs(45))
+        .json(&json!({"code": "print('kernel is free')", "timeoutSecs": 30}))
+        .send()
+        .await
+        .unwrap();
     let exec_took = exec_started.elapsed();
+    let status = response.status().as_u16();
+    let body: serde_json::Value = response.json().await.unwrap_or_default();
     assert_eq!(status, 200, "{body}");
     assert!(
         body["stdout"]
@@ -117,9 +124,10 @@ async fn cancelling_a_long_kernel_run_interrupts_it_and_the_kernel_answers_at_on
         "the kernel was interrupted, not replaced: {body}"
     );
     println!("next exec after the cancel: {} ms", exec_took.as_millis());
-    // The cancelled code would have run for 60 s. Usually the kernel is free within 100 ms; now and
-    // then marimo takes about 5 s to act on the dropped request, which this bound still allows.
-    assert!(exec_took < Duration::from_secs(9), "took {exec_took:?}");
+    // The cancelled code would have run for 60 s. Alone, the kernel is free within 100 ms; on a
+    // machine busy with the whole suite marimo has taken over 10 s to act on the dropped request,
+    // which this bound still allows while proving the run was stopped, not waited out.
+    assert!(exec_took < Duration::from_secs(25), "took {exec_took:?}");
 
     live.ask("And now?").await;
     let (_, finished, _) = live.until("turnFinished").await;
