@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::mount_rules::{AppDataDirs, MountRefusal, check_data_dir_mount};
+use crate::mount_rules::{AppDataDirs, check_data_dir_mount};
 use crate::paths;
 use crate::problem::{Area, Origin, Problem, Report};
 use crate::schema::{Config, Runtime};
@@ -100,18 +100,30 @@ fn check_with(
                 hailer.skills_dir.as_path(),
                 hailer.prompts_dir.as_path(),
             ];
-            let mount = check_data_dir_mount(
+            let data = origin(&hailer.data_dir);
+            let problem = match check_data_dir_mount(
                 &hailer.data_dir,
                 layout.workspace,
                 layout.home,
                 layout.config_path,
                 &hailer_dirs,
                 layout.app_data,
-            );
-            if let Some(problem) = docker_data_problem(origin(&hailer.data_dir), mount, || {
-                on_network_drive(&hailer.data_dir)
-            }) {
-                report.push(problem);
+            ) {
+                Err(refusal) => Some(Problem::fatal(data, refusal.message(), refusal.hint())),
+                // The drive is asked about only for a folder the rules accept.
+                Ok(()) if on_network_drive(&hailer.data_dir) => Some(Problem::warning(
+                    data,
+                    "the data folder is on a mapped network drive, which Docker Desktop usually cannot mount",
+                    "Copy the data to a folder on a local disk and set [hailer].data_dir to it.",
+                )),
+                Ok(()) => None,
+            };
+            if let Some(problem) = problem {
+                report.push(
+                    problem
+                        .in_area(Area::Data)
+                        .at(Some("hailer"), Some("data_dir")),
+                );
             }
         }
         Runtime::UnsafeLocal => {
@@ -131,29 +143,6 @@ fn check_with(
         }
     }
     report
-}
-
-/// What a docker kernel's data folder gets: the mount rules' refusal as a fatal problem, else a
-/// warning when `on_network_drive` (asked only then) finds it on a mapped network drive.
-fn docker_data_problem(
-    origin: Origin,
-    mount: Result<(), MountRefusal>,
-    on_network_drive: impl FnOnce() -> bool,
-) -> Option<Problem> {
-    let problem = match mount {
-        Err(refusal) => Problem::fatal(origin, refusal.message(), refusal.hint()),
-        Ok(()) if on_network_drive() => Problem::warning(
-            origin,
-            "the data folder is on a mapped network drive, which Docker Desktop usually cannot mount",
-            "Copy the data to a folder on a local disk and set [hailer].data_dir to it.",
-        ),
-        Ok(()) => return None,
-    };
-    Some(
-        problem
-            .in_area(Area::Data)
-            .at(Some("hailer"), Some("data_dir")),
-    )
 }
 
 fn is_path_like(path: &Path) -> bool {
