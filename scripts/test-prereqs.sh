@@ -12,6 +12,8 @@
 # - adds the rustup targets the cross checks build for (Windows, macOS), makes
 #   .cache/build-venv/ with scripts/requirements-build.txt (maturin, ziglang, cargo-zigbuild),
 #   and builds .cache/wine/bcryptprimitives.dll (scripts/wine/), which Wine 8 lacks;
+# - makes .cache/api-venv/ with scripts/requirements-api-tools.txt (schemathesis,
+#   openapi-spec-validator, websockets: the API's testers);
 # - with --base-image, also makes the Docker image hailer-base:trixie (Debian 13, Python 3.13;
 #   scripts/make-base-image.sh) and starts an image registry on loopback
 #   (scripts/start-test-registry.sh).
@@ -49,6 +51,7 @@ APT_PACKAGES=(python3-venv debootstrap chromium chromium-driver fonts-liberation
 RUST_TARGETS=(x86_64-pc-windows-gnu aarch64-apple-darwin)
 BUILD_VENV="$CACHE/build-venv"
 BUILD_REQUIREMENTS="$ROOT/scripts/requirements-build.txt"
+API_VENV="$CACHE/api-venv"
 WINE_DLL="$CACHE/wine/bcryptprimitives.dll"
 
 say() { printf '==> %s\n' "$*" >&2; }
@@ -243,16 +246,23 @@ for target in "${RUST_TARGETS[@]}"; do
         rustup target add "$target" >&2
     }
 done
-build_hash="$( (cat "$BUILD_REQUIREMENTS"; printf '%s\n' "$platform_tag") | sha256sum | cut -d' ' -f1)"
-if [ "$(cat "$BUILD_VENV/.requirements.sha256" 2>/dev/null)" != "$build_hash" ]; then
-    say "build venv: installing $(basename "$BUILD_REQUIREMENTS")"
-    rm -rf "$BUILD_VENV"
-    "$PYTHON" -m venv "$BUILD_VENV"
-    "$BUILD_VENV/bin/python" -m pip install -q --only-binary=:all: -r "$BUILD_REQUIREMENTS" >&2
-    printf '%s\n' "$build_hash" >"$BUILD_VENV/.requirements.sha256"
-else
-    say "build venv: up to date"
-fi
+# tool_venv DIR REQUIREMENTS: a virtual environment of binary wheels from PyPI with exactly the
+# pins of REQUIREMENTS, made again only when that file (or this machine's Python) changes.
+tool_venv() {
+    local dir="$1" requirements="$2" hash
+    hash="$( (cat "$requirements"; printf '%s\n' "$platform_tag") | sha256sum | cut -d' ' -f1)"
+    if [ "$(cat "$dir/.requirements.sha256" 2>/dev/null)" != "$hash" ]; then
+        say "$(basename "$dir"): installing $(basename "$requirements")"
+        rm -rf "$dir"
+        "$PYTHON" -m venv "$dir"
+        "$dir/bin/python" -m pip install -q --only-binary=:all: -r "$requirements" >&2
+        printf '%s\n' "$hash" >"$dir/.requirements.sha256"
+    else
+        say "$(basename "$dir"): up to date"
+    fi
+}
+tool_venv "$BUILD_VENV" "$BUILD_REQUIREMENTS"
+tool_venv "$API_VENV" "$ROOT/scripts/requirements-api-tools.txt"
 wine_source="$ROOT/scripts/wine/bcryptprimitives.c"
 wine_hash="$(sha256sum "$wine_source" | cut -d' ' -f1)"
 if [ "$(cat "$WINE_DLL.sha256" 2>/dev/null)" != "$wine_hash" ]; then
@@ -283,6 +293,7 @@ exports=(
     "HAILER_TEST_TMUX=$tmux_path"
     "HAILER_TEST_LITELLM=$gateway"
     "HAILER_TEST_BUILD_VENV=$BUILD_VENV"
+    "HAILER_TEST_API_VENV=$API_VENV"
     "HAILER_TEST_WINE_DLL=$WINE_DLL"
 )
 if [ "$with_base_image" -eq 1 ]; then

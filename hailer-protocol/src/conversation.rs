@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 
 /// `POST /v1/sessions/{id}/conversation`. `Debug` hides `env`'s values.
 #[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewConversationParams {
     /// `null`: keep the model; the stored conversation is deleted and the counters start again.
     /// `name` or `provider:name`: use that model for the rest of the session (the provider must

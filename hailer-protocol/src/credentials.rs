@@ -7,10 +7,9 @@ use utoipa::ToSchema;
 
 /// `POST /v1/credentials/login`: keep `key` for a provider of the workspace's configuration.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LoginParams {
     /// Which workspace's configuration names the provider, as the client sees it.
-    #[serde(flatten)]
     pub target: CredentialTarget,
     /// The API key. Kept by the daemon in the store only; never logged or echoed.
     pub key: String,
@@ -25,21 +24,14 @@ impl std::fmt::Debug for LoginParams {
     }
 }
 
-/// `POST /v1/credentials/logout`: forget the stored key of a provider.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct LogoutParams {
-    /// The provider whose key to forget and the workspace whose configuration declares it; its
-    /// fields sit at the top level of the JSON body.
-    #[serde(flatten)]
-    pub target: CredentialTarget,
-}
-
-/// The provider whose key is meant, and the workspace whose configuration declares it.
+/// The provider whose key is meant, and the workspace whose configuration declares it; the
+/// body of `POST /v1/credentials/logout`, which forgets that provider's stored key.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CredentialTarget {
-    /// The client's working folder; the workspace is found from it.
+    /// The client's working folder, as an absolute path; the workspace is found from it.
+    #[cfg_attr(not(windows), schema(pattern = "^/"))]
+    #[cfg_attr(windows, schema(pattern = r"^([A-Za-z]:[\\/]|\\\\)"))]
     pub cwd: String,
     /// `--workspace`.
     #[serde(default)]

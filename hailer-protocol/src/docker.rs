@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 
 /// Which kernel image to look at.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DockerStatusParams {
     /// The kernel image's name, as the workspace configures it.
     pub image: String,

@@ -32,6 +32,11 @@ pub enum ErrorCode {
     /// time limit out of range, a duplicated `Host` header); also 422 for a well-formed request
     /// the route cannot do, such as Markdown nested too deeply to render.
     BadRequest,
+    /// 405: the route exists, but not for this method.
+    MethodNotAllowed,
+    /// 426 (or 400 for a malformed handshake): a WebSocket route was asked without a WebSocket
+    /// upgrade.
+    UpgradeRequired,
     /// The request body is larger than the route takes.
     PayloadTooLarge,
     /// The request body is not sent as `application/json`.

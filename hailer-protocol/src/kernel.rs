@@ -25,7 +25,7 @@ pub fn is_build_discovery_variable(name: &str) -> bool {
 /// context to a folder. The reply is a stream of [`KernelJobLine`]s. `Debug` hides `env`'s
 /// values.
 #[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct KernelBuildParams {
     /// The image name to build under.
     pub tag: String,
@@ -51,6 +51,8 @@ pub struct KernelBuildParams {
     #[serde(default)]
     pub export_to: Option<String>,
     /// The client's working folder (absolute), where uv's project settings are looked for.
+    #[cfg_attr(not(windows), schema(pattern = "^/"))]
+    #[cfg_attr(windows, schema(pattern = r"^([A-Za-z]:[\\/]|\\\\)"))]
     pub cwd: String,
     /// The client's variables discovery reads (see [`is_build_discovery_variable`]).
     #[serde(default)]
@@ -77,7 +79,7 @@ impl std::fmt::Debug for KernelBuildParams {
 /// `POST /v1/kernel/pull`: download the kernel image and check its contract. The reply is a
 /// stream of [`KernelJobLine`]s.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct KernelPullParams {
     /// The image to download, as `docker pull` takes it (`repository:tag`); surrounding spaces
     /// are ignored and a blank name ends the job with a `failed` line.
@@ -173,7 +175,7 @@ pub struct JobStep {
 /// `POST /v1/kernel/stop`: end the daemon's session of a workspace (its notebooks are copied
 /// back) and remove every container and network labelled with the workspace.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct KernelStopParams {
     /// The workspace folder (absolute).
     pub workspace: String,

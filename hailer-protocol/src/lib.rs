@@ -18,6 +18,7 @@ mod error;
 mod events;
 mod history;
 mod kernel;
+mod numbers;
 mod render;
 mod sessions;
 mod turns;
@@ -25,9 +26,7 @@ mod turns;
 pub use audit::{AuditEntry, AuditKind, AuditList, AuditOutcome};
 pub use charts::{Chart, ChartImage};
 pub use conversation::{ConversationReason, ConversationStarted, NewConversationParams};
-pub use credentials::{
-    CredentialTarget, CredentialsResponse, LoginParams, LogoutParams, ModelCheck,
-};
+pub use credentials::{CredentialTarget, CredentialsResponse, LoginParams, ModelCheck};
 pub use daemon::{DaemonInfo, RuntimeFile, ShutdownResponse};
 pub use docker::{DockerEngine, DockerStatus, DockerStatusParams, KernelImageStatus};
 pub use error::{ErrorBody, ErrorCode};
@@ -47,7 +46,8 @@ pub use sessions::{
 };
 pub use turns::{
     CancelResponse, PromptList, PromptRequest, SkillEntry, SkillList, SkillRequest,
-    StartTurnParams, StartTurnResponse, TurnUsage,
+    StartTurnParams, StartTurnResponse, TurnError, TurnOutcome, TurnResult, TurnToolCall,
+    TurnUsage,
 };
 
 /// The API version prefix every route lives under.

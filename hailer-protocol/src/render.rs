@@ -3,7 +3,7 @@ use utoipa::ToSchema;
 
 /// `POST /v1/render`: turn the agent's Markdown into HTML that is safe to show in a page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RenderParams {
     /// The Markdown text, at most 1 MiB (larger is refused with 413) and at most 32 levels of
     /// nesting (deeper is refused with 422).

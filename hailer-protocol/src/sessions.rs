@@ -8,9 +8,11 @@ use utoipa::ToSchema;
 /// The client sends what the daemon cannot know: its working folder, its flags, and the values of
 /// its `HAILER_*` variables and of the provider's key variables. `Debug` hides `env`'s values.
 #[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StartSessionParams {
-    /// The client's working folder; the workspace is found from it.
+    /// The client's working folder, as an absolute path; the workspace is found from it.
+    #[cfg_attr(not(windows), schema(pattern = "^/"))]
+    #[cfg_attr(windows, schema(pattern = r"^([A-Za-z]:[\\/]|\\\\)"))]
     pub cwd: String,
     /// `--workspace`.
     #[serde(default)]
@@ -18,8 +20,9 @@ pub struct StartSessionParams {
     /// `--config`.
     #[serde(default)]
     pub config: Option<String>,
-    /// `--kernel` (docker or unsafe-local).
+    /// `--kernel`: the runtime's name.
     #[serde(default)]
+    #[schema(pattern = "^(docker|unsafe-local)$")]
     pub kernel: Option<String>,
     /// `--model`, as `name` or `provider:name`.
     #[serde(default)]
@@ -196,7 +199,7 @@ pub const MAX_EXEC_TIMEOUT_SECS: u64 = 86_400;
 
 /// `POST /v1/sessions/{id}/exec`: run code in the active (or named) notebook's kernel.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ExecParams {
     /// Python source to run, at most 1 MiB and without NUL characters (refused with 400
     /// otherwise).
@@ -206,7 +209,7 @@ pub struct ExecParams {
     #[serde(default)]
     pub notebook: Option<String>,
     /// Seconds the run may take, from 1 to 86400 (one day); the daemon's default when absent.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::numbers::optional_whole")]
     #[schema(minimum = 1, maximum = 86400)]
     pub timeout_secs: Option<u64>,
     /// Who asks (`terminal`, `doctor`, ...), for the audit trail; `api` when absent.
@@ -294,7 +297,7 @@ pub enum NotebookTemplate {
 
 /// `POST /v1/sessions/{id}/notebooks`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateNotebookParams {
     /// A title the file name is made from (`Sales report (Q3)` becomes `sales_report_q3.py`);
     /// a name with `/`, `\` or `..` is refused, and one whose file exists is a conflict (409).
@@ -306,7 +309,7 @@ pub struct CreateNotebookParams {
 
 /// `POST /v1/sessions/{id}/notebooks/open` and `.../close`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NotebookRef {
     /// A name, a file name or a path inside the notebooks folder; empty means the active one.
     #[serde(default)]
@@ -524,7 +527,7 @@ pub enum NoticeLevel {
 /// `POST /v1/kernel/install-local`: prepare the unsafe-local kernel's Python environment ahead
 /// of time.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct InstallLocalParams {
     /// The Python to build the environment from (default: the newest 3.11+ on the client's PATH).
     #[serde(default)]

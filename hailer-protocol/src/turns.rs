@@ -3,7 +3,7 @@ use utoipa::ToSchema;
 
 /// `POST /v1/sessions/{id}/turns`: ask the agent something.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StartTurnParams {
     /// The user's message. May be empty when `skill` or `prompt` is given.
     #[serde(default)]
@@ -18,11 +18,16 @@ pub struct StartTurnParams {
     /// `/prompt <name> [args]`: the prompt template, with `{{args}}` replaced, is the message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<PromptRequest>,
+    /// Answer when the turn ends, with its [`TurnResult`], instead of as soon as it begins.
+    /// A request sent with `Accept: text/event-stream` gets the turn's events as server-sent
+    /// events instead, whatever this says.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub wait: bool,
 }
 
 /// A skill attached to a turn.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SkillRequest {
     /// The skill's name or folder, in any case.
     pub name: String,
@@ -33,7 +38,7 @@ pub struct SkillRequest {
 
 /// A prompt template sent as a turn.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PromptRequest {
     /// The template's file name without `.md`.
     pub name: String,
@@ -76,6 +81,76 @@ pub struct PromptList {
 pub struct StartTurnResponse {
     /// The turn's id (16 hex digits), as the session's events for this turn carry it.
     pub turn_id: String,
+    /// How the turn ended, when the request asked to `wait`; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<TurnResult>,
+}
+
+/// A whole turn, as `"wait": true` answers it: the answer, the tool calls, the charts, the
+/// notebook and the tokens.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnResult {
+    /// How the turn ended.
+    pub outcome: TurnOutcome,
+    /// The answer's text; empty unless the outcome is `finished`.
+    pub answer: String,
+    /// What went wrong, when the outcome is `failed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<TurnError>,
+    /// The tool calls the agent made, in the order they started.
+    pub tool_calls: Vec<TurnToolCall>,
+    /// The charts the turn's code made, with their pictures when the kernel drew them.
+    pub charts: Vec<crate::Chart>,
+    /// The session's active notebook when the turn ended, as a path on this machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notebook: Option<String>,
+    /// The turn's token counts.
+    pub usage: TurnUsage,
+}
+
+/// How a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum TurnOutcome {
+    /// The agent answered.
+    Finished,
+    /// The turn failed; `error` says why.
+    Failed,
+    /// A client cancelled it.
+    Cancelled,
+}
+
+/// Why a turn failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnError {
+    /// What went wrong, for a person.
+    pub message: String,
+    /// What to do about it, when there is something to do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// One tool call of a turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnToolCall {
+    /// The id the model gave the call.
+    pub id: String,
+    /// The tool's name (`marimo_execute`, `notebook_list`, ...).
+    pub name: String,
+    /// The code the call ran, when it ran code (capped at 64,000 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// `true` when the call succeeded, `false` when it failed or was interrupted; absent
+    /// when the turn ended before the call did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ok: Option<bool>,
+    /// The start of the result (at most 200 characters).
+    pub summary: String,
+    /// The result for review (at most 8,000 characters).
+    pub result: String,
 }
 
 /// `POST /v1/sessions/{id}/cancel`.

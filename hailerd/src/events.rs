@@ -146,6 +146,14 @@ impl<T: Envelope> Bus<T> {
         self.sender.subscribe()
     }
 
+    /// A live subscription, and the number of the last event sent before it (0 when none
+    /// was): a subscriber that falls behind catches up with [`Self::subscribe_after`] from
+    /// there.
+    pub(crate) fn subscribe_counted(&self) -> (broadcast::Receiver<Shared<T>>, u64) {
+        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        (self.sender.subscribe(), state.next_seq - 1)
+    }
+
     /// A live subscription plus every event numbered after `after`, exactly once; `None` for
     /// the events when the backlog no longer reaches back that far (or `after` is in the future,
     /// as after a daemon restart).

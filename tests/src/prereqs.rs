@@ -110,3 +110,15 @@ pub fn litellm() -> PathBuf {
     );
     path
 }
+
+/// The virtual environment of the API's testers (`scripts/requirements-api-tools.txt`):
+/// schemathesis, openapi-spec-validator and the websockets client.
+pub fn api_venv() -> PathBuf {
+    let venv = required("HAILER_TEST_API_VENV");
+    assert!(
+        venv.join("bin/st").is_file(),
+        "{} has no schemathesis: run `bash scripts/test-prereqs.sh` again",
+        venv.display()
+    );
+    venv
+}

@@ -77,6 +77,7 @@ pub(super) async fn start_turn(
         client: CLIENT.to_owned(),
         skill: ask.skill.clone(),
         prompt: ask.prompt.clone(),
+        wait: false,
     };
     let reply = endpoint
         .post(

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use hailer_config::home::HailerHome;
-use hailer_protocol::{CredentialTarget, CredentialsResponse, LoginParams, LogoutParams};
+use hailer_protocol::{CredentialTarget, CredentialsResponse, LoginParams};
 
 use crate::daemon_client;
 use crate::session_client::{SessionFlags, start_params};
@@ -52,11 +52,7 @@ pub(crate) async fn logout(
     let connected = daemon_client::find_or_start(home).await?;
     let done: CredentialsResponse = connected
         .endpoint
-        .post(
-            "/v1/credentials/logout",
-            &LogoutParams { target },
-            STORE_TIMEOUT,
-        )
+        .post("/v1/credentials/logout", &target, STORE_TIMEOUT)
         .await?
         .json()?;
     if done.removed {

@@ -70,6 +70,7 @@ pub(crate) async fn run(
                 client: "run".to_owned(),
                 skill: None,
                 prompt: None,
+                wait: false,
             },
             REQUEST_TIMEOUT,
         )

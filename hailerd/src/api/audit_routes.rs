@@ -8,7 +8,7 @@ use super::error::ApiError;
 use crate::daemon_state::Daemon;
 
 #[utoipa::path(
-    get, path = "/v1/sessions/{id}/audit", tag = "sessions",
+    get, path = "/v1/sessions/{id}/audit", operation_id = "listAuditRecords", tag = "sessions",
     params(("id" = String, Path, description = "Session id")),
     responses(
         (status = 200, body = AuditList, description = "The session's records, oldest first; none when `[hailer] audit = false`"),

@@ -13,7 +13,7 @@ use crate::daemon_state::Daemon;
 /// conversation (the earlier one is kept; the next session uses the configured model again).
 /// Every attached client gets a `conversationStarted` event.
 #[utoipa::path(
-    post, path = "/v1/sessions/{id}/conversation", tag = "turns",
+    post, path = "/v1/sessions/{id}/conversation", operation_id = "newConversation", tag = "turns",
     params(("id" = String, Path, description = "Session id")),
     request_body = NewConversationParams,
     responses(

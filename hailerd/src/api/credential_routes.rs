@@ -4,7 +4,7 @@
 use axum::Json;
 use axum::extract::State;
 use hailer_protocol::{
-    CredentialsResponse, LoginParams, LogoutParams, ModelCheck, StartSessionParams,
+    CredentialTarget, CredentialsResponse, LoginParams, ModelCheck, StartSessionParams,
 };
 use secrecy::SecretString;
 
@@ -16,7 +16,7 @@ use crate::daemon_state::Daemon;
 /// Keeps a provider's API key in the store the workspace's configuration chooses (the OS
 /// credential store, or a 0600 file). A key in the client's environment still wins over it.
 #[utoipa::path(
-    post, path = "/v1/credentials/login", tag = "credentials",
+    post, path = "/v1/credentials/login", operation_id = "login", tag = "credentials",
     request_body = LoginParams,
     responses(
         (status = 200, body = CredentialsResponse),
@@ -38,8 +38,8 @@ pub(super) async fn login(
 
 /// Removes a provider's stored key from every place the configuration's store setting uses.
 #[utoipa::path(
-    post, path = "/v1/credentials/logout", tag = "credentials",
-    request_body = LogoutParams,
+    post, path = "/v1/credentials/logout", operation_id = "logout", tag = "credentials",
+    request_body = CredentialTarget,
     responses(
         (status = 200, body = CredentialsResponse),
         (status = 400, description = "Unknown provider", body = hailer_protocol::ErrorBody),
@@ -50,9 +50,9 @@ pub(super) async fn login(
 )]
 pub(super) async fn logout(
     State(daemon): State<Daemon>,
-    JsonBody(params): JsonBody<LogoutParams>,
+    JsonBody(target): JsonBody<CredentialTarget>,
 ) -> Result<Json<CredentialsResponse>, ApiError> {
-    let done = login::logout(&params.target, &daemon.config.folders.config).await?;
+    let done = login::logout(&target, &daemon.config.folders.config).await?;
     tracing::info!(provider = %done.provider, removed = done.removed, "key removed");
     Ok(Json(done))
 }
@@ -62,7 +62,7 @@ pub(super) async fn logout(
 /// from the request's variables or where `hailer login` kept it. The key never leaves the
 /// daemon; the answer says only where it came from.
 #[utoipa::path(
-    post, path = "/v1/credentials/check", tag = "credentials",
+    post, path = "/v1/credentials/check", operation_id = "checkModel", tag = "credentials",
     request_body = StartSessionParams,
     responses(
         (status = 200, body = ModelCheck),

@@ -4,12 +4,14 @@ use axum::Json;
 use axum::extract::State;
 use hailer_protocol::{DaemonInfo, ShutdownResponse};
 
+use super::json_body::NoBody;
 use crate::daemon_state::Daemon;
 
 /// The daemon's identity and counters.
 #[utoipa::path(
     get,
     path = "/v1/daemon",
+    operation_id = "getDaemon",
     tag = "daemon",
     responses(
         (status = 200, description = "The daemon's identity and counters", body = DaemonInfo),
@@ -34,6 +36,7 @@ pub(super) async fn info(State(daemon): State<Daemon>) -> Json<DaemonInfo> {
 #[utoipa::path(
     post,
     path = "/v1/daemon/shutdown",
+    operation_id = "shutdownDaemon",
     tag = "daemon",
     responses(
         (status = 200, description = "The daemon is stopping", body = ShutdownResponse),
@@ -41,7 +44,7 @@ pub(super) async fn info(State(daemon): State<Daemon>) -> Json<DaemonInfo> {
     ),
     security(("bearer" = []))
 )]
-pub(super) async fn shutdown(State(daemon): State<Daemon>) -> Json<ShutdownResponse> {
+pub(super) async fn shutdown(State(daemon): State<Daemon>, _: NoBody) -> Json<ShutdownResponse> {
     daemon.request_shutdown("asked through the API");
     Json(ShutdownResponse { stopping: true })
 }

@@ -12,7 +12,7 @@ use super::json_body::JsonBody;
 /// Whether the Docker engine answers and runs Linux containers, and whether it has the kernel
 /// image asked about (with its contract and base image labels).
 #[utoipa::path(
-    post, path = "/v1/docker/status", tag = "kernel",
+    post, path = "/v1/docker/status", operation_id = "dockerStatus", tag = "kernel",
     request_body = DockerStatusParams,
     responses(
         (status = 200, body = DockerStatus),

@@ -34,6 +34,14 @@ pub(crate) enum ApiError {
     /// Too much of one kind of work runs already; the caller may try again shortly.
     #[error("{0}")]
     Busy(String),
+    /// A refusal whose status the framework chose (a WebSocket handshake, a query, a method).
+    #[error("{message}")]
+    Refused {
+        status: StatusCode,
+        code: ErrorCode,
+        message: String,
+        hint: Option<String>,
+    },
     #[error("{message}")]
     Session {
         status: StatusCode,
@@ -68,10 +76,29 @@ impl ApiError {
             ),
             Self::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, None),
             Self::Busy(_) => (StatusCode::SERVICE_UNAVAILABLE, ErrorCode::Timeout, None),
+            Self::Refused {
+                status, code, hint, ..
+            } => (*status, *code, hint.clone()),
             Self::Session {
                 status, code, hint, ..
             } => (*status, *code, hint.clone()),
         }
+    }
+}
+
+/// The wire code of an error known only by its status.
+pub(super) fn code_for_status(status: StatusCode) -> ErrorCode {
+    match status {
+        StatusCode::UNAUTHORIZED => ErrorCode::Unauthorized,
+        StatusCode::NOT_FOUND => ErrorCode::NotFound,
+        StatusCode::METHOD_NOT_ALLOWED => ErrorCode::MethodNotAllowed,
+        StatusCode::UPGRADE_REQUIRED => ErrorCode::UpgradeRequired,
+        StatusCode::CONFLICT => ErrorCode::Conflict,
+        StatusCode::PAYLOAD_TOO_LARGE => ErrorCode::PayloadTooLarge,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => ErrorCode::UnsupportedMediaType,
+        StatusCode::GATEWAY_TIMEOUT | StatusCode::SERVICE_UNAVAILABLE => ErrorCode::Timeout,
+        status if status.is_server_error() => ErrorCode::Internal,
+        _ => ErrorCode::BadRequest,
     }
 }
 

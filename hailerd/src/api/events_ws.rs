@@ -1,11 +1,12 @@
 //! `/v1/events`: the daemon's WebSocket event stream.
 
 use axum::extract::State;
-use axum::extract::ws::{WebSocket, WebSocketUpgrade};
+use axum::extract::ws::WebSocket;
 use axum::response::Response;
-use hailer_protocol::{DaemonEvent, EventEnvelope, WS_PROTOCOL};
+use hailer_protocol::{DaemonEvent, EventEnvelope};
 
 use super::ws_stream::{forward, send};
+use super::ws_upgrade::Upgrade;
 use crate::daemon_state::Daemon;
 
 /// Upgrades to a stream of JSON `EventEnvelope`s: `hello` first, then heartbeats and daemon
@@ -13,6 +14,7 @@ use crate::daemon_state::Daemon;
 #[utoipa::path(
     get,
     path = "/v1/events",
+    operation_id = "followDaemonEvents",
     tag = "events",
     responses(
         (status = 101, description = "WebSocket of JSON event envelopes", body = EventEnvelope),
@@ -21,10 +23,8 @@ use crate::daemon_state::Daemon;
     ),
     security(("bearer" = []))
 )]
-pub(super) async fn subscribe(State(daemon): State<Daemon>, upgrade: WebSocketUpgrade) -> Response {
-    upgrade
-        .protocols([WS_PROTOCOL])
-        .on_upgrade(move |socket| stream_events(daemon, socket))
+pub(super) async fn subscribe(State(daemon): State<Daemon>, Upgrade(upgrade): Upgrade) -> Response {
+    upgrade.on_upgrade(move |socket| stream_events(daemon, socket))
 }
 
 async fn stream_events(daemon: Daemon, mut socket: WebSocket) {

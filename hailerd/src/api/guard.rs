@@ -103,11 +103,16 @@ fn is_websocket_upgrade(headers: &HeaderMap) -> bool {
         .is_some_and(|value| value.eq_ignore_ascii_case("websocket"))
 }
 
-/// `Authorization: Bearer <token>`, parsed strictly.
+/// `Authorization: Bearer <token>`: the scheme in any case, as HTTP's authentication
+/// schemes are (RFC 9110, section 11.1), then one or more spaces and the token alone.
 fn bearer_token(headers: &HeaderMap) -> Option<&str> {
     let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let token = value.strip_prefix("Bearer ")?;
-    (!token.is_empty() && !token.contains(char::is_whitespace)).then_some(token)
+    let (scheme, rest) = value.split_once(' ')?;
+    let token = rest.trim_start_matches(' ');
+    (scheme.eq_ignore_ascii_case("bearer")
+        && !token.is_empty()
+        && !token.contains(char::is_whitespace))
+    .then_some(token)
 }
 
 /// The token a browser puts in `Sec-WebSocket-Protocol` as `hailer.token.<token>`.
@@ -233,11 +238,17 @@ mod tests {
     fn bearer_is_parsed_strictly() {
         let cases = [
             ("Bearer abc", Some("abc")),
-            ("bearer abc", None),
+            ("bearer abc", Some("abc")),
+            ("BEARER abc", Some("abc")),
+            ("Bearer  abc", Some("abc")),
             ("Bearer ", None),
             ("Bearer a b", None),
+            ("Bearer abc ", None),
+            ("Bearer\tabc", None),
             ("Basic abc", None),
             ("Bearerabc", None),
+            (" Bearer abc", None),
+            ("Bearers abc", None),
         ];
         for (value, expected) in cases {
             let mut headers = HeaderMap::new();

@@ -55,6 +55,47 @@ where
     }
 }
 
+/// The body of a route that takes none: nothing, or an empty JSON object (`{}`), which some
+/// clients send out of habit. Anything else is refused with 400 as soon as it is seen, so a
+/// large body is not buffered for nothing.
+#[derive(Debug)]
+pub(super) struct NoBody;
+
+/// More than an empty object with some spaces around it.
+const MAX_EMPTY_BODY: usize = 64;
+
+impl<S: Send + Sync> FromRequest<S> for NoBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, _state: &S) -> Result<Self, Self::Rejection> {
+        let refused = || {
+            ApiError::BadRequest(
+                "this route takes no request body; send none (or an empty JSON object)".to_owned(),
+            )
+        };
+        let mut body = request.into_body().into_data_stream();
+        let mut seen = Vec::new();
+        while let Some(chunk) = futures_util::StreamExt::next(&mut body).await {
+            let chunk = chunk.map_err(|_| refused())?;
+            if seen.len() + chunk.len() > MAX_EMPTY_BODY {
+                return Err(refused());
+            }
+            seen.extend_from_slice(&chunk);
+        }
+        let text = String::from_utf8_lossy(&seen);
+        let inner = text.trim();
+        let empty_object = inner
+            .strip_prefix('{')
+            .and_then(|rest| rest.strip_suffix('}'))
+            .is_some_and(|between| between.trim().is_empty());
+        if inner.is_empty() || empty_object {
+            Ok(Self)
+        } else {
+            Err(refused())
+        }
+    }
+}
+
 /// `Content-Type: application/json`, with parameters or as a `+json` type, as `axum::Json` takes.
 fn is_json(headers: &HeaderMap) -> bool {
     let Some(value) = headers
@@ -93,6 +134,26 @@ mod tests {
         match JsonBody::<Params>::from_request(request, &()).await {
             Ok(_) => 200,
             Err(error) => error.into_response().status().as_u16(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_bodiless_route_takes_an_empty_body_only() {
+        for (body, accepted) in [
+            (Vec::new(), true),
+            (b"{}".to_vec(), false),
+            (vec![b'x'; 10 << 20], false),
+        ] {
+            let request = Request::builder()
+                .method("POST")
+                .uri("/")
+                .body(Body::from(body))
+                .unwrap();
+            let verdict = NoBody::from_request(request, &()).await;
+            assert_eq!(verdict.is_ok(), accepted);
+            if let Err(error) = verdict {
+                assert_eq!(error.into_response().status(), 400);
+            }
         }
     }
 

@@ -1,14 +1,14 @@
 //! `/v1/sessions/{id}/kernel/log`: follow the session's kernel log, one line per message, with
 //! the kernel's token and the daemon's secrets masked.
 
-use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket};
 use axum::extract::{Path, Query, State};
 use axum::response::Response;
-use hailer_protocol::WS_PROTOCOL;
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
 use super::error::ApiError;
+use super::ws_upgrade::Upgrade;
 use crate::daemon_state::Daemon;
 
 /// How many earlier lines come first unless the client asks otherwise.
@@ -28,7 +28,7 @@ pub(super) struct LogQuery {
 /// with the kernel's token shown as `<token>`. Waits while the kernel starts; the stream ends
 /// when the kernel stops or ends.
 #[utoipa::path(
-    get, path = "/v1/sessions/{id}/kernel/log", tag = "sessions",
+    get, path = "/v1/sessions/{id}/kernel/log", operation_id = "followKernelLog", tag = "sessions",
     params(("id" = String, Path, description = "Session id"), LogQuery),
     responses(
         (status = 101, description = "WebSocket of text messages, one log line each"),
@@ -42,7 +42,7 @@ pub(super) async fn follow(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
     Query(query): Query<LogQuery>,
-    upgrade: WebSocketUpgrade,
+    Upgrade(upgrade): Upgrade,
 ) -> Result<Response, ApiError> {
     let session = daemon.sessions.get(&id).await?;
     let kernel = session.kernel().await?;
@@ -50,9 +50,7 @@ pub(super) async fn follow(
     let Some(lines) = kernel.follow_log(tail).await else {
         return Err(crate::session::SessionError::Stopping.into());
     };
-    Ok(upgrade
-        .protocols([WS_PROTOCOL])
-        .on_upgrade(move |socket| forward(daemon, lines, socket)))
+    Ok(upgrade.on_upgrade(move |socket| forward(daemon, lines, socket)))
 }
 
 async fn forward(daemon: Daemon, mut lines: mpsc::Receiver<String>, mut socket: WebSocket) {

@@ -20,7 +20,7 @@ use crate::kernel::image_jobs::{self, Report};
 /// context and the equivalent `docker build` command), streaming progress as JSON lines.
 /// Unless told otherwise it carries the client's pip and uv index settings into the build stage.
 #[utoipa::path(
-    post, path = "/v1/kernel/build", tag = "kernel",
+    post, path = "/v1/kernel/build", operation_id = "buildKernelImage", tag = "kernel",
     request_body = KernelBuildParams,
     responses(
         (status = 200, description = "Progress lines, then `done` or `failed`", content_type = "application/x-ndjson", body = hailer_protocol::KernelJobLine),
@@ -41,7 +41,7 @@ pub(super) async fn build(
 
 /// Downloads the docker kernel's image and checks its contract, streaming progress as JSON lines.
 #[utoipa::path(
-    post, path = "/v1/kernel/pull", tag = "kernel",
+    post, path = "/v1/kernel/pull", operation_id = "pullKernelImage", tag = "kernel",
     request_body = KernelPullParams,
     responses(
         (status = 200, description = "Progress lines, then `done` or `failed`", content_type = "application/x-ndjson", body = hailer_protocol::KernelJobLine),
@@ -63,7 +63,7 @@ pub(super) async fn pull(
 /// Ends this daemon's session of the workspace (its notebooks are copied back first), then
 /// removes every container and network labelled with the workspace, whoever started them.
 #[utoipa::path(
-    post, path = "/v1/kernel/stop", tag = "kernel",
+    post, path = "/v1/kernel/stop", operation_id = "stopWorkspaceKernels", tag = "kernel",
     request_body = KernelStopParams,
     responses(
         (status = 200, body = KernelStopResponse),
@@ -90,7 +90,7 @@ pub(super) async fn stop(
 /// packages), or confirms it is ready, streaming progress (pip's own lines among them) as JSON
 /// lines.
 #[utoipa::path(
-    post, path = "/v1/kernel/install-local", tag = "kernel",
+    post, path = "/v1/kernel/install-local", operation_id = "installLocalEnvironment", tag = "kernel",
     request_body = InstallLocalParams,
     responses(
         (status = 200, description = "Progress lines, then `done` or `failed`", content_type = "application/x-ndjson", body = hailer_protocol::KernelJobLine),

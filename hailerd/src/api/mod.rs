@@ -10,15 +10,18 @@ mod events_ws;
 mod guard;
 mod job_stream;
 mod json_body;
+mod json_errors;
 mod kernel_log;
 mod kernel_routes;
 pub(crate) mod openapi;
 mod render;
 mod session_events;
 mod sessions;
+mod turn_follow;
 mod web_page;
 mod workspace_routes;
 mod ws_stream;
+mod ws_upgrade;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -113,5 +116,6 @@ pub(crate) fn router(daemon: Daemon) -> Router {
             daemon.clone(),
             guard::check_host_and_origin,
         ))
+        .layer(axum::middleware::from_fn(json_errors::as_json))
         .with_state(daemon)
 }

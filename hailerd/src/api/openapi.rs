@@ -88,8 +88,11 @@ use utoipa::{Modify, OpenApi};
         hailer_protocol::ConversationStarted,
         hailer_protocol::ConversationReason,
         hailer_protocol::TurnUsage,
+        hailer_protocol::TurnResult,
+        hailer_protocol::TurnOutcome,
+        hailer_protocol::TurnError,
+        hailer_protocol::TurnToolCall,
         hailer_protocol::LoginParams,
-        hailer_protocol::LogoutParams,
         hailer_protocol::CredentialTarget,
         hailer_protocol::CredentialsResponse,
         hailer_protocol::ModelCheck,
@@ -105,9 +108,100 @@ use utoipa::{Modify, OpenApi};
         hailer_protocol::AuditKind,
         hailer_protocol::AuditOutcome,
     )),
-    modifiers(&BearerAuth)
+    modifiers(&BearerAuth, &CommonResponses)
 )]
 pub(crate) struct ApiDoc;
+
+/// The refusals every route of a kind can answer, added to each operation that does not list
+/// them itself, so the document names every status the daemon sends: the guards' 401 and 403
+/// on every route, 400, 413 and 415 where a JSON body is taken, 400 where a query is parsed,
+/// 404 for a session that does not exist, and 400 and 426 on the WebSocket routes for a
+/// request that is not a WebSocket handshake. Each carries the JSON error body.
+struct CommonResponses;
+
+impl Modify for CommonResponses {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for (path, item) in &mut openapi.paths.paths {
+            for operation in [
+                &mut item.get,
+                &mut item.post,
+                &mut item.put,
+                &mut item.delete,
+                &mut item.patch,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                for (status, description) in common_refusals(path, operation) {
+                    operation
+                        .responses
+                        .responses
+                        .entry(status.to_owned())
+                        .or_insert_with(|| error_response(description).into());
+                }
+            }
+        }
+    }
+}
+
+/// The statuses, with their descriptions, that `operation` on `path` can answer besides its
+/// own.
+fn common_refusals(
+    path: &str,
+    operation: &utoipa::openapi::path::Operation,
+) -> Vec<(&'static str, &'static str)> {
+    let mut refusals = vec![
+        ("401", "Missing or wrong token"),
+        (
+            "403",
+            "`Host` is not this daemon's loopback address, or `Origin` is another site",
+        ),
+    ];
+    if operation.request_body.is_some() {
+        refusals.extend([
+            (
+                "400",
+                "The body is not the JSON object this route takes, or asks for something invalid",
+            ),
+            ("413", "The body is larger than this route takes"),
+            ("415", "The body is not sent as `application/json`"),
+        ]);
+    }
+    let has_query = operation
+        .parameters
+        .iter()
+        .flatten()
+        .any(|parameter| parameter.parameter_in == utoipa::openapi::path::ParameterIn::Query);
+    if has_query {
+        refusals.push(("400", "A query value is not what this route takes"));
+    }
+    if path.contains("{id}") {
+        refusals.push(("404", "No such session"));
+    }
+    if operation.responses.responses.contains_key("101") {
+        refusals.extend([
+            ("400", "Not a WebSocket handshake"),
+            (
+                "426",
+                "Not a WebSocket upgrade: this route is a WebSocket stream",
+            ),
+        ]);
+    }
+    refusals
+}
+
+/// An error reply: `description`, with the JSON error body.
+fn error_response(description: &str) -> utoipa::openapi::Response {
+    utoipa::openapi::ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            utoipa::openapi::ContentBuilder::new()
+                .schema(Some(utoipa::openapi::Ref::from_schema_name("ErrorBody")))
+                .build(),
+        )
+        .build()
+}
 
 struct BearerAuth;
 
@@ -132,6 +226,7 @@ pub fn document_json() -> String {
 #[utoipa::path(
     get,
     path = "/v1/openapi.json",
+    operation_id = "getOpenApiDocument",
     tag = "meta",
     responses((status = 200, description = "The OpenAPI document")),
     security(("bearer" = []))

@@ -52,7 +52,7 @@ impl From<Refusal> for ApiError {
 }
 
 #[utoipa::path(
-    post, path = "/v1/render", tag = "meta",
+    post, path = "/v1/render", operation_id = "renderMarkdown", tag = "meta",
     request_body = RenderParams,
     responses(
         (status = 200, body = RenderResponse),

@@ -1,13 +1,14 @@
 //! `/v1/sessions/{id}/events`: attach to a session and follow it live.
 
-use axum::extract::ws::{WebSocket, WebSocketUpgrade};
+use axum::extract::ws::WebSocket;
 use axum::extract::{Path, Query, State};
 use axum::response::Response;
-use hailer_protocol::{SessionEnvelope, SessionEvent, WS_PROTOCOL};
+use hailer_protocol::{SessionEnvelope, SessionEvent};
 use serde::Deserialize;
 
 use super::error::ApiError;
 use super::ws_stream::{forward, send, send_encoded};
+use super::ws_upgrade::Upgrade;
 use crate::daemon_state::Daemon;
 
 /// Where a reconnecting client left off.
@@ -24,7 +25,7 @@ pub(super) struct Resume {
 /// conversation so far (`history`), then its events in order.
 /// While a client is attached the session does not linger out.
 #[utoipa::path(
-    get, path = "/v1/sessions/{id}/events", tag = "sessions",
+    get, path = "/v1/sessions/{id}/events", operation_id = "followSessionEvents", tag = "sessions",
     params(("id" = String, Path, description = "Session id"), Resume),
     responses(
         (status = 101, description = "WebSocket of JSON session envelopes", body = SessionEnvelope),
@@ -36,12 +37,10 @@ pub(super) async fn subscribe(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
     Query(resume): Query<Resume>,
-    upgrade: WebSocketUpgrade,
+    Upgrade(upgrade): Upgrade,
 ) -> Result<Response, ApiError> {
     let session = daemon.sessions.get(&id).await?;
-    Ok(upgrade
-        .protocols([WS_PROTOCOL])
-        .on_upgrade(move |socket| follow(daemon, session, resume, socket)))
+    Ok(upgrade.on_upgrade(move |socket| follow(daemon, session, resume, socket)))
 }
 
 async fn follow(

@@ -2,6 +2,8 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
 use hailer_protocol::{
     CancelResponse, CreateNotebookParams, ExecParams, ExecResponse, MAX_EXEC_TIMEOUT_SECS,
     NewConversationParams, NotebookChange, NotebookList, NotebookRef, SessionInfo, SessionList,
@@ -9,7 +11,8 @@ use hailer_protocol::{
 };
 
 use super::error::ApiError;
-use super::json_body::JsonBody;
+use super::json_body::{JsonBody, NoBody};
+use super::turn_follow::{TurnFollower, wants_event_stream};
 use crate::daemon_state::Daemon;
 
 /// The most code one exec may carry.
@@ -20,7 +23,7 @@ const MAX_CODE_BYTES: usize = 1024 * 1024;
 /// `newThread` on a live session starts its conversation again (refused with 409 while a turn
 /// runs).
 #[utoipa::path(
-    post, path = "/v1/sessions", tag = "sessions",
+    post, path = "/v1/sessions", operation_id = "startSession", tag = "sessions",
     request_body = StartSessionParams,
     responses(
         (status = 200, body = StartSessionResponse),
@@ -55,7 +58,7 @@ pub(super) async fn start(
 }
 
 #[utoipa::path(
-    get, path = "/v1/sessions", tag = "sessions",
+    get, path = "/v1/sessions", operation_id = "listSessions", tag = "sessions",
     responses((status = 200, body = SessionList)),
     security(("bearer" = []))
 )]
@@ -68,7 +71,7 @@ pub(super) async fn list(State(daemon): State<Daemon>) -> Json<SessionList> {
 }
 
 #[utoipa::path(
-    get, path = "/v1/sessions/{id}", tag = "sessions",
+    get, path = "/v1/sessions/{id}", operation_id = "getSession", tag = "sessions",
     params(("id" = String, Path, description = "Session id")),
     responses((status = 200, body = SessionInfo), (status = 404, body = hailer_protocol::ErrorBody)),
     security(("bearer" = []))
@@ -82,7 +85,7 @@ pub(super) async fn get(
 
 /// Stops the session: its kernel ends, attached clients are told.
 #[utoipa::path(
-    delete, path = "/v1/sessions/{id}", tag = "sessions",
+    delete, path = "/v1/sessions/{id}", operation_id = "stopSession", tag = "sessions",
     params(("id" = String, Path, description = "Session id")),
     responses((status = 200, body = SessionInfo), (status = 404, body = hailer_protocol::ErrorBody)),
     security(("bearer" = []))
@@ -90,6 +93,7 @@ pub(super) async fn get(
 pub(super) async fn stop(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
+    _: NoBody,
 ) -> Result<Json<SessionInfo>, ApiError> {
     let session = daemon.sessions.get(&id).await?;
     daemon.sessions.stop(&id, "stopped through the API").await?;
@@ -99,7 +103,7 @@ pub(super) async fn stop(
 /// Runs code in the active (or named) notebook's kernel, for a person: nothing of it reaches
 /// the model.
 #[utoipa::path(
-    post, path = "/v1/sessions/{id}/exec", tag = "sessions",
+    post, path = "/v1/sessions/{id}/exec", operation_id = "execCode", tag = "sessions",
     params(("id" = String, Path, description = "Session id")),
     request_body = ExecParams,
     responses(
@@ -145,7 +149,7 @@ fn check_timeout(timeout_secs: Option<u64>) -> Result<(), ApiError> {
 }
 
 #[utoipa::path(
-    get, path = "/v1/sessions/{id}/notebooks", tag = "notebooks",
+    get, path = "/v1/sessions/{id}/notebooks", operation_id = "listNotebooks", tag = "notebooks",
     params(("id" = String, Path, description = "Session id")),
     responses((status = 200, body = NotebookList)),
     security(("bearer" = []))
@@ -158,7 +162,7 @@ pub(super) async fn notebooks(
 }
 
 #[utoipa::path(
-    post, path = "/v1/sessions/{id}/notebooks", tag = "notebooks",
+    post, path = "/v1/sessions/{id}/notebooks", operation_id = "createNotebook", tag = "notebooks",
     params(("id" = String, Path, description = "Session id")),
     request_body = CreateNotebookParams,
     responses((status = 200, body = NotebookChange), (status = 409, body = hailer_protocol::ErrorBody)),
@@ -174,7 +178,7 @@ pub(super) async fn create_notebook(
 }
 
 #[utoipa::path(
-    post, path = "/v1/sessions/{id}/notebooks/open", tag = "notebooks",
+    post, path = "/v1/sessions/{id}/notebooks/open", operation_id = "openNotebook", tag = "notebooks",
     params(("id" = String, Path, description = "Session id")),
     request_body = NotebookRef,
     responses((status = 200, body = NotebookChange), (status = 404, body = hailer_protocol::ErrorBody)),
@@ -190,7 +194,7 @@ pub(super) async fn open_notebook(
 }
 
 #[utoipa::path(
-    post, path = "/v1/sessions/{id}/notebooks/close", tag = "notebooks",
+    post, path = "/v1/sessions/{id}/notebooks/close", operation_id = "closeNotebook", tag = "notebooks",
     params(("id" = String, Path, description = "Session id")),
     request_body = NotebookRef,
     responses((status = 200, body = NotebookChange), (status = 404, body = hailer_protocol::ErrorBody)),
@@ -205,14 +209,21 @@ pub(super) async fn close_notebook(
     Ok(Json(session.close_notebook(&params.notebook).await?))
 }
 
-/// Sends the user's message to the agent. The answer streams on the session's events; one turn
-/// at a time.
+/// Sends the user's message to the agent; one turn at a time. By default it answers as soon as
+/// the turn has begun, and the answer streams on the session's events. With `"wait": true` it
+/// answers when the turn ends, with the whole turn (`result`). With `Accept: text/event-stream`
+/// the reply is the turn's events as server-sent events (each `data:` an envelope as the
+/// session's WebSocket sends it, each `id:` its sequence number), ending with the turn's last
+/// event. A client that goes away does not stop the turn: cancel it with `/cancel`.
 #[utoipa::path(
-    post, path = "/v1/sessions/{id}/turns", tag = "turns",
+    post, path = "/v1/sessions/{id}/turns", tag = "turns", operation_id = "startTurn",
     params(("id" = String, Path, description = "Session id")),
     request_body = StartTurnParams,
     responses(
-        (status = 200, body = StartTurnResponse),
+        (status = 200, description = "The turn began (or, with `wait`, ended: see `result`); with `Accept: text/event-stream`, its events", content(
+            (StartTurnResponse = "application/json"),
+            (String = "text/event-stream"),
+        )),
         (status = 404, description = "No such session, or the named skill or prompt does not exist (the hint lists those that do)", body = hailer_protocol::ErrorBody),
         (status = 409, description = "A turn is running", body = hailer_protocol::ErrorBody),
         (status = 424, description = "The agent cannot answer (no key, bad provider)", body = hailer_protocol::ErrorBody),
@@ -222,8 +233,9 @@ pub(super) async fn close_notebook(
 pub(super) async fn start_turn(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
+    headers: HeaderMap,
     JsonBody(params): JsonBody<StartTurnParams>,
-) -> Result<Json<StartTurnResponse>, ApiError> {
+) -> Result<Response, ApiError> {
     let session = daemon.sessions.get(&id).await?;
     let agent = agent_of(&session)?;
     let text = crate::agent::turn_message(&session.loaded().config, &params)?;
@@ -232,13 +244,31 @@ pub(super) async fn start_turn(
     } else {
         params.client
     };
+    // Subscribed before the turn starts, so none of its events is missed.
+    let follower = (params.wait || wants_event_stream(&headers))
+        .then(|| TurnFollower::subscribe(std::sync::Arc::clone(&session)));
     let turn_id = agent.start_turn(&session, text, client).await?;
-    Ok(Json(StartTurnResponse { turn_id }))
+    let Some(follower) = follower else {
+        return Ok(Json(StartTurnResponse {
+            turn_id,
+            result: None,
+        })
+        .into_response());
+    };
+    if wants_event_stream(&headers) {
+        return Ok(follower.into_event_stream(turn_id).into_response());
+    }
+    let result = follower.wait(&turn_id).await;
+    Ok(Json(StartTurnResponse {
+        turn_id,
+        result: Some(result),
+    })
+    .into_response())
 }
 
 /// Cancels the running turn: the model request stops at once and running code is interrupted.
 #[utoipa::path(
-    post, path = "/v1/sessions/{id}/cancel", tag = "turns",
+    post, path = "/v1/sessions/{id}/cancel", operation_id = "cancelTurn", tag = "turns",
     params(("id" = String, Path, description = "Session id")),
     responses((status = 200, body = CancelResponse)),
     security(("bearer" = []))
@@ -246,6 +276,7 @@ pub(super) async fn start_turn(
 pub(super) async fn cancel(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
+    _: NoBody,
 ) -> Result<Json<CancelResponse>, ApiError> {
     let session = daemon.sessions.get(&id).await?;
     let cancelled = crate::agent::of(&session).is_some_and(|agent| agent.cancel());

@@ -9,7 +9,7 @@ use super::error::ApiError;
 use crate::daemon_state::Daemon;
 
 #[utoipa::path(
-    get, path = "/v1/sessions/{id}/skills", tag = "turns",
+    get, path = "/v1/sessions/{id}/skills", operation_id = "listSkills", tag = "turns",
     params(("id" = String, Path, description = "Session id")),
     responses((status = 200, body = SkillList), (status = 404, body = hailer_protocol::ErrorBody)),
     security(("bearer" = []))
@@ -31,7 +31,7 @@ pub(super) async fn skills(
 }
 
 #[utoipa::path(
-    get, path = "/v1/sessions/{id}/prompts", tag = "turns",
+    get, path = "/v1/sessions/{id}/prompts", operation_id = "listPrompts", tag = "turns",
     params(("id" = String, Path, description = "Session id")),
     responses((status = 200, body = PromptList), (status = 404, body = hailer_protocol::ErrorBody)),
     security(("bearer" = []))

@@ -36,6 +36,7 @@ pub(super) async fn run(
                 client: "demo".to_owned(),
                 skill: None,
                 prompt: None,
+                wait: false,
             },
             REQUEST_TIMEOUT,
         )
