@@ -139,18 +139,24 @@ mod tests {
 
     #[tokio::test]
     async fn a_bodiless_route_takes_an_empty_body_only() {
-        for (body, accepted) in [
+        let cases = [
             (Vec::new(), true),
-            (b"{}".to_vec(), false),
-            (vec![b'x'; 10 << 20], false),
-        ] {
+            (b"{}".to_vec(), true),
+            (b" { }\n".to_vec(), true),
+            (br#"{"a": 1}"#.to_vec(), false),
+            (b"[]".to_vec(), false),
+            (b"x".to_vec(), false),
+            (vec![b' '; 10 << 20], false),
+        ];
+        for (body, accepted) in cases {
+            let shown = String::from_utf8_lossy(&body[..body.len().min(9)]).into_owned();
             let request = Request::builder()
                 .method("POST")
                 .uri("/")
                 .body(Body::from(body))
                 .unwrap();
             let verdict = NoBody::from_request(request, &()).await;
-            assert_eq!(verdict.is_ok(), accepted);
+            assert_eq!(verdict.is_ok(), accepted, "{shown:?}");
             if let Err(error) = verdict {
                 assert_eq!(error.into_response().status(), 400);
             }

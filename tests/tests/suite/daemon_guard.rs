@@ -59,13 +59,19 @@ async fn every_v1_route_wants_the_exact_token() {
             );
         }
     }
-    // The same token in another scheme, or lower-case, is no token.
+    // The same token in another scheme, or with no scheme, is no token; the scheme's case
+    // does not matter (RFC 9110).
     let client = http_client();
-    for value in [
-        format!("bearer {token}"),
-        format!("Basic {token}"),
-        token.clone(),
-    ] {
+    for value in [format!("bearer {token}"), format!("BEARER  {token}")] {
+        let response = client
+            .get(daemon.url("/v1/daemon"))
+            .header("Authorization", value)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+    }
+    for value in [format!("Basic {token}"), token.clone()] {
         let response = client
             .get(daemon.url("/v1/daemon"))
             .header("Authorization", value)
