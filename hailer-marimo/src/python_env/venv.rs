@@ -254,7 +254,10 @@ async fn create(
             let mut command = Command::new(uv);
             command
                 .args(["pip", "install", "--no-progress", "--python"])
-                .arg(&venv_python);
+                .arg(&venv_python)
+                // pip writes each module's bytecode as it installs; uv does only when asked,
+                // and without it the first kernel start compiles every module it imports.
+                .arg("--compile-bytecode");
             if request.wheelhouse.is_none() {
                 // Trust what the system trusts, as pip does: a company's TLS proxy included.
                 command.arg("--system-certs");

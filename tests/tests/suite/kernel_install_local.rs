@@ -211,6 +211,24 @@ fn one_environment_for_every_spelling_of_the_python_on_path_made_with_uv_and_ty_
         "ty is in the environment"
     );
     assert!(contract.join("venv/bin/ruff").is_file());
+    // uv compiled the packages' bytecode at install, as pip does, so the first kernel start
+    // does not.
+    let marimo_cache = std::fs::read_dir(contract.join("venv/lib"))
+        .unwrap()
+        .flatten()
+        .map(|python| python.path().join("site-packages/marimo/__pycache__"))
+        .find(|cache| cache.is_dir())
+        .unwrap_or_else(|| panic!("marimo has no bytecode in {}", contract.display()));
+    let compiled = std::fs::read_dir(&marimo_cache)
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "pyc"))
+        .count();
+    assert!(
+        compiled > 5,
+        "{compiled} .pyc files in {}",
+        marimo_cache.display()
+    );
 
     let second = install(path_with(&shim_dir));
     let said_again = String::from_utf8_lossy(&second.stdout).into_owned();
