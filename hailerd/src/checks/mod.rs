@@ -13,6 +13,7 @@ mod script;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+use hailer_config::trust::GatedSetting;
 use hailer_marimo::CellSnapshot;
 
 use report::Finding;
@@ -32,11 +33,31 @@ pub(crate) struct Checkers {
     /// The unsafe-local kernel's Python: its folder is searched for the programs, and ty reads
     /// the packages of its environment.
     pub kernel_python: Option<PathBuf>,
+    /// The workspace, which relative program paths are resolved against.
+    pub workspace: PathBuf,
+    /// The trust decisions about `[checks] ruff` and `[checks] ty` (what the program was when
+    /// the configuration was read), when the file set them.
+    pub trusted: Vec<GatedSetting>,
 }
 
 impl Checkers {
     pub(crate) fn any(&self) -> bool {
         self.lint || self.typecheck
+    }
+
+    /// Refuses to start the configured program `name` when it is no longer what the trust
+    /// decision covered: a script edited, or a link on its path retargeted, after the session
+    /// read its configuration.
+    fn still_trusted(&self, name: &str) -> Result<(), String> {
+        let setting = format!("[checks] {name}");
+        match self.trusted.iter().find(|trusted| trusted.name == setting) {
+            Some(trusted) if !trusted.program_unchanged(&self.workspace) => Err(format!(
+                "{name} was not run: the program {setting} names changed (its content or where \
+                 its links lead) since this turn read hailer.toml; the next turn asks for \
+                 `hailer trust` again"
+            )),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -105,6 +126,9 @@ pub(crate) async fn check(
             Ok(program) => program,
             Err(why) => return Some(Err(why)),
         };
+        if let Err(why) = checkers.still_trusted("ruff") {
+            return Some(Err(why));
+        }
         if let Err(error) = std::fs::create_dir_all(&ruff_dir) {
             return Some(Err(format!("ruff has no scratch folder ({error})")));
         }
@@ -123,6 +147,9 @@ pub(crate) async fn check(
             Ok(program) => program,
             Err(why) => return Some(Err(why)),
         };
+        if let Err(why) = checkers.still_trusted("ty") {
+            return Some(Err(why));
+        }
         if let Err(error) = std::fs::create_dir_all(&ty_dir) {
             return Some(Err(format!("ty has no scratch folder ({error})")));
         }

@@ -498,6 +498,7 @@ impl Session {
             }),
             base_env: std::env::vars().collect(),
             withheld_names: withheld,
+            python_trust: loaded.trust.setting("[kernel] python").cloned(),
             audit: self.audit.clone(),
         }
     }
