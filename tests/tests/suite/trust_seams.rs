@@ -15,7 +15,7 @@ fn stdout(output: &Output) -> String {
 
 /// What the docker kernel sees: its data files, and whether a TCP connection to its default
 /// gateway (this machine) gets an answer (a refusal is an answer).
-const SEEN: &str = r#"import socket, struct
+const SEEN: &str = r"import socket, struct
 routes = [line.split() for line in open('/proc/net/route').read().splitlines()[1:]]
 gateways = [socket.inet_ntoa(struct.pack('<L', int(f[2], 16))) for f in routes if f[1] == '00000000']
 reach = 'host blocked'
@@ -29,7 +29,7 @@ if gateways:
         reach = 'host reached'
     except OSError:
         pass
-print(sorted(f.name for f in data_files), reach)"#;
+print(sorted(f.name for f in data_files), reach)";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_untrusted_network_and_outside_data_folder_start_a_kernel_with_neither() {
