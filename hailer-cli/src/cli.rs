@@ -12,7 +12,7 @@ use clap::{Parser, Subcommand};
         hailer demo                      a tour with sample data, no API key needed\n  \
         hailer init                      set up a workspace in this folder\n  \
         hailer config check              list what is wrong with hailer.toml\n  \
-        hailer trust                     apply a cloned workspace's programs and endpoints\n  \
+        hailer trust                     review and apply a cloned workspace's programs and endpoints\n  \
         hailer exec -c 'print(6*7)'      run code in the workspace's kernel\n  \
         hailer run \"what drove March?\"   ask one question, print the answer\n  \
         hailer open                      chat in the browser\n  \
@@ -114,16 +114,20 @@ pub(crate) enum Command {
         #[arg(long, value_name = "RUNTIME")]
         kernel: Option<String>,
     },
-    /// Agree to the settings of this workspace's hailer.toml that run programs on this machine
-    /// or decide where your keys go ([checks] ruff/ty, [kernel] python, [model_providers.*]).
-    /// Until then a session starts without them; a change to any of them asks again.
+    /// Agree to the settings of this workspace's hailer.toml that run programs on this machine,
+    /// widen what the kernel reaches, use folders outside the workspace or decide where your
+    /// keys go. It lists them and asks first. Until then a session starts without them; a
+    /// change to one of them asks again for that one.
     Trust {
         /// List those settings and whether they apply; change nothing.
-        #[arg(long, conflicts_with = "revoke")]
+        #[arg(long, conflicts_with_all = ["revoke", "yes"])]
         show: bool,
         /// Withdraw the agreement.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "yes")]
         revoke: bool,
+        /// Agree without asking (for scripts; read the list `--show` prints first).
+        #[arg(long, short = 'y')]
+        yes: bool,
     },
     /// Inspect the workspace's configuration.
     Config {

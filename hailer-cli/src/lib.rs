@@ -183,7 +183,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             return commands::exec::run(&home, &flags, source, notebook, timeout).await;
         }
-        Command::Trust { show, revoke } => {
+        Command::Trust { show, revoke, yes } => {
             let overrides = hailer_config::Overrides {
                 workspace: cli.workspace,
                 config: cli.config,
@@ -192,7 +192,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let action = match (show, revoke) {
                 (true, _) => commands::trust::Action::Show,
                 (_, true) => commands::trust::Action::Revoke,
-                _ => commands::trust::Action::Grant,
+                _ => commands::trust::Action::Grant { yes },
             };
             return commands::trust::run(&HailerHome::from_env()?, overrides, action);
         }

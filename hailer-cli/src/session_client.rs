@@ -77,16 +77,25 @@ pub(crate) async fn start(
 
 /// Asks the user on the terminal; without one (or on anything but yes), the answer is no.
 fn ask_consent(question: &str) -> anyhow::Result<bool> {
+    Ok(ask_on_terminal(&format!("Careful: {question}.\nRun them? [y/N] "))?.unwrap_or(false))
+}
+
+/// Writes `prompt` to the terminal and reads a yes or no; `None` when there is no terminal to
+/// ask in. Anything but yes is no.
+pub(crate) fn ask_on_terminal(prompt: &str) -> anyhow::Result<Option<bool>> {
     use std::io::{BufRead as _, IsTerminal as _, Write as _};
     if !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
-        return Ok(false);
+        return Ok(None);
     }
     let mut stderr = std::io::stderr();
-    write!(stderr, "Careful: {question}.\nRun them? [y/N] ")?;
+    write!(stderr, "{prompt}")?;
     stderr.flush()?;
     let mut answer = String::new();
     std::io::stdin().lock().read_line(&mut answer)?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes" | "YES"))
+    Ok(Some(matches!(
+        answer.trim(),
+        "y" | "Y" | "yes" | "Yes" | "YES"
+    )))
 }
 
 /// The variables the workspace's providers read: their key variables and header variables.

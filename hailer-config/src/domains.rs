@@ -155,6 +155,120 @@ impl DomainRule {
     }
 }
 
+/// Second-level labels that registries hand out under a country code (`co.uk`, `com.au`), so a
+/// wildcard over `<label>.<cc>` covers every customer of that registry.
+const REGISTRY_LABELS: &[&str] = &[
+    "ac", "co", "com", "edu", "gob", "go", "gouv", "gov", "govt", "ltd", "mil", "ne", "net", "nic",
+    "nom", "or", "org", "plc", "sch",
+];
+
+/// Suffixes under which anyone can publish a site of their own: a wildcard over one of them
+/// reaches every tenant.
+const SHARED_SUFFIXES: &[&str] = &[
+    "amazonaws.com",
+    "appspot.com",
+    "azurewebsites.net",
+    "blogspot.com",
+    "cloudfront.net",
+    "firebaseapp.com",
+    "github.io",
+    "githubusercontent.com",
+    "gitlab.io",
+    "herokuapp.com",
+    "netlify.app",
+    "ngrok-free.app",
+    "ngrok.io",
+    "pages.dev",
+    "trycloudflare.com",
+    "vercel.app",
+    "web.app",
+    "workers.dev",
+];
+
+/// Name suffixes that only mean something inside a private network.
+const PRIVATE_SUFFIXES: &[&str] = &[
+    "internal",
+    "local",
+    "lan",
+    "home.arpa",
+    "localdomain",
+    "intranet",
+];
+
+impl DomainRule {
+    /// What this entry reaches besides public web sites, as the end of a sentence ("a loopback
+    /// address of this machine"); `None` for an ordinary public host or domain. Such entries
+    /// let the page-fetching tool read this machine, the local network or a cloud metadata
+    /// service, or every tenant of a public suffix, so a workspace's file needs trust for them.
+    pub fn private_reach(&self) -> Option<&'static str> {
+        match self {
+            DomainRule::Address(address) => address_reach(address),
+            DomainRule::Exact(name) => name_reach(name),
+            DomainRule::Subdomains(name) | DomainRule::ApexAndSubdomains(name) => name_reach(name)
+                .or_else(|| {
+                    is_public_suffix(name)
+                        .then_some("every site under a public suffix, whoever runs it")
+                }),
+        }
+    }
+}
+
+fn address_reach(address: &IpAddr) -> Option<&'static str> {
+    match address {
+        IpAddr::V4(v4) => v4_reach(v4),
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return v4_reach(&v4);
+            }
+            let first = v6.segments()[0];
+            if v6.is_loopback() || v6.is_unspecified() {
+                Some("a loopback address of this machine")
+            } else if first & 0xffc0 == 0xfe80 {
+                Some("a link-local address (cloud metadata services among them)")
+            } else if first & 0xfe00 == 0xfc00 {
+                Some("a private network address")
+            } else {
+                None
+            }
+        }
+    }
+}
+
+fn v4_reach(v4: &Ipv4Addr) -> Option<&'static str> {
+    let [a, b, ..] = v4.octets();
+    if v4.is_loopback() || v4.is_unspecified() || a == 0 {
+        Some("a loopback address of this machine")
+    } else if v4.is_link_local() {
+        Some("a link-local address (cloud metadata services among them)")
+    } else if v4.is_private() || (a == 100 && (64..128).contains(&b)) || v4.is_broadcast() {
+        Some("a private network address")
+    } else {
+        None
+    }
+}
+
+fn name_reach(name: &str) -> Option<&'static str> {
+    if is_localhost(name) {
+        Some("this machine (localhost)")
+    } else if !name.contains('.')
+        || PRIVATE_SUFFIXES
+            .iter()
+            .any(|suffix| name == *suffix || is_subdomain(name, suffix))
+    {
+        Some("a name of the local network (cloud metadata services among them)")
+    } else {
+        None
+    }
+}
+
+fn is_public_suffix(name: &str) -> bool {
+    if SHARED_SUFFIXES.contains(&name) {
+        return true;
+    }
+    let labels: Vec<&str> = name.split('.').collect();
+    matches!(labels.as_slice(), [label, cc] if cc.len() == 2 && REGISTRY_LABELS.contains(label))
+}
+
 impl fmt::Display for DomainRule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -339,6 +453,42 @@ mod tests {
         }
         assert!(!literal.matches("127.0.0.2"));
         assert!(!literal.matches("api.localhost"));
+    }
+
+    #[test]
+    fn private_reach_names_loopback_private_link_local_and_public_suffixes() {
+        let reach = |entry: &str| DomainRule::parse(entry).unwrap().private_reach();
+        for entry in [
+            "127.0.0.1",
+            "[::1]",
+            "localhost",
+            "10.1.2.3",
+            "192.168.0.10",
+            "172.16.5.4",
+            "169.254.169.254",
+            "[fe80::1]",
+            "[fd00:ec2::254]",
+            "[::ffff:127.0.0.1]",
+            "0.0.0.0",
+            "metadata.google.internal",
+            "metadata",
+            "printer.local",
+            "*.co.uk",
+            "**.github.io",
+            "**.com.au",
+        ] {
+            assert!(reach(entry).is_some(), "{entry}");
+        }
+        for entry in [
+            "docs.python.org",
+            "8.8.8.8",
+            "*.example.com",
+            "**.example.co.uk",
+            "github.io",
+            "[2001:db8::1]",
+        ] {
+            assert_eq!(reach(entry), None, "{entry}");
+        }
     }
 
     #[test]

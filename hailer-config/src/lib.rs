@@ -10,6 +10,7 @@
 //! * [`AllowedDomains`] decides which hosts the page-fetching tool may reach;
 //! * [`trust`] keeps a workspace's settings that run programs or route secrets off until the
 //!   user agreed to them;
+//! * [`sanitize`] is the one filter between text Hailer did not write and a terminal;
 //! * [`init()`] scaffolds a workspace.
 //!
 //! The loader never reads the process environment: the daemon's environment is not the user's.
@@ -30,6 +31,7 @@ mod load;
 mod mount_rules;
 mod paths;
 mod problem;
+pub mod sanitize;
 mod schema;
 pub mod trust;
 mod validate;

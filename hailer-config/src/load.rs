@@ -154,7 +154,7 @@ fn load_with_report(inputs: &LoadInputs) -> (Option<Loaded>, Report) {
         &mut file.config,
         config_path.as_deref(),
         &workspace.root,
-        sources.runtime == crate::inputs::Provenance::File,
+        &sources,
         inputs.config_dir.as_deref(),
         &mut report,
     );

@@ -133,7 +133,7 @@ impl TestWorkspace {
 
     /// `hailer trust`, as a user who read the workspace's hailer.toml runs it.
     pub fn trust(&self) {
-        let trusted = self.hailer(&["trust"]);
+        let trusted = self.hailer(&["trust", "--yes"]);
         assert!(trusted.status.success(), "hailer trust failed: {trusted:?}");
     }
 

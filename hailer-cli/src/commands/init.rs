@@ -125,12 +125,7 @@ fn what_the_file_says(workspace: &Path, asked: Option<Runtime>) -> Kept {
                 .and_then(|s| s.variables.first().cloned());
             // A runtime waiting for `hailer trust` is what the file asks for, and what the
             // next steps are about.
-            let refused_runtime = needs_trust
-                && loaded
-                    .trust
-                    .settings
-                    .iter()
-                    .any(|s| s.name == "[kernel] runtime");
+            let refused_runtime = loaded.trust.refused().any(|s| s.name == "[kernel] runtime");
             let config = loaded.config;
             let data = &config.hailer.data_dir;
             let data_folder = match data.strip_prefix(&loaded.workspace.root) {

@@ -108,9 +108,17 @@ pub(crate) async fn run(
             .map(|session| session.id.clone());
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&status)?);
+        println!(
+            "{}",
+            crate::chat::sanitize::escape_json_text(&serde_json::to_string_pretty(&status)?)
+        );
     } else {
-        print!("{}", text(&status));
+        // The settings shown come from the workspace's file, which may come from someone
+        // else: shown as written, with visible escapes.
+        print!(
+            "{}",
+            hailer_config::sanitize::escape_visible(&text(&status))
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

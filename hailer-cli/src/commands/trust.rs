@@ -1,18 +1,26 @@
 //! `hailer trust`: agree to the settings of this workspace's configuration file that run
-//! programs on this machine or decide where keys go; `--show` lists them, `--revoke` withdraws
-//! the agreement.
+//! programs on this machine, widen what the kernel reaches, read or write outside the workspace,
+//! or decide where keys go. It lists them first and asks (`--yes` agrees without asking, for
+//! scripts); `--show` only lists them, `--revoke` withdraws the agreement.
+//!
+//! Everything printed here comes from a file someone else may have written, so it is shown
+//! with visible escapes ([`escape_visible`]): the list reads as what the file holds.
 
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use hailer_config::home::HailerHome;
-use hailer_config::trust::{self, Trust, TrustState, TrustStore};
+use hailer_config::sanitize::escape_visible;
+use hailer_config::trust::{self, SettingStatus, Trust, TrustState, TrustStore};
 use hailer_config::{LoadInputs, Loaded, Overrides};
 
 /// What `hailer trust` was asked to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Action {
-    Grant,
+    /// Agree, after asking on the terminal unless `yes`.
+    Grant {
+        yes: bool,
+    },
     Show,
     Revoke,
 }
@@ -26,25 +34,25 @@ pub(crate) fn run(
         LoadInputs::from_process(overrides).context("cannot tell which folder this is")?;
     inputs.config_dir = Some(home.config_dir.clone());
     let loaded = load(&inputs)?;
-    let Some(file) = loaded.trust.file.clone() else {
+    let Some(file) = loaded.trust.file.as_deref() else {
         bail!(
             "there is no hailer.toml in {} or above, so there is nothing to trust; run \
              `hailer trust` inside a workspace (or name its file with --config)",
-            inputs.cwd.display()
+            escape_visible(&inputs.cwd.display().to_string())
         );
     };
+    let file = escape_visible(&file.display().to_string());
     let store = TrustStore::in_config_dir(&home.config_dir);
     match action {
-        Action::Show => show(&loaded.trust),
-        Action::Revoke => match trust::revoke(&file, &store)? {
+        Action::Show => show(&loaded.trust, &file),
+        Action::Revoke => match trust::revoke(&loaded.trust, &store)? {
             Some(_) => println!(
-                "Trust withdrawn for {}: its settings that need trust are not applied from the \
-                 next session on.",
-                file.display()
+                "Trust withdrawn for {file}: its settings that need trust are left out from now \
+                 on (a running session drops them before its next turn)."
             ),
-            None => println!("{} was not trusted; nothing changed.", file.display()),
+            None => println!("{file} was not trusted; nothing changed."),
         },
-        Action::Grant => grant(&loaded, &store)?,
+        Action::Grant { yes } => return grant(&loaded, &store, &file, yes),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -55,7 +63,11 @@ fn load(inputs: &LoadInputs) -> anyhow::Result<Loaded> {
     match hailer_config::load(inputs) {
         Ok(loaded) => Ok(loaded),
         Err(error) => {
-            let problems: Vec<String> = error.fatal.iter().map(|p| p.message.clone()).collect();
+            let problems: Vec<String> = error
+                .fatal
+                .iter()
+                .map(|p| escape_visible(&p.message))
+                .collect();
             bail!(
                 "the configuration cannot be loaded, so it cannot be trusted:\n  {}\n\
                  Fix it first (`hailer config check` lists every problem).",
@@ -65,52 +77,61 @@ fn load(inputs: &LoadInputs) -> anyhow::Result<Loaded> {
     }
 }
 
-fn grant(loaded: &Loaded, store: &TrustStore) -> anyhow::Result<()> {
+fn grant(loaded: &Loaded, store: &TrustStore, file: &str, yes: bool) -> anyhow::Result<ExitCode> {
     let trust = &loaded.trust;
-    let file = trust.file.as_deref().map(|f| f.display().to_string());
-    let file = file.unwrap_or_default();
     match trust.state {
         TrustState::NotNeeded => {
             println!(
-                "Nothing in {file} needs trust: it names no program to run and no endpoint for \
-                 a key."
+                "Nothing in {file} needs trust: it names no program to run, no endpoint for a \
+                 key, no wider reach for the kernel and no folder outside the workspace."
             );
-            return Ok(());
+            return Ok(ExitCode::SUCCESS);
         }
         TrustState::UserConfig => {
             println!("{file} is in your own configuration folder: it is trusted already.");
-            return Ok(());
+            return Ok(ExitCode::SUCCESS);
         }
         TrustState::Trusted => {
             println!("{file} is trusted already, with exactly these settings:");
             list(trust);
-            return Ok(());
+            return Ok(ExitCode::SUCCESS);
         }
         TrustState::NotTrusted | TrustState::Changed => {}
     }
-    trust::grant(trust, store).with_context(|| format!("cannot record trust for {file}"))?;
-    println!("Trusted {file}. These settings apply from the next session on:");
+    println!("{file} asks for these settings:");
     list(trust);
+    if !yes {
+        match crate::session_client::ask_on_terminal("Apply all of them in this workspace? [y/N] ")?
+        {
+            Some(true) => {}
+            Some(false) => {
+                println!("Nothing was recorded; the settings marked above stay left out.");
+                return Ok(ExitCode::FAILURE);
+            }
+            None => bail!(
+                "nothing was recorded: `hailer trust` asks before it records anything, and \
+                 there is no terminal to ask in. Read the list above (and {file}), then run \
+                 `hailer trust --yes` to agree to exactly these settings"
+            ),
+        }
+    }
+    trust::grant(trust, store).with_context(|| format!("cannot record trust for {file}"))?;
     println!(
-        "A change to any of them asks again. A session that has a client on it keeps its \
-         settings until it ends."
+        "Trusted {file}. These settings apply from now on; a running session picks them up \
+         before its next turn. A change to one of them asks again for that one."
     );
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
-fn show(trust: &Trust) {
-    let file = trust
-        .file
-        .as_deref()
-        .map(|f| f.display().to_string())
-        .unwrap_or_default();
+fn show(trust: &Trust, file: &str) {
     let state = match trust.state {
         TrustState::NotNeeded => "nothing in it needs trust",
         TrustState::UserConfig => "trusted: it is in your own configuration folder",
         TrustState::Trusted => "trusted",
-        TrustState::NotTrusted => "not trusted: these settings are not applied",
+        TrustState::NotTrusted => "not trusted: these settings are left out where marked",
         TrustState::Changed => {
-            "not trusted: these settings changed since you trusted the file, and are not applied"
+            "not trusted: these settings changed since you trusted the file, and are left out \
+             where marked"
         }
     };
     println!("{file}: {state}");
@@ -122,6 +143,14 @@ fn show(trust: &Trust) {
 
 fn list(trust: &Trust) {
     for setting in &trust.settings {
-        println!("  {} {}", setting.name, setting.effect);
+        let mark = match setting.status {
+            SettingStatus::Applied => "",
+            SettingStatus::New => " (not applied)",
+            SettingStatus::Changed => " (not applied: changed since you trusted it)",
+        };
+        println!(
+            "  {}{mark}",
+            escape_visible(&format!("{} {}", setting.name, setting.effect))
+        );
     }
 }

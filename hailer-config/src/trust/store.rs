@@ -1,7 +1,9 @@
-//! Where trust is recorded: one small file per trusted configuration file, in `trusted/` of the
-//! user's configuration folder, named by a digest of the file's path and holding that path and
-//! the digest of its gated settings.
+//! Where trust is recorded: one small file per workspace and configuration file, in `trusted/`
+//! of the user's configuration folder, named by a digest of both paths and holding them and the
+//! digest of each gated setting agreed to. A file reached through a link from another workspace
+//! is judged by that workspace's own record, never by the record of the workspace it lives in.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -9,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 /// Records bigger than this are not records.
-const MAX_RECORD_BYTES: u64 = 16 * 1024;
+const MAX_RECORD_BYTES: u64 = 64 * 1024;
 
 /// Why trust could not be read or recorded.
 #[derive(Debug, thiserror::Error)]
@@ -25,8 +27,8 @@ pub enum TrustError {
         #[source]
         source: std::io::Error,
     },
-    /// A record file exists but is not valid TOML with a `file` and a `digest` (a record over
-    /// 16 KiB is cut there, so it fails too).
+    /// A record file exists but is not valid TOML with a `workspace`, a `file` and `settings`
+    /// (a record over 64 KiB is cut there, so it fails too).
     #[error("{} is not a trust record Hailer wrote; delete it and run `hailer trust` again", path.display())]
     BadRecord {
         /// The record file that could not be read as a record.
@@ -42,8 +44,10 @@ pub struct TrustStore {
 
 #[derive(Serialize, Deserialize)]
 struct Record {
+    workspace: PathBuf,
     file: PathBuf,
-    digest: String,
+    /// Setting name to the digest of the setting as agreed to.
+    settings: BTreeMap<String, String>,
 }
 
 impl TrustStore {
@@ -54,17 +58,26 @@ impl TrustStore {
         }
     }
 
-    /// The record's path for a configuration file (absolute, links resolved).
-    pub fn record_path(&self, file: &Path) -> PathBuf {
+    /// The record's path for a configuration file loaded for a workspace (both absolute, links
+    /// resolved).
+    pub fn record_path(&self, workspace: &Path, file: &Path) -> PathBuf {
         let mut hasher = Sha256::new();
+        hasher.update(b"workspace\0");
+        hasher.update(workspace.as_os_str().as_encoded_bytes());
+        hasher.update(b"\0file\0");
         hasher.update(file.as_os_str().as_encoded_bytes());
         let name = hex::encode(&hasher.finalize()[..12]);
         self.dir.join(format!("{name}.toml"))
     }
 
-    /// The digest recorded for `file`, if any.
-    pub fn recorded(&self, file: &Path) -> Result<Option<String>, TrustError> {
-        let path = self.record_path(file);
+    /// The settings agreed to for `file` in `workspace` (name to digest); `None` when there is
+    /// no record.
+    pub fn recorded(
+        &self,
+        workspace: &Path,
+        file: &Path,
+    ) -> Result<Option<BTreeMap<String, String>>, TrustError> {
+        let path = self.record_path(workspace, file);
         let text = match read_small(&path) {
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -78,12 +91,18 @@ impl TrustStore {
         };
         let record: Record =
             toml::from_str(&text).map_err(|_| TrustError::BadRecord { path: path.clone() })?;
-        // Another file whose path shares the record's name is not trusted by it.
-        Ok((record.file == file).then_some(record.digest))
+        // Another pair of paths that shares the record's name is not trusted by it.
+        Ok((record.workspace == workspace && record.file == file).then_some(record.settings))
     }
 
-    /// Records `digest` for `file`, replacing an earlier record; only the user may read it.
-    pub fn record(&self, file: &Path, digest: &str) -> Result<PathBuf, TrustError> {
+    /// Records the settings agreed to (name to digest) for `file` in `workspace`, replacing an
+    /// earlier record; only the user may read it.
+    pub fn record(
+        &self,
+        workspace: &Path,
+        file: &Path,
+        settings: &BTreeMap<String, String>,
+    ) -> Result<PathBuf, TrustError> {
         let io = |action: &'static str, path: &Path| {
             let path = path.to_path_buf();
             move |source| TrustError::Io {
@@ -93,10 +112,11 @@ impl TrustStore {
             }
         };
         create_private_dir(&self.dir).map_err(io("create", &self.dir))?;
-        let path = self.record_path(file);
+        let path = self.record_path(workspace, file);
         let record = Record {
+            workspace: workspace.to_path_buf(),
             file: file.to_path_buf(),
-            digest: digest.to_owned(),
+            settings: settings.clone(),
         };
         let text = toml::to_string(&record).map_err(|error| TrustError::Io {
             action: "write",
@@ -114,9 +134,9 @@ impl TrustStore {
         Ok(path)
     }
 
-    /// Removes the record for `file`; false when there was none.
-    pub fn revoke(&self, file: &Path) -> Result<bool, TrustError> {
-        let path = self.record_path(file);
+    /// Removes the record for `file` in `workspace`; false when there was none.
+    pub fn revoke(&self, workspace: &Path, file: &Path) -> Result<bool, TrustError> {
+        let path = self.record_path(workspace, file);
         match std::fs::remove_file(&path) {
             Ok(()) => Ok(true),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(false),

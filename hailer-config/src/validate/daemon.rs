@@ -1,11 +1,8 @@
 //! `[daemon]` and `[checks]`: small sections of switches and durations.
 
-use std::path::PathBuf;
-
 use super::Place;
 use super::section::Section;
 use crate::keys::{CHECKS_KEYS, DAEMON_KEYS};
-use crate::paths;
 use crate::problem::Report;
 use crate::schema::{ChecksSettings, DaemonSettings, defaults};
 
@@ -28,17 +25,7 @@ pub(crate) fn read_checks(
     let lint = switch("lint");
     let typecheck = switch("typecheck");
     let format = switch("format");
-    let mut program = |key: &str, example: &str| {
-        section.text(key, example, report).map(|at| {
-            let written = at.value.trim();
-            if written.contains(['/', '\\']) || written.starts_with('~') {
-                paths::resolve_setting(place.workspace, place.home, written)
-            } else {
-                // A bare command name is looked up on PATH when the check runs.
-                PathBuf::from(written)
-            }
-        })
-    };
+    let mut program = |key: &str, example: &str| section.program(key, example, place, report);
     let settings = ChecksSettings {
         lint,
         typecheck,

@@ -3,7 +3,6 @@
 use super::section::Section;
 use super::values::Place;
 use crate::keys::KERNEL_KEYS;
-use crate::paths;
 use crate::problem::{Origin, Problem, Report};
 use crate::schema::{Choice, KernelSettings, MemoryError, MemoryLimit, Runtime, defaults};
 
@@ -157,17 +156,7 @@ pub(crate) fn read(
     let network = section
         .boolean("network", false, report)
         .is_some_and(|at| at.value);
-    let python = section
-        .text("python", "\".venv/bin/python\"", report)
-        .map(|at| {
-            let written = at.value.trim();
-            if written.contains(['/', '\\']) || written.starts_with('~') {
-                paths::resolve_setting(place.workspace, place.home, written)
-            } else {
-                // A bare command name such as "python3" is looked up on PATH when the kernel starts.
-                std::path::PathBuf::from(written)
-            }
-        });
+    let python = section.program("python", "\".venv/bin/python\"", place, report);
 
     section.warn_unknown_keys(KERNEL_KEYS, report);
     KernelRead {

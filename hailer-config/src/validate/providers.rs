@@ -40,11 +40,18 @@ pub(crate) fn read(
         ) else {
             continue;
         };
-        if id.trim().is_empty() || id.contains(':') || id.chars().any(char::is_whitespace) {
+        if id.trim().is_empty()
+            || id.contains(':')
+            || id.chars().any(char::is_whitespace)
+            || crate::sanitize::has_control(id)
+        {
             report.push(section.fatal_unquoted(
                 id,
                 &span,
-                format!("[model_providers.\"{id}\"] is not a usable provider id"),
+                format!(
+                    "[model_providers.\"{}\"] is not a usable provider id",
+                    crate::sanitize::escape_visible(id)
+                ),
                 "Name providers with letters, digits, - and _ only, such as [model_providers.acme].".to_owned(),
             ));
             continue;

@@ -115,4 +115,38 @@ impl Section<'_, '_> {
             span,
         })
     }
+
+    /// A program: a path (resolved against the workspace, `~/` against the home folder) or a
+    /// bare command name looked up on PATH when it runs. Control characters are refused: the
+    /// value is shown to the user for review, and must read as what runs.
+    pub(crate) fn program(
+        &self,
+        key: &str,
+        example: &str,
+        place: &Place<'_>,
+        report: &mut Report,
+    ) -> Option<PathBuf> {
+        let At { value, span } = self.text(key, example, report)?;
+        let written = value.trim();
+        if crate::sanitize::has_control(written) {
+            report.push(self.fatal_unquoted(
+                key,
+                &span,
+                format!(
+                    "{} = \"{}\" has control characters in it",
+                    self.label(key),
+                    crate::sanitize::escape_visible(written)
+                ),
+                format!("Write the program's plain path or name, for example {key} = {example}."),
+            ));
+            return None;
+        }
+        Some(
+            if written.contains(['/', '\\']) || written.starts_with('~') {
+                paths::resolve_setting(place.workspace, place.home, written)
+            } else {
+                PathBuf::from(written)
+            },
+        )
+    }
 }

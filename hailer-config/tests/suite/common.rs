@@ -42,12 +42,12 @@ impl Scratch {
     /// Records the current configuration file's settings as trusted.
     pub(crate) fn trust(&self) {
         let loaded = hailer_config::load(&self.inputs());
-        if let Ok(loaded) = loaded
-            && let Some(file) = &loaded.trust.file
-        {
-            hailer_config::TrustStore::in_config_dir(&self.config_dir())
-                .record(file, &loaded.trust.digest)
-                .unwrap();
+        if let Ok(loaded) = loaded {
+            hailer_config::trust::grant(
+                &loaded.trust,
+                &hailer_config::TrustStore::in_config_dir(&self.config_dir()),
+            )
+            .unwrap();
         }
     }
 

@@ -303,7 +303,8 @@ fn the_base_image_comes_from_the_flag_then_the_environment_then_the_file() {
         (loaded.config.kernel.base_image, loaded.sources.base_image)
     };
     assert_eq!(base(&Scratch::new().inputs()), (None, Provenance::Default));
-    let scratch = Scratch::with_config(b"[kernel]\nbase_image = \"file/python:3.13-slim\"\n");
+    let scratch =
+        Scratch::trusted_with_config(b"[kernel]\nbase_image = \"file/python:3.13-slim\"\n");
     let mut inputs = scratch.inputs();
     assert_eq!(
         base(&inputs),

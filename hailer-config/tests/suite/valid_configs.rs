@@ -288,7 +288,8 @@ fn unsafe_local_with_a_missing_python_fails_preflight() {
 
 #[test]
 fn docker_refuses_a_data_folder_that_exposes_home() {
-    let scratch = Scratch::with_config(b"[hailer]\ndata_dir = \"~\"\n");
+    // Even once trusted (a folder outside the workspace needs trust first).
+    let scratch = Scratch::trusted_with_config(b"[hailer]\ndata_dir = \"~\"\n");
     init(&scratch.workspace(), false, None).unwrap();
     let report = check(&scratch.inputs());
     assert!(

@@ -31,6 +31,11 @@ fn checkers(session: &Session, kernel: &Kernel) -> Checkers {
         ruff: settings.ruff.clone(),
         ty: settings.ty.clone(),
         kernel_python: kernel.local_python().map(Path::to_path_buf),
+        workspace: session.workspace().to_path_buf(),
+        trusted: ["[checks] ruff", "[checks] ty"]
+            .iter()
+            .filter_map(|name| loaded.trust.setting(name).cloned())
+            .collect(),
     }
 }
 

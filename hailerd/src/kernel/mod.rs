@@ -56,6 +56,9 @@ pub(crate) struct KernelSpec {
     pub base_env: BTreeMap<String, String>,
     /// Variable names to withhold besides the secret-looking ones (provider keys, header vars).
     pub withheld_names: Vec<String>,
+    /// The trust decision about `[kernel] python` (what the program was when the configuration
+    /// was read), when the file set it: checked again right before it runs.
+    pub python_trust: Option<hailer_config::trust::GatedSetting>,
     /// The session's audit trail (a docker kernel records its notebook copies there).
     pub audit: crate::audit::Audit,
 }

@@ -107,7 +107,8 @@ impl Sessions {
         {
             // `hailer trust` (or a revoke, or an edit) changed which settings apply: an idle
             // session is replaced; one with clients reads the settings again as they attach.
-            let trust_changed = existing.loaded().trust.state != loaded.trust.state
+            let trust_changed = applied_settings(&existing.loaded().trust)
+                != applied_settings(&loaded.trust)
                 && existing.idle_for().is_some();
             if !existing.is_abandoned_after_failure() && !trust_changed {
                 drop(live);
@@ -402,6 +403,16 @@ pub(super) fn fatal_problems(loaded: &Loaded) -> Result<(), SessionError> {
 /// After a docker kernel wrote notebooks here, an unsafe-local start runs them on this machine as
 /// the user: it needs the user's agreement, which is kept by removing the marker.
 /// Whether the user agreed just now.
+/// Which of the workspace's gated settings apply, by name: what `hailer trust` (or a revoke, or
+/// an edit) changes.
+fn applied_settings(trust: &hailer_config::Trust) -> Vec<(&str, bool)> {
+    trust
+        .settings
+        .iter()
+        .map(|setting| (setting.name.as_str(), setting.applies()))
+        .collect()
+}
+
 pub(super) fn sandbox_notebooks_gate(loaded: &Loaded, agreed: bool) -> Result<bool, SessionError> {
     if loaded.config.kernel.runtime != hailer_config::Runtime::UnsafeLocal {
         return Ok(false);

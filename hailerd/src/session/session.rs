@@ -180,11 +180,12 @@ impl Session {
                 .agent
                 .get()
                 .and_then(|agent| agent.model_label())
+                .map(|label| hailer_config::sanitize::escape_visible(&label))
                 .unwrap_or_else(|| {
-                    format!(
+                    hailer_config::sanitize::escape_visible(&format!(
                         "{}:{}",
                         loaded.config.model.provider, loaded.config.model.name
-                    )
+                    ))
                 }),
             kernel_error: slot.error,
             kernel_hint: slot.hint,
@@ -193,10 +194,12 @@ impl Session {
             notebooks_dir: self.notebooks_dir().display().to_string(),
             started_at: self.started_at,
             clients: self.clients(),
+            // The configuration's warnings quote the workspace's file, which someone else may
+            // have written: every client (the page among them) gets them with visible escapes.
             warnings: loaded
                 .warnings
                 .iter()
-                .map(|warning| warning.message.clone())
+                .map(|warning| hailer_config::sanitize::escape_visible(&warning.message))
                 .chain(self.notices.lock().map(|n| n.clone()).unwrap_or_default())
                 .collect(),
             agent_problem: self.agent.get().and_then(|agent| agent.problem()),
@@ -498,6 +501,7 @@ impl Session {
             }),
             base_env: std::env::vars().collect(),
             withheld_names: withheld,
+            python_trust: loaded.trust.setting("[kernel] python").cloned(),
             audit: self.audit.clone(),
         }
     }

@@ -57,7 +57,11 @@ fn describe(trust: &Trust) -> String {
         .as_deref()
         .map(|file| file.display().to_string())
         .unwrap_or_else(|| "hailer.toml".to_owned());
-    let names: Vec<&str> = trust.settings.iter().map(|s| s.name.as_str()).collect();
+    let names: Vec<&str> = if trust.state.refuses() {
+        trust.refused().map(|s| s.name.as_str()).collect()
+    } else {
+        trust.settings.iter().map(|s| s.name.as_str()).collect()
+    };
     let names = names.join(", ");
     match trust.state {
         TrustState::Trusted => {
@@ -85,6 +89,7 @@ mod tests {
         let mut trust = Trust {
             state: TrustState::NotTrusted,
             file: Some("/w/hailer.toml".into()),
+            workspace: Some("/w".into()),
             digest: "sha256:ab".to_owned(),
             settings: Vec::new(),
         };
@@ -94,6 +99,8 @@ mod tests {
             effect: String::new(),
             variables: Vec::new(),
             exact: String::new(),
+            status: hailer_config::trust::SettingStatus::New,
+            program: None,
         });
         assert_eq!(
             describe(&trust),

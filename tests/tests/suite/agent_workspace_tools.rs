@@ -235,6 +235,8 @@ async fn fetch_page_reaches_only_allowed_hosts() {
                     "allowed_domains = [\"127.0.0.1\"]\nmax_page_bytes = 300",
                 ),
             );
+            // A loopback address in the allow list is the user's to agree to.
+            workspace.trust();
         },
     )
     .await;

@@ -64,6 +64,8 @@ async fn a_turn_an_exec_and_a_fetch_are_audited_with_their_code_and_hash_and_an_
         "hailer.toml",
         &toml.replace("allowed_domains = []", "allowed_domains = [\"127.0.0.1\"]"),
     );
+    // A loopback address in the allow list is the user's to agree to.
+    workspace.trust();
 
     let turn = tokio::task::block_in_place(|| workspace.hailer(&["run", "--json", "Look around."]));
     assert!(turn.status.success(), "{turn:?}");

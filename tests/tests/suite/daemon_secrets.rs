@@ -188,7 +188,7 @@ async fn an_unsafe_local_kernel_finds_no_secret_of_the_users_shell_in_hailerd() 
     )
     .unwrap();
 
-    let trusted = tokio::task::block_in_place(|| area.hailer(&["trust"]));
+    let trusted = tokio::task::block_in_place(|| area.hailer(&["trust", "--yes"]));
     assert!(trusted.status.success(), "{}", said(&trusted));
     let ran = tokio::task::block_in_place(|| area.hailer(&["run", "Read what you can"]));
     assert!(ran.status.success(), "{}", said(&ran));

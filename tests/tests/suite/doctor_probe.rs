@@ -82,6 +82,8 @@ async fn the_docker_kernel_passes_every_probe_and_fails_the_network_one_with_the
     let _ = tokio::task::block_in_place(|| workspace.hailer(&["kernel", "stop"]));
 
     set_kernel(&workspace, "# network = false", "network = true");
+    // A network the workspace's file turns on is the user's to agree to.
+    workspace.trust();
     let open = tokio::task::block_in_place(|| workspace.hailer(&["doctor", "--probe"]));
     let text = stdout(&open);
     assert_eq!(open.status.code(), Some(1), "{open:?}");

@@ -151,6 +151,8 @@ async fn init_and_doctor_name_the_pull_and_build_commands_when_the_image_is_miss
         "hailer.toml",
         &format!("[kernel]\nruntime = \"docker\"\nimage = \"{missing}\"\n"),
     );
+    // An image the workspace's file names is the user's to agree to.
+    workspace.trust();
     let init = tokio::task::block_in_place(|| workspace.hailer(&["init"]));
     let said = text(&init);
     assert!(init.status.success(), "{said}");

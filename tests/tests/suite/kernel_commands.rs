@@ -456,6 +456,8 @@ async fn kernel_pull_downloads_a_published_image_and_sessions_use_it() {
         "the [kernel] section has no image line to set"
     );
     workspace.write("hailer.toml", &configured);
+    // An image the workspace's file names is the user's to agree to.
+    workspace.trust();
 
     // Before the pull, a session start says what to run.
     let before = tokio::task::block_in_place(|| workspace.hailer(&["exec", "-c", "print(1)"]));

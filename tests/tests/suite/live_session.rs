@@ -67,7 +67,7 @@ async fn a_new_endpoint_wire_api_and_key_variable_apply_to_the_next_turn() {
             .replace("env_key = \"SCRIPTED_KEY\"", "env_key = \"RENAMED_KEY\"")
     });
     // The provider's endpoint and key variable changed: trusted again, as a user would.
-    let trusted = tokio::task::block_in_place(|| workspace.hailer(&["trust"]));
+    let trusted = tokio::task::block_in_place(|| workspace.hailer(&["trust", "--yes"]));
     assert!(trusted.status.success(), "{}", said(&trusted));
     let output = tokio::task::block_in_place(|| {
         workspace

@@ -33,6 +33,7 @@ mod sandbox_gate;
 mod session_docker;
 mod session_local;
 mod session_setup_progress;
+mod trust_seams;
 mod turn_control;
 mod web_page;
 mod web_page_charts;

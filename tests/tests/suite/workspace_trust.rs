@@ -1,6 +1,6 @@
 //! Workspace trust end to end: a cloned workspace's hailer.toml that names a checker script and a
 //! provider reading `GITHUB_TOKEN` runs nothing and sends nothing until `hailer trust`, does both
-//! after it, and is refused again once one of those settings changes.
+//! after it, and refuses the one setting that changes while the others still apply.
 
 use std::process::Output;
 
@@ -79,12 +79,9 @@ async fn a_cloned_config_runs_and_sends_nothing_until_trusted_and_again_nothing_
         said.contains("[model_providers.gh] sends your requests and the value of GITHUB_TOKEN"),
         "{said}"
     );
-    assert!(
-        said.contains(
-            "[kernel] runtime runs the agent's notebook code on this machine as you, outside the Docker sandbox"
-        ),
-        "{said}"
-    );
+    // The runtime `hailer init --kernel unsafe-local` wrote stays trusted: editing other
+    // settings never revokes it.
+    assert!(!said.contains("[kernel] runtime"), "{said}");
     assert!(said.contains("run `hailer trust` here"), "{said}");
     assert!(said.contains("the provider 'gh' is declared in"), "{said}");
     assert!(
@@ -103,14 +100,13 @@ async fn a_cloned_config_runs_and_sends_nothing_until_trusted_and_again_nothing_
     );
     let doctor = workspace.hailer(&["doctor"]);
     assert!(
-        text(&doctor)
-            .contains(": not applied: [checks] ruff, [kernel] runtime, [model_providers.gh]"),
+        text(&doctor).contains(": not applied: [checks] ruff, [model_providers.gh]"),
         "{}",
         text(&doctor)
     );
 
     // After it: the key goes to the endpoint and the checker runs.
-    let trusted = workspace.hailer(&["trust"]);
+    let trusted = workspace.hailer(&["trust", "--yes"]);
     assert!(trusted.status.success(), "{}", text(&trusted));
     assert!(
         text(&trusted).contains("[checks] ruff runs tools/x.sh on this machine"),
@@ -137,25 +133,32 @@ async fn a_cloned_config_runs_and_sends_nothing_until_trusted_and_again_nothing_
         text(&doctor)
     );
 
-    // The same checker path with other content (a `git pull`) asks again: the new script
-    // never runs and nothing is sent.
+    // The same checker path with other content (a `git pull`) asks again for it: the new script
+    // never runs, while the trusted provider still answers.
     std::fs::remove_file(workspace.path().join("ran-x")).unwrap();
     write_checker(&workspace, "tools/x.sh", "ran-pulled");
+    model.push(
+        Script::new()
+            .reply(Reply::tool_call("marimo_execute", json!({"code": code})))
+            .reply(Reply::text("Done after the pull.")),
+    );
     let pulled = ask(&workspace);
     let said = text(&pulled);
-    assert!(!pulled.status.success(), "{said}");
+    assert!(pulled.status.success(), "{said}");
+    assert!(said.contains("Done after the pull."), "{said}");
     assert!(
-        said.contains("changed since you trusted this file"),
+        said.contains("[checks] ruff runs tools/x.sh on this machine; it is not applied: it changed since you trusted this file"),
         "{said}"
     );
-    assert_eq!(model.requests().len(), 2, "a request reached the endpoint");
+    assert!(!said.contains("[model_providers.gh] sends"), "{said}");
+    assert_eq!(model.requests().len(), 4);
     assert!(
         !workspace.path().join("ran-pulled").exists(),
         "the changed script ran"
     );
     assert!(!workspace.path().join("ran-x").exists());
 
-    // A changed checker path asks again: nothing more is sent and the new script never runs.
+    // A changed checker path asks again for it: the new script never runs.
     model.push(
         Script::new()
             .reply(Reply::tool_call("marimo_execute", json!({"code": code})))
@@ -164,15 +167,10 @@ async fn a_cloned_config_runs_and_sends_nothing_until_trusted_and_again_nothing_
     write_cloned_config(&workspace, &original, &model.base_url(), "tools/y.sh");
     let changed = ask(&workspace);
     let said = text(&changed);
-    assert!(!changed.status.success(), "{said}");
+    assert!(changed.status.success(), "{said}");
     assert!(
-        said.contains("changed since you trusted this file"),
+        said.contains("[checks] ruff runs tools/y.sh on this machine; it is not applied: it changed since you trusted this file"),
         "{said}"
-    );
-    assert_eq!(
-        model.requests().len(),
-        2,
-        "a request reached the endpoint after the change"
     );
     assert!(
         !workspace.path().join("ran-y").exists(),
@@ -201,6 +199,7 @@ async fn a_cloned_config_runs_and_sends_nothing_until_trusted_and_again_nothing_
         decisions[1].ends_with("[checks] ruff, [kernel] runtime, [model_providers.gh]"),
         "{decisions:#?}"
     );
+    assert!(decisions[2].ends_with(": [checks] ruff"), "{decisions:#?}");
 }
 
 #[test]

@@ -80,10 +80,15 @@ pub(crate) async fn run(
     if json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&Report { ok, rows: &rows })?
+            crate::chat::sanitize::escape_json_text(&serde_json::to_string_pretty(&Report {
+                ok,
+                rows: &rows
+            })?)
         );
     } else {
-        print!("{}", table(&rows));
+        // Rows quote the configuration, which may come from someone else: shown as written,
+        // with visible escapes.
+        print!("{}", hailer_config::sanitize::escape_visible(&table(&rows)));
     }
     Ok(if ok {
         ExitCode::SUCCESS

@@ -1,4 +1,5 @@
-//! The trust row: whether the workspace's settings that run programs or route keys apply.
+//! The trust row: whether the workspace's settings that run programs, widen the kernel's reach,
+//! use folders outside the workspace or route keys apply.
 
 use hailer_config::{Loaded, TrustState};
 
@@ -8,10 +9,11 @@ pub(super) fn row(loaded: &Loaded) -> Row {
     let trust = &loaded.trust;
     let names: Vec<&str> = trust.settings.iter().map(|s| s.name.as_str()).collect();
     let names = names.join(", ");
+    let refused: Vec<&str> = trust.refused().map(|s| s.name.as_str()).collect();
+    let refused = refused.join(", ");
     let details = || {
         trust
-            .settings
-            .iter()
+            .refused()
             .map(|setting| format!("- {} {}", setting.name, setting.effect))
             .collect::<Vec<_>>()
             .join("\n")
@@ -37,7 +39,7 @@ pub(super) fn row(loaded: &Loaded) -> Row {
             Row::new(
                 "trust",
                 Verdict::Warn,
-                format!("{why}: not applied: {names}"),
+                format!("{why}: not applied: {refused}"),
             )
             .hint(details())
             .hint("Read hailer.toml, then run `hailer trust` to apply them.")
