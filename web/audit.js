@@ -26,6 +26,8 @@
     head.append(element("span", "", parts.join(" · ")));
     if (entry.outcome) {
       head.append(" · ", element("span", entry.outcome === "ok" ? "outcome-ok" : "outcome-bad", OUTCOMES[entry.outcome] || entry.outcome));
+    } else if (entry.kind === "exec") {
+      head.append(" · started");
     }
     node.append(head);
     const text = entry.code || entry.url;

@@ -1,11 +1,10 @@
 //! The hash chain: each line carries the SHA-256 of the line before it, so a changed or
 //! removed line is found and named.
 
-use std::path::Path;
-
 use hailer_protocol::AuditEntry;
 
-use crate::trail::Line;
+use crate::anchor::Head;
+use crate::trail::{FILE_NAME, Line};
 
 /// The `prev` of the trail's first record.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -41,8 +40,9 @@ fn place(line: &Line) -> String {
 
 /// Checks every line follows the one before it and, when the trail's head is known (`head`:
 /// the last record's seq and line hash, as the writer keeps it), that nothing after the last
-/// line was removed. The number of records on success.
-pub fn verify(lines: &[Line], head: Option<(u64, String)>) -> Result<usize, Break> {
+/// line was removed: not the last records, not the whole trail. The number of records on
+/// success.
+pub(crate) fn verify(lines: &[Line], head: Option<&Head>) -> Result<usize, Break> {
     let mut previous: Option<(&Line, u64)> = None;
     for line in lines {
         let entry: AuditEntry = serde_json::from_str(&line.text).map_err(|error| Break {
@@ -96,22 +96,38 @@ pub fn verify(lines: &[Line], head: Option<(u64, String)>) -> Result<usize, Brea
         }
         previous = Some((line, entry.seq));
     }
-    if let (Some((seq, hash)), Some((last, last_seq))) = (head, previous)
-        && (seq != last_seq || hash != line_hash(&last.text))
-    {
-        return Err(Break {
+    match (head, previous) {
+        (Some(head), None) if head.seq > 0 => Err(Break {
+            place: FILE_NAME.to_owned(),
+            message: format!(
+                "the whole trail was removed or emptied: records 1 to {} are gone",
+                head.seq
+            ),
+        }),
+        (Some(head), Some((last, last_seq))) if !ends_at(head, last, last_seq) => Err(Break {
             place: place(last),
-            message: if seq > last_seq {
+            message: if head.seq > last_seq {
                 format!(
-                    "records {} to {seq} after this line were removed",
-                    last_seq + 1
+                    "records {} to {} after this line were removed",
+                    last_seq + 1,
+                    head.seq
                 )
             } else {
                 "was changed: it is not the last record the daemon wrote".to_owned()
             },
-        });
+        }),
+        _ => Ok(lines.len()),
     }
-    Ok(lines.len())
+}
+
+/// Whether the trail ending with `last` ends where `head` says: at the head's record, or one
+/// record past it when that record follows the head (the head's own update was cut short).
+pub(crate) fn ends_at(head: &Head, last: &Line, last_seq: u64) -> bool {
+    if last_seq == head.seq {
+        return line_hash(&last.text) == head.hash;
+    }
+    last_seq == head.seq + 1
+        && serde_json::from_str::<AuditEntry>(&last.text).is_ok_and(|entry| entry.prev == head.hash)
 }
 
 /// A record whose code or URL no longer matches its digest was changed (masked text cannot be
@@ -128,11 +144,4 @@ fn check_own_digest(line: &Line, entry: &AuditEntry) -> Result<(), Break> {
         place: place(line),
         message: "was changed: its code no longer matches its SHA-256".to_owned(),
     })
-}
-
-/// The head the writer keeps beside the trail: the last record's seq and line hash.
-pub(crate) fn read_head(path: &Path) -> Option<(u64, String)> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let (seq, hash) = text.trim().split_once(' ')?;
-    Some((seq.parse().ok()?, hash.to_owned()))
 }

@@ -1,5 +1,6 @@
 //! Appending to the trail: mode 0600, append-only, rotated by size with the rotated files
-//! kept, and the head (last record's seq and line hash) kept beside it.
+//! kept, and the head (last record's seq and line hash) kept in the anchor outside the
+//! workspace and beside the trail.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write as _;
@@ -7,9 +8,10 @@ use std::path::{Path, PathBuf};
 
 use hailer_protocol::AuditEntry;
 
-use crate::chain::{GENESIS, line_hash};
-use crate::trail::{FILE_NAME, trail_files};
-use crate::{Error, Result};
+use crate::anchor::{self, Head};
+use crate::chain::{GENESIS, ends_at, line_hash};
+use crate::trail::{FILE_NAME, Line, read_bytes, trail_files};
+use crate::{Error, Result, regular};
 
 /// The current file is rotated once it would grow past this many bytes.
 pub const ROTATE_BYTES: u64 = 16 * 1024 * 1024;
@@ -23,6 +25,8 @@ pub struct AuditFile {
     dir: PathBuf,
     file: File,
     head: File,
+    anchor_path: PathBuf,
+    anchor: File,
     size: u64,
     rotate_bytes: u64,
     seq: u64,
@@ -30,38 +34,49 @@ pub struct AuditFile {
 }
 
 impl AuditFile {
-    /// Opens (or creates) the trail in `state_dir`, continuing its chain.
-    pub fn open(state_dir: &Path, rotate_bytes: u64) -> Result<Self> {
+    /// Opens (or creates) the trail in `state_dir`, its head anchored at `anchor` (see
+    /// [`crate::anchor_path`]), continuing its chain.
+    ///
+    /// The chain continues from the anchored head whenever there is one: a trail removed,
+    /// emptied or cut short since stays so, its new records numbered on from the anchor, and
+    /// `verify` names what was lost.
+    pub fn open(state_dir: &Path, anchor: &Path, rotate_bytes: u64) -> Result<Self> {
         std::fs::create_dir_all(state_dir).map_err(Error::io("create", state_dir))?;
-        let (seq, prev) = match last_line(state_dir)? {
-            Some(line) => {
-                let seq = serde_json::from_str::<AuditEntry>(&line)
-                    .map(|entry| entry.seq)
-                    .unwrap_or_default();
-                (seq, line_hash(&line))
-            }
-            None => (0, GENESIS.to_owned()),
-        };
         let path = state_dir.join(FILE_NAME);
         let file = open_append(&path)?;
         let size = file.metadata().map_err(Error::io("inspect", &path))?.len();
-        let head_path = state_dir.join(HEAD_FILE);
-        let head = private(OpenOptions::new().write(true).create(true).truncate(false))
-            .open(&head_path)
-            .map_err(Error::io("open", &head_path))?;
+        let last = last_line(state_dir)?;
+        let anchored = anchor::read(anchor)?;
+        let head = continuation(last.as_ref(), anchored);
+        let head_path = state_dir.join(crate::HEAD_FILE);
+        let head_file = anchor::open_for_writing(&head_path)?;
+        let anchor_file = anchor::open_for_writing(anchor)?;
         Ok(Self {
             dir: state_dir.to_path_buf(),
             file,
-            head,
+            head: head_file,
+            anchor_path: anchor.to_path_buf(),
+            anchor: anchor_file,
             size,
             rotate_bytes,
-            seq,
-            prev,
+            seq: head.seq,
+            prev: head.hash,
         })
     }
 
     /// Writes `entry` as the next line: its `seq` and `prev` are set here. The line written.
+    /// The trail is opened again first when its file was removed or replaced meanwhile (and
+    /// refused when a link stands in its place).
     pub fn append(&mut self, mut entry: AuditEntry) -> Result<String> {
+        let path = self.dir.join(FILE_NAME);
+        if !regular::still_names(&path, &self.file) {
+            self.file = open_append(&path)?;
+            self.size = self
+                .file
+                .metadata()
+                .map_err(Error::io("inspect", &path))?
+                .len();
+        }
         entry.seq = self.seq + 1;
         entry.prev.clone_from(&self.prev);
         let line = serde_json::to_string(&entry).unwrap_or_default();
@@ -69,7 +84,6 @@ impl AuditFile {
         if self.size > 0 && self.size + bytes > self.rotate_bytes {
             self.rotate()?;
         }
-        let path = self.dir.join(FILE_NAME);
         let mut buffer = line.clone().into_bytes();
         buffer.push(b'\n');
         self.file
@@ -78,9 +92,14 @@ impl AuditFile {
         self.size += bytes;
         self.seq = entry.seq;
         self.prev = line_hash(&line);
-        // Fixed width, so the head is always overwritten whole.
-        let head = format!("{:020} {}\n", self.seq, self.prev);
-        let head_path = self.dir.join(HEAD_FILE);
+        let head = Head {
+            seq: self.seq,
+            hash: self.prev.clone(),
+        }
+        .text();
+        write_all_at(&self.anchor, head.as_bytes())
+            .map_err(Error::io("write", &self.anchor_path))?;
+        let head_path = self.dir.join(crate::HEAD_FILE);
         write_all_at(&self.head, head.as_bytes()).map_err(Error::io("write", &head_path))?;
         Ok(line)
     }
@@ -102,32 +121,48 @@ impl AuditFile {
     }
 }
 
+/// Where the chain goes on: from the trail's last line when it ends where the anchor says (or
+/// when nothing is anchored yet), else from the anchor.
+fn continuation(last: Option<&Line>, anchored: Option<Head>) -> Head {
+    let from_last = last.map(|line| Head {
+        seq: serde_json::from_str::<AuditEntry>(&line.text)
+            .map(|entry| entry.seq)
+            .unwrap_or_default(),
+        hash: line_hash(&line.text),
+    });
+    match (anchored, from_last) {
+        (Some(anchored), Some(from_last))
+            if last.is_some_and(|line| ends_at(&anchored, line, from_last.seq)) =>
+        {
+            from_last
+        }
+        (Some(anchored), _) => anchored,
+        (None, Some(from_last)) => from_last,
+        (None, None) => Head {
+            seq: 0,
+            hash: GENESIS.to_owned(),
+        },
+    }
+}
+
 /// The trail's last line: from the newest file that has one (only that file is read).
-fn last_line(state_dir: &Path) -> Result<Option<String>> {
+fn last_line(state_dir: &Path) -> Result<Option<Line>> {
     for file in trail_files(state_dir)?.iter().rev() {
-        let bytes = std::fs::read(file).map_err(Error::io("read", file))?;
-        if let Some(line) = String::from_utf8_lossy(&bytes).lines().last() {
-            return Ok(Some(line.to_owned()));
+        let bytes = read_bytes(file)?;
+        let text = String::from_utf8_lossy(&bytes);
+        if let Some((index, line)) = text.lines().enumerate().last() {
+            return Ok(Some(Line {
+                file: file.clone(),
+                number: index + 1,
+                text: line.to_owned(),
+            }));
         }
     }
     Ok(None)
 }
 
 fn open_append(path: &Path) -> Result<File> {
-    private(OpenOptions::new().append(true).create(true))
-        .open(path)
-        .map_err(Error::io("open", path))
-}
-
-/// Files only the user may read (0600) where modes exist; on Windows the workspace's folder's
-/// own access list applies.
-fn private(options: &mut OpenOptions) -> &mut OpenOptions {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        options.mode(0o600);
-    }
-    options
+    regular::open(path, OpenOptions::new().append(true).create(true))
 }
 
 /// Writes `bytes` at the start of `file`, whole, without moving a shared cursor.

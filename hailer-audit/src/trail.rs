@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{Error, Result};
+use std::io::Read as _;
+
+use crate::{Error, Result, regular};
 
 /// The current file's name in `.hailer/`; rotated files add `.1`, `.2`, ...
 pub const FILE_NAME: &str = "audit.jsonl";
@@ -19,7 +21,8 @@ pub struct Line {
     pub text: String,
 }
 
-/// The trail's files in `state_dir`, oldest first; those that exist.
+/// The trail's files in `state_dir`, oldest first; those that exist (a link in a file's place
+/// is listed: reading it is refused).
 pub fn trail_files(state_dir: &Path) -> Result<Vec<PathBuf>> {
     let mut rotated: Vec<(u64, PathBuf)> = Vec::new();
     let entries = match std::fs::read_dir(state_dir) {
@@ -41,18 +44,19 @@ pub fn trail_files(state_dir: &Path) -> Result<Vec<PathBuf>> {
     rotated.sort();
     let mut files: Vec<PathBuf> = rotated.into_iter().map(|(_, path)| path).collect();
     let current = state_dir.join(FILE_NAME);
-    if current.exists() {
+    if regular::is_present(&current) {
         files.push(current);
     }
     Ok(files)
 }
 
 /// Every line of the trail, oldest first. A last line without its newline (a write cut
-/// short) is included as it is; the chain check names it.
+/// short) is included as it is; the chain check names it. A file of the trail that is not a
+/// regular file (a link to `/dev/null`, say) is an error.
 pub fn read_trail(state_dir: &Path) -> Result<Vec<Line>> {
     let mut lines = Vec::new();
     for file in trail_files(state_dir)? {
-        let bytes = std::fs::read(&file).map_err(Error::io("read", &file))?;
+        let bytes = read_bytes(&file)?;
         let text = String::from_utf8_lossy(&bytes);
         for (index, line) in text.lines().enumerate() {
             lines.push(Line {
@@ -63,4 +67,14 @@ pub fn read_trail(state_dir: &Path) -> Result<Vec<Line>> {
         }
     }
     Ok(lines)
+}
+
+/// The bytes of the trail's file at `path` (none when it is gone meanwhile).
+pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    if let Some(mut file) = regular::open_to_read(path)? {
+        file.read_to_end(&mut bytes)
+            .map_err(Error::io("read", path))?;
+    }
+    Ok(bytes)
 }

@@ -55,6 +55,11 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     }) {
         logging::init(logging::resolve(&inputs));
     }
+    // The shell's whole environment, keys included, is this process's: closed to the user's
+    // other processes (an unsafe-local kernel among them) as hailerd's is.
+    if let Err(error) = hailer_platform::inspection::forbid_inspection() {
+        tracing::warn!(%error, "hailer could not make itself non-dumpable");
+    }
     // The global flags every command that starts or attaches a session passes on.
     let session_flags = session_client::SessionFlags {
         workspace: cli.workspace.clone(),

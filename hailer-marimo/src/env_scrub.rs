@@ -1,4 +1,5 @@
-//! The environment a kernel gets: the parent's, minus every variable that looks like a secret.
+//! The environment a kernel gets: the parent's, minus every variable that looks like a secret by
+//! its name or holds a URL with credentials (`HTTPS_PROXY=http://user:password@proxy`).
 //!
 //! There is deliberately no way to let a secret-looking name through.
 
@@ -40,7 +41,7 @@ where
 {
     let mut scrubbed = ScrubbedEnv::default();
     for (name, value) in parent {
-        if is_withheld(&name, extra_names) {
+        if is_withheld(&name, extra_names) || hailer_redact::has_url_credentials(&value) {
             scrubbed.withheld.push(name);
         } else {
             scrubbed.vars.insert(name, value);
@@ -117,6 +118,21 @@ mod tests {
         assert_eq!(scrubbed.withheld_count(), 2);
         assert_eq!(scrubbed.vars.len(), 1);
         assert_eq!(scrubbed.vars.get("PATH").map(String::as_str), Some("/bin"));
+    }
+
+    #[test]
+    fn a_url_with_credentials_is_withheld_whatever_its_name() {
+        let parent = env(&[
+            ("HTTPS_PROXY", "http://user:s3cretpass@proxy.example:3128"),
+            ("PIP_INDEX_URL", "https://ana:pw@m.example/simple"),
+            ("HTTP_PROXY", "http://proxy.example:3128"),
+        ]);
+        let scrubbed = scrub_environment(parent, &[]);
+        assert_eq!(scrubbed.withheld, vec!["HTTPS_PROXY", "PIP_INDEX_URL"]);
+        assert_eq!(
+            scrubbed.vars.get("HTTP_PROXY").map(String::as_str),
+            Some("http://proxy.example:3128")
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod docker_endpoint;
 pub mod drives;
 pub mod exit_status;
 pub mod folders;
+pub mod inspection;
 #[cfg(windows)]
 pub mod job_object;
 pub mod log_follow;

@@ -1,11 +1,11 @@
-//! Secrets kept out of what is logged or shown: the one rule for which environment variable
-//! names hold secrets (the kernel's environment withholds them, and the redactor masks their
-//! values), and the one [`Redactor`].
+//! Secrets kept out of what is logged or shown: the one rule for which environment variables
+//! hold secrets, by their name or by credentials in a URL they hold (the kernel's environment
+//! withholds them, and the redactor masks their values), and the one [`Redactor`].
 //!
 //! The redactor masks literal secrets registered as they become known (the daemon's token, the
 //! values of secret-looking variables, a provider's key and secret header values) and patterns
 //! shaped like credentials (`Authorization` values, bearer tokens, `sk-` keys, `access_token=`
-//! and `#token=` in links).
+//! and `#token=` in links, the password in `scheme://user:password@host`).
 
 #![warn(missing_docs)]
 
@@ -44,6 +44,30 @@ pub fn is_secret_name(name: &str) -> bool {
         || SECRET_SUFFIXES.iter().any(|suffix| upper.ends_with(suffix))
 }
 
+#[allow(clippy::expect_used)] // a fixed pattern, checked by the tests
+static URL_CREDENTIALS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s/?#@:]*:([^\s/?#@]+)@").expect("valid pattern")
+});
+
+/// The passwords of the URLs in `value` that carry credentials (`scheme://user:password@host`).
+pub fn url_passwords(value: &str) -> impl Iterator<Item = &str> {
+    URL_CREDENTIALS
+        .captures_iter(value)
+        .filter_map(|found| found.get(1).map(|password| password.as_str()))
+}
+
+/// Whether `value` holds a URL that carries credentials (`scheme://user:password@host`, as in
+/// `PIP_INDEX_URL` or `HTTPS_PROXY`): such a value is a secret whatever its variable's name.
+pub fn has_url_credentials(value: &str) -> bool {
+    url_passwords(value).next().is_some()
+}
+
+/// Whether the variable `name` holding `value` holds a secret: by its name
+/// ([`is_secret_name`]), or by credentials in a URL it holds ([`has_url_credentials`]).
+pub fn is_secret_variable(name: &str, value: &str) -> bool {
+    is_secret_name(name) || has_url_credentials(value)
+}
+
 #[allow(clippy::expect_used)] // fixed patterns, each checked by the tests
 static PATTERNS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
@@ -58,6 +82,11 @@ static PATTERNS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"\bsk-[A-Za-z0-9_*.-]{6,}", "sk-[redacted]"),
         (r"(?i)(access_token=)[^&\s#]+", "${1}[redacted]"),
         (r"(?i)(#token=)[^&\s]+", "${1}[redacted]"),
+        // The password of credentials in a URL.
+        (
+            r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s/?#@:]*:)[^\s/?#@]+@",
+            "${1}[redacted]@",
+        ),
     ]
     .into_iter()
     .map(|(pattern, replacement)| (Regex::new(pattern).expect("valid pattern"), replacement))
@@ -91,8 +120,8 @@ impl Redactor {
         redactor
     }
 
-    /// A redactor that already knows the values of `env`'s secret-looking variables
-    /// ([`is_secret_name`]).
+    /// A redactor that already knows the values of `env`'s secret variables
+    /// ([`is_secret_variable`]), and the passwords of the URLs among them.
     pub fn with_env<I, K, V>(env: I) -> Self
     where
         I: IntoIterator<Item = (K, V)>,
@@ -101,8 +130,12 @@ impl Redactor {
     {
         let redactor = Self::default();
         for (name, value) in env {
-            if is_secret_name(name.as_ref()) {
-                redactor.add_secret(value.as_ref());
+            let value = value.as_ref();
+            if is_secret_variable(name.as_ref(), value) {
+                redactor.add_secret(value);
+                for password in url_passwords(value) {
+                    redactor.add_secret(password);
+                }
             }
         }
         redactor

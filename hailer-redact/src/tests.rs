@@ -24,6 +24,18 @@ fn patterns_mask_credentials() {
             "http://127.0.0.1:1/#token=deadbeef",
             "http://127.0.0.1:1/#token=[redacted]",
         ),
+        (
+            "proxy http://user:s3cretpass@proxy.example:3128 refused",
+            "proxy http://user:[redacted]@proxy.example:3128 refused",
+        ),
+        (
+            "https://:tok3n-only@pypi.example/simple",
+            "https://:[redacted]@pypi.example/simple",
+        ),
+        (
+            "git@github.com:a/b and ssh://git@host/x",
+            "git@github.com:a/b and ssh://git@host/x",
+        ),
         ("nothing here", "nothing here"),
     ];
     for (input, expected) in cases {
@@ -121,4 +133,37 @@ proptest! {
         let clean = redactor.redact(&text);
         prop_assert!(!clean.contains(&secret));
     }
+}
+
+#[test]
+fn a_url_with_credentials_is_a_secret_whatever_its_name() {
+    let cases = [
+        (
+            "HTTPS_PROXY",
+            "http://user:s3cretpass@proxy.example:3128",
+            true,
+        ),
+        ("PIP_INDEX_URL", "https://ana:pw@m.example/simple", true),
+        ("HTTPS_PROXY", "http://proxy.example:3128", false),
+        ("PIP_INDEX_URL", "https://ana@m.example/simple", false),
+        ("DATABASE_URL", "postgres://app:hunter22@db/x", true),
+        ("PATH", "/usr/bin:/bin", false),
+        ("NOTE", "mailto:someone@example.com", false),
+        ("MY_TOKEN", "plain", true),
+    ];
+    for (name, value, secret) in cases {
+        assert_eq!(is_secret_variable(name, value), secret, "{name}={value}");
+    }
+    let redactor = Redactor::with_env([
+        ("HTTPS_PROXY", "http://user:s3cretpass@proxy.example:3128"),
+        ("NO_PROXY", "127.0.0.1,localhost"),
+    ]);
+    assert_eq!(
+        redactor.redact("via http://user:s3cretpass@proxy.example:3128, password s3cretpass"),
+        "via [redacted], password [redacted]"
+    );
+    assert_eq!(
+        redactor.redact("127.0.0.1,localhost"),
+        "127.0.0.1,localhost"
+    );
 }

@@ -41,8 +41,7 @@ fn restart_with(_env: Vec<(std::ffi::OsString, std::ffi::OsString)>) -> anyhow::
 
 /// Closes this process to inspection by the user's other processes, where the platform allows.
 pub fn forbid_inspection() {
-    #[cfg(target_os = "linux")]
-    if let Err(error) = nix::sys::prctl::set_dumpable(false) {
+    if let Err(error) = hailer_platform::inspection::forbid_inspection() {
         tracing::warn!(%error, "hailerd could not make itself non-dumpable");
     }
 }

@@ -23,7 +23,12 @@ from typing import TypedDict
 
 # The same suffixes the daemon's log masking treats as secret-looking variable names.
 SECRET_NAME_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
-SECRET_VALUE = re.compile(r"\bsk-[A-Za-z0-9_-]{6,}|(?i:\bbearer\s+\S{8,})")
+# Key shapes, and credentials in a URL (`scheme://user:password@host`, as in a proxy or an
+# index address), which are secrets whatever the variable's name.
+SECRET_VALUE = re.compile(
+    r"\bsk-[A-Za-z0-9_-]{6,}|(?i:\bbearer\s+\S{8,})"
+    r"|(?i:\b[a-z][a-z0-9+.-]*://[^\s/?#@:]*:[^\s/?#@]+@)"
+)
 DOCKER_SOCKETS = ("/var/run/docker.sock", "/run/docker.sock")
 # A public address and port that answers on any connected network.
 PUBLIC_TARGETS = (("1.1.1.1", 443), ("8.8.8.8", 53))

@@ -240,6 +240,18 @@ def test_secret_looking_variables_are_named_never_shown() -> None:
     assert probes.environment_secrets({"HOME": "/home/a"})["passed"] is True
 
 
+def test_a_url_with_credentials_is_a_secret_whatever_its_name() -> None:
+    failed = probes.environment_secrets(
+        {
+            "HTTPS_PROXY": "http://user:s3cretpass@proxy.example:3128",
+            "PIP_INDEX_URL": "https://ana:pw@m.example/simple",
+            "HTTP_PROXY": "http://proxy.example:3128",
+        }
+    )
+    assert failed["observed"] == "found HTTPS_PROXY, PIP_INDEX_URL"
+    assert "s3cretpass" not in json.dumps(failed)
+
+
 def test_a_readable_token_file_fails_and_an_emptied_one_passes(tmp_path: Path) -> None:
     token = tmp_path / "token"
     token.write_text("secret-token-value")

@@ -1,10 +1,12 @@
 //! `hailer audit`: the workspace's audit trail, read from `.hailer/audit.jsonl` (no daemon
-//! needed), and `hailer audit verify`, which checks its hash chain.
+//! needed), and `hailer audit verify`, which checks its hash chain and that it ends where the
+//! head anchored in Hailer's data folder says.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use hailer_config::home::HailerHome;
 use hailer_config::{LoadInputs, Overrides};
 use hailer_protocol::AuditEntry;
 
@@ -20,12 +22,17 @@ pub(crate) struct Filter {
     pub turn: Option<String>,
 }
 
-/// The workspace's `.hailer/` folder, found as every command finds the workspace.
-fn state_dir(overrides: Overrides) -> anyhow::Result<PathBuf> {
+/// The workspace's root, found as every command finds the workspace.
+fn workspace_root(overrides: Overrides) -> anyhow::Result<PathBuf> {
     let inputs = LoadInputs::from_process(overrides).context("cannot read the current folder")?;
     let workspace = hailer_config::find_workspace(&inputs.cwd, &inputs.overrides, &inputs.env)
         .map_err(|problem| anyhow::anyhow!("{problem}"))?;
-    Ok(workspace.root.join(".hailer"))
+    Ok(workspace.root)
+}
+
+/// The workspace's `.hailer/` folder.
+fn state_dir(overrides: Overrides) -> anyhow::Result<PathBuf> {
+    Ok(workspace_root(overrides)?.join(".hailer"))
 }
 
 /// Prints the records (newest last), or JSON with `json`.
@@ -80,16 +87,30 @@ pub(crate) fn show(overrides: Overrides, filter: &Filter, json: bool) -> anyhow:
     Ok(ExitCode::SUCCESS)
 }
 
-/// Checks the chain; exits 1 naming the first line that was changed or follows a removal.
+/// Checks the chain and its end against the anchored head; exits 1 naming the first line that
+/// was changed or follows a removal, or what was removed.
 pub(crate) fn verify(overrides: Overrides) -> anyhow::Result<ExitCode> {
-    let dir = state_dir(overrides)?;
-    match hailer_audit::verify_dir(&dir)? {
-        Ok(0) => {
+    let root = workspace_root(overrides)?;
+    let dir = root.join(".hailer");
+    let home = HailerHome::from_env()?;
+    let anchor = hailer_audit::anchor_path(&home.data_dir, &root);
+    match hailer_audit::verify_dir(&dir, &anchor)? {
+        Ok(verified) if verified.records == 0 => {
             println!("No audit records in {}.", dir.display());
             Ok(ExitCode::SUCCESS)
         }
-        Ok(count) => {
-            println!("The audit trail is intact: {count} records, each chained to the one before.");
+        Ok(verified) => {
+            println!(
+                "The audit trail is intact: {} records, each chained to the one before{}",
+                verified.records,
+                if verified.anchored {
+                    ", the last one where Hailer's data folder says the trail ends."
+                } else {
+                    ".\nHailer's data folder holds no head for this trail (it was written \
+                     elsewhere, or before heads were kept there), so records removed from its \
+                     end cannot be told."
+                }
+            );
             Ok(ExitCode::SUCCESS)
         }
         Err(broken) => {
@@ -128,6 +149,9 @@ pub(crate) fn render(entry: &AuditEntry, style: Style, width: usize) -> String {
             hailer_protocol::AuditOutcome::Ok => style.green(label),
             _ => style.red(label),
         });
+    } else if entry.kind == hailer_protocol::AuditKind::Exec {
+        // Written before the run; the record of how it ended follows.
+        heading.push("started".to_owned());
     }
     if let Some(ms) = entry.duration_ms {
         heading.push(format!("{ms} ms"));

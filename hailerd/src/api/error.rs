@@ -147,6 +147,11 @@ impl From<SessionError> for ApiError {
                 ErrorCode::KernelUnavailable,
                 hint.clone(),
             ),
+            SessionError::Kernel(kernel @ KernelError::AuditUnwritable(_)) => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::Internal,
+                kernel.hint(),
+            ),
             SessionError::Kernel(kernel) => (
                 StatusCode::BAD_GATEWAY,
                 match kernel {

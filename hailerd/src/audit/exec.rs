@@ -1,5 +1,6 @@
-//! The record of one run of code: written when the run ends, or as cancelled when it is dropped
-//! before (a turn cancelled, a client gone).
+//! The records of one run of code: one with the code written before it runs (the run waits for
+//! it, and does not happen when it cannot be written), and one with how it ended written when
+//! it ends, or as cancelled when it is dropped before (a turn cancelled, a client gone).
 
 use std::time::Instant;
 
@@ -13,7 +14,8 @@ pub(crate) trait RunFailure: std::fmt::Display {
     fn outcome(&self) -> AuditOutcome;
 }
 
-/// A run of code under way; see [`Audit::start_exec`].
+/// A run of code under way, its first record written; see [`Audit::start_exec`]. The second
+/// carries the run's digest, not its code again.
 #[derive(Debug)]
 pub(crate) struct ExecRecord {
     audit: Audit,
@@ -22,25 +24,30 @@ pub(crate) struct ExecRecord {
 }
 
 impl Audit {
-    /// Starts the record of running `code` in `notebook` (its name in the notebooks folder).
-    /// `client` as for [`Audit::entry`].
-    pub(crate) fn start_exec(
+    /// Writes the record of running `code` in `notebook` (its name in the notebooks folder)
+    /// before it runs: the code, its digest, no outcome yet. `client` as for [`Audit::entry`].
+    /// Why the code must not run, when the record cannot be written.
+    pub(crate) async fn start_exec(
         &self,
         client: Option<&str>,
         notebook: &str,
         code: &str,
-    ) -> ExecRecord {
-        let entry = self.inner.is_some().then(|| {
+    ) -> Result<ExecRecord, String> {
+        let mut end = None;
+        if self.inner.is_some() {
             let mut entry = self.entry(AuditKind::Exec, client);
             entry.notebook = Some(notebook.to_owned());
-            entry.code = Some(code.to_owned());
-            entry
-        });
-        ExecRecord {
-            audit: self.clone(),
-            entry,
-            started: Instant::now(),
+            entry.sha256 = Some(hailer_audit::sha256_hex(code));
+            let mut start = entry.clone();
+            start.code = Some(code.to_owned());
+            self.write_now(start).await?;
+            end = Some(entry);
         }
+        Ok(ExecRecord {
+            audit: self.clone(),
+            entry: end,
+            started: Instant::now(),
+        })
     }
 }
 
@@ -66,6 +73,7 @@ impl ExecRecord {
             ),
             Err(error) => (error.outcome(), 0, Some(error.to_string())),
         };
+        entry.time = now();
         entry.outcome = Some(outcome);
         entry.output_bytes = Some(bytes as u64);
         entry.detail = detail;
@@ -77,9 +85,14 @@ impl ExecRecord {
 impl Drop for ExecRecord {
     fn drop(&mut self) {
         if let Some(mut entry) = self.entry.take() {
+            entry.time = now();
             entry.outcome = Some(AuditOutcome::Cancelled);
             entry.duration_ms = Some(millis(self.started.elapsed()));
             self.audit.write(entry);
         }
     }
+}
+
+fn now() -> String {
+    hailer_audit::format_rfc3339(hailer_audit::unix_millis_now())
 }

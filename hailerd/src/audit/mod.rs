@@ -47,10 +47,16 @@ impl std::fmt::Debug for Audit {
 }
 
 impl Audit {
-    /// The trail of the workspace whose state folder is `state_dir`, for `session`; its secrets
-    /// masked by `redactor` before each line is written.
-    pub(crate) fn open(state_dir: &Path, session: &str, redactor: hailer_redact::Redactor) -> Self {
-        let Some(writer) = writer::shared(state_dir, redactor) else {
+    /// The trail of the workspace whose state folder is `state_dir`, its head anchored at
+    /// `anchor` in Hailer's data folder, for `session`; its secrets masked by `redactor` before
+    /// each line is written.
+    pub(crate) fn open(
+        state_dir: &Path,
+        anchor: &Path,
+        session: &str,
+        redactor: hailer_redact::Redactor,
+    ) -> Self {
+        let Some(writer) = writer::shared(state_dir, anchor, redactor) else {
             return Self::default();
         };
         Self {
@@ -114,6 +120,23 @@ impl Audit {
                 .sender
                 .send(writer::Message::Write(Box::new(entry)));
         }
+    }
+
+    /// Appends `entry` and waits until it is written; why not, when it cannot be (a disabled
+    /// trail writes nothing and succeeds).
+    pub(crate) async fn write_now(&self, entry: AuditEntry) -> Result<(), String> {
+        let Some(inner) = &self.inner else {
+            return Ok(());
+        };
+        let (done, written) = tokio::sync::oneshot::channel();
+        inner
+            .writer
+            .sender
+            .send(writer::Message::WriteNow(Box::new(entry), done))
+            .map_err(|_| "the audit trail's writer has stopped".to_owned())?;
+        written
+            .await
+            .unwrap_or_else(|_| Err("the audit trail's writer has stopped".to_owned()))
     }
 
     /// Records a fetch of `url` by the running turn.

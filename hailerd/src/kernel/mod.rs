@@ -96,6 +96,9 @@ pub(crate) enum KernelError {
         memory: String,
         container_stopped: bool,
     },
+    /// The record of the run could not be written, so the code was not run.
+    #[error("the code was not run: the audit trail cannot be written: {0}")]
+    AuditUnwritable(String),
 }
 
 impl crate::audit::RunFailure for KernelError {
@@ -115,6 +118,12 @@ impl KernelError {
                 "Work with less data at a time (read only the columns and rows needed, use lazy \
                  frames or DuckDB), or raise memory under [kernel] in hailer.toml and start a \
                  new session."
+                    .to_owned(),
+            ),
+            Self::AuditUnwritable(_) => Some(
+                "Every run is recorded in .hailer/audit.jsonl before it runs: make it a regular \
+                 file you can write, then run again. `hailer audit verify` says what the trail \
+                 lost."
                     .to_owned(),
             ),
             Self::Docker(_) | Self::Marimo(_) | Self::Invalid(_) => None,

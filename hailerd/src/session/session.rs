@@ -107,7 +107,12 @@ impl Session {
         }
         let (kernel_state, _) = watch::channel(KernelSlot::plain(KernelStatus::Starting));
         let audit = if loaded.config.hailer.audit {
-            crate::audit::Audit::open(&state_dir(&loaded), &id, redactor.clone())
+            crate::audit::Audit::open(
+                &state_dir(&loaded),
+                &hailer_audit::anchor_path(&folders.data, &loaded.workspace.root),
+                &id,
+                redactor.clone(),
+            )
         } else {
             crate::audit::Audit::default()
         };
@@ -402,8 +407,9 @@ impl Session {
         Ok(response)
     }
 
-    /// Runs `code` in `notebook` and records the run in the audit trail (as cancelled when this
-    /// future is dropped first). `client` as for [`crate::audit::Audit::entry`].
+    /// Runs `code` in `notebook` and records the run in the audit trail: before it runs (the
+    /// code does not run when that record cannot be written) and when it ends (as cancelled when
+    /// this future is dropped first). `client` as for [`crate::audit::Audit::entry`].
     pub(crate) async fn run_code(
         &self,
         kernel: &Kernel,
@@ -415,7 +421,9 @@ impl Session {
         let _running = self.running();
         let record = self
             .audit
-            .start_exec(client, &kernel.relative_name(notebook), code);
+            .start_exec(client, &kernel.relative_name(notebook), code)
+            .await
+            .map_err(crate::kernel::KernelError::AuditUnwritable)?;
         let result = kernel.exec(notebook, code, timeout).await;
         record.finish(&result);
         result

@@ -1,6 +1,6 @@
 //! The audit trail as a careful user reads it: a turn's run and fetch, a `hailer exec`, each
-//! with its exact code (or URL) and SHA-256; secrets the code holds masked; an edited line named
-//! by `hailer audit verify`.
+//! with its exact code (or URL) and SHA-256 (a run recorded before it runs, and how it ended
+//! after); secrets the code holds masked; an edited line named by `hailer audit verify`.
 
 use axum::Router;
 use axum::http::header;
@@ -42,6 +42,21 @@ fn record<'a>(records: &'a [Value], kind: &str, field: &str, text: &str) -> &'a 
         .filter(|record| record["kind"] == kind && record[field] == text)
         .collect();
     assert_eq!(found.len(), 1, "{kind} {text:?} in {records:#?}");
+    found[0]
+}
+
+/// The record of how the run with this digest ended (the one before it holds the code).
+fn ended<'a>(records: &'a [Value], digest: &str) -> &'a Value {
+    let found: Vec<&Value> = records
+        .iter()
+        .filter(|record| {
+            record["kind"] == "exec"
+                && record["sha256"] == digest
+                && record.get("outcome").is_some()
+        })
+        .collect();
+    assert_eq!(found.len(), 1, "the end of {digest} in {records:#?}");
+    assert_eq!(found[0].get("code"), None, "{:#?}", found[0]);
     found[0]
 }
 
@@ -93,9 +108,14 @@ async fn a_turn_an_exec_and_a_fetch_are_audited_with_their_code_and_hash_and_an_
     let ran = record(&records, "exec", "code", turn_code);
     assert_eq!(ran["sha256"], sha256(turn_code));
     assert_eq!(ran["turn"], turn_id.as_str());
-    assert_eq!(ran["outcome"], "ok");
+    assert_eq!(ran.get("outcome"), None, "written before the run: {ran}");
     assert_eq!(ran["notebook"], "analysis.py");
-    assert_eq!(ran["outputBytes"], "the turn says 42\n".len());
+    let ran_end = ended(&records, &sha256(turn_code));
+    assert!(ran_end["seq"].as_u64() > ran["seq"].as_u64());
+    assert_eq!(ran_end["turn"], turn_id.as_str());
+    assert_eq!(ran_end["outcome"], "ok");
+    assert_eq!(ran_end["notebook"], "analysis.py");
+    assert_eq!(ran_end["outputBytes"], "the turn says 42\n".len());
     let fetched = record(&records, "fetch", "url", &url);
     assert_eq!(fetched["sha256"], sha256(&url));
     assert_eq!(fetched["turn"], turn_id.as_str());
@@ -104,6 +124,7 @@ async fn a_turn_an_exec_and_a_fetch_are_audited_with_their_code_and_hash_and_an_
     assert_eq!(exec_record["sha256"], sha256(exec_code));
     assert_eq!(exec_record["client"], "terminal");
     assert_eq!(exec_record.get("turn"), None);
+    assert_eq!(ended(&records, &sha256(exec_code))["outcome"], "ok");
     let masked = record(
         &records,
         "exec",
@@ -139,7 +160,7 @@ async fn a_turn_an_exec_and_a_fetch_are_audited_with_their_code_and_hash_and_an_
     let mode = std::fs::metadata(&trail_path).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600);
 
-    // Text, newest last; --turn keeps the turn's two records.
+    // Text, newest last; --turn keeps the turn's three records.
     let text = stdout(&tokio::task::block_in_place(|| {
         workspace.hailer(&["audit"])
     }));
@@ -150,7 +171,7 @@ async fn a_turn_an_exec_and_a_fetch_are_audited_with_their_code_and_hash_and_an_
         tokio::task::block_in_place(|| workspace.hailer(&["audit", "--json", "--turn", &turn_id]));
     let of_turn: Vec<Value> = serde_json::from_str(&stdout(&of_turn)).unwrap();
     let kinds: Vec<&str> = of_turn.iter().filter_map(|r| r["kind"].as_str()).collect();
-    assert_eq!(kinds, ["exec", "fetch"]);
+    assert_eq!(kinds, ["exec", "exec", "fetch"]);
 
     let intact = tokio::task::block_in_place(|| workspace.hailer(&["audit", "verify"]));
     assert!(intact.status.success(), "{intact:?}");

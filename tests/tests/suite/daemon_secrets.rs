@@ -1,7 +1,9 @@
-//! hailerd keeps no secret where the user's other processes can read it. Run as an ordinary
-//! user (made here) with keys and passwords in the shell, an unsafe-local turn whose code reads
-//! hailerd's `/proc` environment and the runtime file finds none of them, and none reaches the
-//! model or the conversation store; hailerd's environment holds none of them at all.
+//! hailerd and the `hailer` client keep no secret where the user's other processes can read it.
+//! Run as an ordinary user (made here) with keys, passwords and a proxy's credentials in the
+//! shell, an unsafe-local turn whose code reads hailerd's and the client's `/proc` environment,
+//! its own environment and the runtime file finds none of them, and none reaches the model or
+//! the conversation store; hailerd's environment holds none of the keys at all, and the audit
+//! trail and the log mask the proxy's password.
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
@@ -22,8 +24,14 @@ const PLANTED: [(&str, &str); 5] = [
     ("SCRIPTED_KEY", "planted-provider-key-5e88"),
 ];
 
-/// What the agent's code does: read every hailerd's environment, and the runtime file.
+/// A proxy whose address carries credentials, and its password.
+const PROXY: (&str, &str) = ("HTTPS_PROXY", "http://user:s3cretpass@proxy.example:3128");
+const PROXY_PASSWORD: &str = "s3cretpass";
+
+/// What the agent's code does: read the environment of every hailerd and `hailer` client (and
+/// who owns it) run by this user, its own, and the runtime file. Its comment names the proxy, for the trail.
 const PROBE: &str = r#"
+# through http://user:s3cretpass@proxy.example:3128
 import os, pathlib
 seen = []
 for proc in pathlib.Path("/proc").iterdir():
@@ -33,12 +41,21 @@ for proc in pathlib.Path("/proc").iterdir():
         program = (proc / "cmdline").read_bytes().split(b"\0")[0]
     except OSError:
         continue
-    if not program.endswith(b"hailerd"):
+    name = program.rsplit(b"/", 1)[-1].decode(errors="replace")
+    if name not in ("hailerd", "hailer"):
         continue
+    # Only this user's: other users' processes are closed to it anyway.
+    status = (proc / "status").read_text()
+    uid = next(line.split()[1] for line in status.splitlines() if line.startswith("Uid:"))
+    if int(uid) != os.getuid():
+        continue
+    environ = proc / "environ"
+    seen.append(f"owner of {name}'s environ: {environ.stat().st_uid}")
     try:
-        seen.append("environ of hailerd: " + (proc / "environ").read_bytes().decode(errors="replace"))
+        seen.append(f"environ of {name}: " + environ.read_bytes().decode(errors="replace"))
     except OSError as error:
-        seen.append("environ of hailerd unreadable: " + type(error).__name__)
+        seen.append(f"environ of {name} unreadable: " + type(error).__name__)
+seen.append("kernel proxy: " + os.environ.get("HTTPS_PROXY", "absent"))
 runtime = pathlib.Path(os.environ["HAILER_HOME"]) / "run" / "hailerd.json"
 seen.append("runtime file: " + runtime.read_text())
 seen.append("kernel environment: " + " ".join(sorted(os.environ)))
@@ -144,7 +161,9 @@ impl Area {
             .env("LANG", "C.UTF-8")
             .env("HAILER_HOME", self.path("hailer-home"))
             .env("HAILER_DAEMON_BIN", self.path("bin/hailerd"))
-            .env("HAILER_WHEELHOUSE", self.path("wheelhouse"));
+            .env("HAILER_WHEELHOUSE", self.path("wheelhouse"))
+            .env(PROXY.0, PROXY.1)
+            .env("NO_PROXY", "127.0.0.1,localhost");
         for (name, value) in PLANTED {
             command.env(name, value);
         }
@@ -167,7 +186,7 @@ fn said(output: &Output) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_unsafe_local_kernel_finds_no_secret_of_the_users_shell_in_hailerd() {
+async fn an_unsafe_local_kernel_finds_no_secret_of_the_users_shell_in_hailerd_or_the_client() {
     let script = Script::new()
         .reply(Reply::tool_call("marimo_execute", json!({"code": PROBE})))
         .reply_text("I looked.");
@@ -221,6 +240,16 @@ async fn an_unsafe_local_kernel_finds_no_secret_of_the_users_shell_in_hailerd() 
         seen.contains("environ of hailerd unreadable: PermissionError"),
         "hailerd's environment was readable: {seen}"
     );
+    // The client that ran the turn is not dumpable: its /proc files are root's.
+    assert!(
+        seen.contains("owner of hailer's environ: 0"),
+        "the client's environment is the user's: {seen}"
+    );
+    assert!(
+        seen.contains("environ of hailer unreadable: PermissionError"),
+        "the client's environment was readable: {seen}"
+    );
+    assert!(seen.contains("kernel proxy: absent"), "{seen}");
     assert!(seen.contains("runtime file: "), "{seen}");
     // The conversation store, its write-ahead log included.
     let mut stored = Vec::new();
@@ -241,6 +270,20 @@ async fn an_unsafe_local_kernel_finds_no_secret_of_the_users_shell_in_hailerd() 
         assert!(!seen.contains(value), "{name} reached the model: {seen}");
         assert!(!stored.contains(value), "{name} was stored");
     }
+
+    // The trail holds the code that ran, the proxy's password masked; the log never holds it.
+    let trail = std::fs::read_to_string(area.path("workspace/.hailer/audit.jsonl")).unwrap();
+    assert!(
+        trail.contains("# through [redacted]"),
+        "the code is not in the trail, masked: {trail}"
+    );
+    assert!(!trail.contains(PROXY_PASSWORD), "{trail}");
+    let mut log = String::new();
+    for entry in std::fs::read_dir(area.path("hailer-home/state/logs")).unwrap() {
+        log.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default());
+    }
+    assert!(!log.is_empty());
+    assert!(!log.contains(PROXY_PASSWORD), "{log}");
 }
 
 #[test]

@@ -136,12 +136,13 @@ async fn a_chart_the_agent_makes_shows_under_the_answer_with_its_code_in_full() 
         .unwrap();
     assert_eq!(cells, 4);
 
-    // The audit panel lists the run with its code in full and the cell it created.
+    // The audit panel lists the run with its code in full (in the record written before it ran)
+    // and the cell it created.
     let audit = browser
         .wait_for(
             "the audit panel's records",
             "const items = [...document.querySelectorAll('#audit-list li')];\
-             const exec = items.find(li => li.dataset.kind === 'exec');\
+             const exec = items.find(li => li.dataset.kind === 'exec' && li.querySelector('pre code'));\
              const cell = items.find(li => li.dataset.kind === 'cell');\
              if (!exec || !cell) return '';\
              return [exec.querySelector('pre code').textContent, cell.textContent];",
