@@ -1,0 +1,255 @@
+//! A workspace session with the sandbox kernel: marimo in unsafe-local's environment, confined
+//! by namespaces, Landlock and seccomp that hailerd makes itself. What the code inside can and
+//! cannot reach is asked from inside, through `hailer exec`, as a user would.
+
+use hailer_tests::TestWorkspace;
+use std::os::unix::fs::PermissionsExt as _;
+
+fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Runs `code` in the workspace's kernel and returns what it printed; fails on a failed run.
+fn run(workspace: &TestWorkspace, code: &str) -> String {
+    let output = workspace.hailer(&["exec", "--timeout", "120", "-c", code]);
+    assert!(output.status.success(), "{code}\n{output:?}");
+    stdout(&output).trim().to_owned()
+}
+
+/// Tries `expression` in the kernel: `ok` when it ran, else the error's class.
+fn attempt(workspace: &TestWorkspace, setup: &str, expression: &str) -> String {
+    run(
+        workspace,
+        &format!(
+            "{setup}\ntry:\n    {expression}\n    print('ok')\nexcept Exception as _e:\n    print(type(_e).__name__)"
+        ),
+    )
+}
+
+/// A C library call from the kernel: its result and errno, as `-1 1` for an EPERM refusal.
+fn libc_call(workspace: &TestWorkspace, call: &str) -> String {
+    run(
+        workspace,
+        &format!(
+            "import ctypes as _c\n_l = _c.CDLL(None, use_errno=True)\n_r = _l.{call}\nprint(_r, _c.get_errno())"
+        ),
+    )
+}
+
+/// A 0600 file in the home folder of the user who runs the tests (and so the daemon), removed
+/// when dropped.
+struct PlantedFile(std::path::PathBuf);
+
+impl PlantedFile {
+    fn new() -> Self {
+        let home = std::env::var_os("HOME").expect("HOME is set");
+        let path = std::path::Path::new(&home).join(format!(
+            ".hailer-sandbox-test-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        std::fs::write(&path, "the user's private words").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        Self(path)
+    }
+}
+
+impl Drop for PlantedFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[test]
+fn sandboxed_code_reaches_only_the_data_notebooks_and_its_own_scratch_space() {
+    let planted_key = "sk-planted-sandbox-key-0001";
+    let workspace = TestWorkspace::sandbox_with_env(vec![
+        ("OPENAI_API_KEY".to_owned(), planted_key.to_owned()),
+        (
+            "SOME_SERVICE_TOKEN".to_owned(),
+            "planted-token-0002".to_owned(),
+        ),
+    ]);
+    workspace.write("data/sales.csv", "region,amount\nnorth,10\n");
+    let before = std::fs::read(workspace.path().join("data/sales.csv")).unwrap();
+    let private = PlantedFile::new();
+
+    // It runs, on the host's paths, as an ordinary user.
+    assert_eq!(
+        run(
+            &workspace,
+            "import os; print(os.getuid() != 0, str(DATA_DIR) == os.environ['HAILER_DATA_DIR'], [f.name for f in data_files])"
+        ),
+        "True True ['sales.csv']"
+    );
+
+    // No network: neither a public address nor the daemon's own loopback port.
+    let runtime = workspace.runtime();
+    for (host, port) in [("1.1.1.1", 53), ("127.0.0.1", runtime.port)] {
+        let tried = attempt(
+            &workspace,
+            "import socket",
+            &format!("socket.create_connection(('{host}', {port}), timeout=3).close()"),
+        );
+        assert!(
+            ["OSError", "ConnectionRefusedError"].contains(&tried.as_str()),
+            "{host}:{port}: {tried}"
+        );
+    }
+
+    // The user's files: a private file in the home, Hailer's home with the runtime file,
+    // the workspace's own state.
+    for path in [
+        private.0.clone(),
+        workspace.home.path().join("run").join("hailerd.json"),
+        workspace.path().join(".hailer"),
+    ] {
+        assert_eq!(
+            attempt(
+                &workspace,
+                "import os",
+                &format!("os.stat({:?})", path.display().to_string())
+            ),
+            "FileNotFoundError",
+            "{} is in sight",
+            path.display()
+        );
+    }
+    // The home is a private, empty folder: what marimo writes there stays there, and of the
+    // user's own entries only the folder holding the Python the environment was made from is
+    // shown (read-only, for the interpreter).
+    let home = std::path::PathBuf::from(std::env::var_os("HOME").unwrap());
+    let inside = run(
+        &workspace,
+        "import os; open(os.path.expanduser('~/made-inside'), 'w').write('x'); print(chr(10).join(sorted(os.listdir(os.path.expanduser('~')))))",
+    );
+    assert!(!home.join("made-inside").exists());
+    let python_home = std::fs::canonicalize(hailer_tests::kernel_envs::python())
+        .unwrap()
+        .strip_prefix(&home)
+        .ok()
+        .and_then(|inside_home| inside_home.components().next())
+        .map(|first| first.as_os_str().to_string_lossy().into_owned());
+    for entry in inside.lines() {
+        let shown_for_python = python_home.as_deref() == Some(entry);
+        let made_inside =
+            [".cache", ".config", ".local", ".marimo", "made-inside"].contains(&entry);
+        assert!(
+            shown_for_python || made_inside,
+            "the user's {entry} is in sight: {inside}"
+        );
+    }
+    // /tmp is the sandbox's own.
+    let host_tmp_marker =
+        std::env::temp_dir().join(format!("hailer-sandbox-{}", std::process::id()));
+    std::fs::write(&host_tmp_marker, "host").unwrap();
+    assert_eq!(
+        attempt(
+            &workspace,
+            "import os",
+            &format!("os.stat({:?})", host_tmp_marker.display().to_string())
+        ),
+        "FileNotFoundError"
+    );
+    let _ = std::fs::remove_file(&host_tmp_marker);
+
+    // Its own processes only: the daemon is not there, and neither is its environment.
+    assert_eq!(
+        attempt(
+            &workspace,
+            "",
+            &format!("open('/proc/{}/environ').read()", runtime.pid)
+        ),
+        "FileNotFoundError"
+    );
+    let processes = run(
+        &workspace,
+        "import os\nfor p in sorted(int(p) for p in os.listdir('/proc') if p.isdigit()):\n    print(p, open(f'/proc/{p}/cmdline').read().replace(chr(0), ' ')[:60])",
+    );
+    assert!(
+        processes.lines().count() < 12,
+        "more processes than marimo's: {processes}"
+    );
+    for line in processes.lines() {
+        assert!(
+            line.contains("python") || line.contains("sandbox-exec") || line.contains("marimo"),
+            "a process that is not the kernel's is in sight: {line}"
+        );
+    }
+
+    // The data folder is read-only; the host's file is unchanged.
+    assert_eq!(
+        attempt(
+            &workspace,
+            "",
+            "open(str(DATA_DIR / 'sales.csv'), 'w').write('x')"
+        ),
+        "OSError"
+    );
+    assert_eq!(
+        attempt(
+            &workspace,
+            "",
+            "open(str(DATA_DIR / 'new.csv'), 'w').write('x')"
+        ),
+        "OSError"
+    );
+    assert_eq!(
+        std::fs::read(workspace.path().join("data/sales.csv")).unwrap(),
+        before
+    );
+    assert!(!workspace.path().join("data/new.csv").exists());
+
+    // A notebook written inside is on the host at once (the folder is bound writable).
+    let notebook = workspace
+        .path()
+        .join("notebooks")
+        .join("made_in_sandbox.py");
+    run(
+        &workspace,
+        &format!(
+            "open({:?}, 'w').write('import marimo\\napp = marimo.App()\\n')",
+            notebook.display().to_string()
+        ),
+    );
+    assert!(
+        std::fs::read_to_string(&notebook)
+            .unwrap()
+            .contains("marimo.App()")
+    );
+
+    // Secrets are withheld.
+    let environment = run(
+        &workspace,
+        "import os, json; print(json.dumps(dict(os.environ)))",
+    );
+    assert!(!environment.contains(planted_key), "{environment}");
+    assert!(!environment.contains("planted-token-0002"), "{environment}");
+
+    // No new namespaces, mounts, tracing or root. unshare(CLONE_NEWUSER) and mount are refused
+    // by seccomp (EPERM); ptrace too; setuid(0) finds no uid 0 in the sandbox (EINVAL), and
+    // would need a capability the kernel does not have.
+    assert_eq!(libc_call(&workspace, "unshare(0x10000000)"), "-1 1");
+    assert_eq!(
+        libc_call(&workspace, "mount(b'none', b'/tmp', b'tmpfs', 0, None)"),
+        "-1 1"
+    );
+    assert_eq!(libc_call(&workspace, "ptrace(0, 0, 0, 0)"), "-1 1");
+    let setuid = libc_call(&workspace, "setuid(0)");
+    assert!(setuid == "-1 22" || setuid == "-1 1", "setuid(0): {setuid}");
+    assert_eq!(
+        run(&workspace, "import os; print(os.getuid(), os.geteuid())"),
+        run(&workspace, "import os; print(os.getuid(), os.getuid())")
+    );
+
+    // No Docker object was made for it.
+    assert_eq!(workspace.docker_objects(), Vec::<String>::new());
+
+    // `hailer status` names the runtime and what it keeps from the code.
+    let status = workspace.hailer(&["status"]);
+    assert!(stdout(&status).contains("sandbox ("), "{status:?}");
+    let _ = workspace.hailer(&["daemon", "stop"]);
+}
