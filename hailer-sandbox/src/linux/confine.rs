@@ -14,7 +14,8 @@ use crate::plan::SandboxPlan;
 /// The Landlock version asked for; an older kernel applies what it knows of it.
 const LANDLOCK_ABI: ABI = ABI::V5;
 
-/// Sets the process and memory limits, the host name, no new privileges and Landlock.
+/// Sets the process and memory limits, the host name, an empty capability bounding set, no new
+/// privileges and Landlock.
 pub(super) fn limit_and_restrict(plan: &SandboxPlan) -> Result<(), String> {
     let _ = nix::unistd::sethostname("hailer-sandbox");
     for (resource, value, what) in [
@@ -32,8 +33,28 @@ pub(super) fn limit_and_restrict(plan: &SandboxPlan) -> Result<(), String> {
     ] {
         setrlimit(resource, value, value).map_err(|e| format!("cannot set {what}: {e}"))?;
     }
+    drop_bounding_set()?;
     nix::sys::prctl::set_no_new_privs().map_err(|e| format!("cannot set no_new_privs: {e}"))?;
     restrict(plan)
+}
+
+/// Empties the capability bounding set, so that no program started in the sandbox can gain a
+/// capability (the user namespace's root could otherwise regain them through `exec`).
+fn drop_bounding_set() -> Result<(), String> {
+    for capability in 0..64 {
+        // SAFETY: PR_CAPBSET_DROP takes a capability number and reads no memory.
+        #[allow(unsafe_code)]
+        let result = unsafe { libc::prctl(libc::PR_CAPBSET_DROP, capability, 0, 0, 0) };
+        if result != 0 {
+            let error = std::io::Error::last_os_error();
+            // EINVAL: past the last capability this kernel knows.
+            if error.raw_os_error() == Some(libc::EINVAL) {
+                return Ok(());
+            }
+            return Err(format!("cannot drop capability {capability}: {error}"));
+        }
+    }
+    Ok(())
 }
 
 fn restrict(plan: &SandboxPlan) -> Result<(), String> {

@@ -253,3 +253,62 @@ fn sandboxed_code_reaches_only_the_data_notebooks_and_its_own_scratch_space() {
     assert!(stdout(&status).contains("sandbox ("), "{status:?}");
     let _ = workspace.hailer(&["daemon", "stop"]);
 }
+
+/// The probes `hailer doctor --probe` runs, in order.
+const PROBES: [&str; 12] = [
+    "uid not 0",
+    "no capabilities",
+    "read-only root",
+    "data not writable",
+    "no TCP to the host gateway",
+    "no TCP to a public address",
+    "no DNS",
+    "pids limit holds",
+    "memory limit holds",
+    "no secret in the environment",
+    "no token on disk",
+    "Docker socket absent",
+];
+
+#[test]
+fn doctor_probe_runs_its_probes_in_the_sandbox_and_names_what_it_lacks() {
+    let workspace = TestWorkspace::sandbox();
+    let probed = workspace.hailer(&["doctor", "--probe"]);
+    let text = stdout(&probed);
+    let verdicts: Vec<(&str, bool)> = text
+        .lines()
+        .filter_map(|line| {
+            let line = line.trim_start();
+            let passed = line.starts_with("PASS");
+            (passed || line.starts_with("FAIL")).then(|| {
+                let probe = PROBES
+                    .iter()
+                    .find(|probe| line[4..].trim_start().starts_with(*probe))
+                    .copied()
+                    .unwrap_or(line);
+                (probe, passed)
+            })
+        })
+        .collect();
+    assert_eq!(
+        verdicts.iter().map(|(probe, _)| *probe).collect::<Vec<_>>(),
+        PROBES,
+        "{text}"
+    );
+    // The sandbox sets rlimits, not cgroup limits, which is what these two probes look for:
+    // they fail unless the machine gives more, and the table says so at its top.
+    let limits = ["pids limit holds", "memory limit holds"];
+    for (probe, passed) in &verdicts {
+        assert!(*passed || limits.contains(probe), "{probe} failed:\n{text}");
+    }
+    if verdicts.iter().any(|(_, passed)| !passed) {
+        assert!(
+            text.contains("This machine's sandbox does not give: "),
+            "{text}"
+        );
+        assert_eq!(probed.status.code(), Some(1), "{probed:?}");
+    }
+    // The kernel still answers after the probes.
+    assert_eq!(run(&workspace, "print(6 * 7)"), "42");
+    let _ = workspace.hailer(&["daemon", "stop"]);
+}
