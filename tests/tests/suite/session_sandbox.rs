@@ -312,3 +312,123 @@ fn doctor_probe_runs_its_probes_in_the_sandbox_and_names_what_it_lacks() {
     assert_eq!(run(&workspace, "print(6 * 7)"), "42");
     let _ = workspace.hailer(&["daemon", "stop"]);
 }
+
+/// Forks until the kernel may not (the docker limits test's fork bomb); prints the number of
+/// children and the refusal's errno.
+const FORK_BOMB: &str = r"
+import os, time
+children = []
+refused = None
+for _ in range(2000):
+    try:
+        pid = os.fork()
+    except OSError as error:
+        refused = error.errno
+        break
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.kill(pid, 9)
+for pid in children:
+    os.waitpid(pid, 0)
+print(len(children), refused)
+";
+
+/// The cases `session_docker` and `docker_limits` check of the docker kernel, on the sandbox.
+/// Differences: the kernel sees the host's paths (not `/work`); a notebook is written in place
+/// rather than copied back, so any file the code writes in the notebooks folder stays there
+/// (docker copies back notebooks only, never a `conftest.py`); the process limit is an rlimit
+/// rather than a cgroup's, which the kernel does not apply to the host's root, so the fork bomb
+/// runs only for another user.
+#[test]
+fn the_docker_kernel_s_containment_cases_hold_in_the_sandbox() {
+    let workspace = TestWorkspace::sandbox();
+    workspace.write("data/sales.csv", "region,amount\nnorth,10\n");
+    let data = workspace.path().canonicalize().unwrap().join("data");
+    assert_eq!(
+        run(
+            &workspace,
+            "import os; print(os.getcwd() == str(WORKSPACE), os.getuid() != 0, [f.name for f in data_files])"
+        ),
+        "True True ['sales.csv']"
+    );
+    assert_eq!(
+        run(&workspace, "print(DATA_DIR)"),
+        data.display().to_string()
+    );
+
+    // Charts are drawn inside: read-only root, no network, not root.
+    assert_eq!(
+        run(
+            &workspace,
+            "import altair as _alt\nimport polars as _pl\nfrom hailer_kernel import charts as _charts\nfrom marimo._output.formatting import try_format as _format\n_out = _format(_alt.Chart(_pl.DataFrame({'a': [1, 2]})).mark_bar().encode(x='a:N', y='a:Q'))\n_c = _charts.render(_out.mimetype, _out.data)\nprint(_c['image']['mimetype'] if _c and _c['image'] else 'not drawn')",
+        ),
+        "image/svg+xml"
+    );
+
+    // A notebook written in the kernel is in the notebooks folder; so is any other file there
+    // (the difference from docker's copy-back, which the README states).
+    let notebooks = workspace.path().canonicalize().unwrap().join("notebooks");
+    run(
+        &workspace,
+        &format!(
+            "open({:?}, 'w').write('import marimo\\napp = marimo.App()\\n'); open({:?}, 'w').write('import os')",
+            notebooks.join("made_in_kernel.py").display().to_string(),
+            notebooks.join("conftest.py").display().to_string(),
+        ),
+    );
+    assert!(
+        std::fs::read_to_string(notebooks.join("made_in_kernel.py"))
+            .unwrap()
+            .contains("marimo.App()")
+    );
+    assert!(notebooks.join("conftest.py").exists());
+    // The root is read-only; the rest of the workspace is not there: what the code writes
+    // beside the data and notebooks folders lands in the sandbox's private folders only.
+    assert_eq!(
+        attempt(&workspace, "", "open('/usr/hailer-was-here', 'w')"),
+        "OSError"
+    );
+    let settings = std::fs::read(workspace.path().join("hailer.toml")).unwrap();
+    assert_eq!(
+        attempt(
+            &workspace,
+            "",
+            "open(str(WORKSPACE / 'hailer.toml'), 'w').write('[kernel]')"
+        ),
+        "ok"
+    );
+    assert_eq!(
+        std::fs::read(workspace.path().join("hailer.toml")).unwrap(),
+        settings
+    );
+
+    // The process limit (256) and the per-process memory limit ([kernel] memory, 4g) are set.
+    assert_eq!(
+        run(
+            &workspace,
+            "import resource as _r; print(_r.getrlimit(_r.RLIMIT_NPROC), _r.getrlimit(_r.RLIMIT_DATA))"
+        ),
+        format!("(256, 256) ({0}, {0})", 4u64 << 30)
+    );
+    // The kernel does not hold a host root's processes to RLIMIT_NPROC (a user namespace
+    // changes nothing there): for root a fork bomb is not stopped, as the README says. For
+    // any other user it stops at the limit, and the kernel answers after.
+    if !nix::unistd::geteuid().is_root() {
+        let out = run(&workspace, FORK_BOMB);
+        let mut words = out.split_whitespace();
+        let children: usize = words.next().and_then(|n| n.parse().ok()).unwrap();
+        assert_eq!(
+            words.next(),
+            Some("11"),
+            "fork was not refused with EAGAIN: {out}"
+        );
+        assert!((1..256).contains(&children), "{children} children");
+        assert_eq!(run(&workspace, "print(1)"), "1");
+    }
+
+    assert_eq!(workspace.docker_objects(), Vec::<String>::new());
+    let _ = workspace.hailer(&["daemon", "stop"]);
+}
