@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use hailer_marimo::{PORT_PLACEHOLDER, Wrapper};
+use hailer_marimo::Wrapper;
 use hailer_sandbox::{Limits, SandboxPlan};
 
 use super::{KernelError, KernelSpec};
@@ -81,7 +81,7 @@ fn platform_wrapper(plan: &SandboxPlan) -> Result<Wrapper, KernelError> {
         args: vec![
             hailer_sandbox::LAUNCHER_SUBCOMMAND.to_owned(),
             plan,
-            PORT_PLACEHOLDER.to_owned(),
+            hailer_marimo::PORT_PLACEHOLDER.to_owned(),
             "--".to_owned(),
         ],
     })
@@ -95,7 +95,7 @@ fn platform_wrapper(plan: &SandboxPlan) -> Result<Wrapper, KernelError> {
         program: PathBuf::from(hailer_sandbox::seatbelt::SANDBOX_EXEC),
         args: vec![
             "-p".to_owned(),
-            hailer_sandbox::seatbelt::profile(plan, PORT_PLACEHOLDER, &temporary),
+            hailer_sandbox::seatbelt::profile(plan, hailer_marimo::PORT_PLACEHOLDER, &temporary),
         ],
     })
 }
