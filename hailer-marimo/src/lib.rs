@@ -33,7 +33,7 @@ pub use client::{
 pub use code_mode::{CellEdit, CellInfo, NewCell};
 pub use env_scrub::{ScrubbedEnv, scrub_environment};
 pub use error::{Error, Result};
-pub use launch::{LaunchOptions, MarimoServer, launch};
+pub use launch::{LaunchOptions, MarimoServer, PORT_PLACEHOLDER, Wrapper, launch};
 pub use progress::{Progress, Report};
 pub use python_env::{
     BasePython, Installer, InstallerChoice, ManagedVenv, Python, VenvRequest, choose_installer,

@@ -35,9 +35,18 @@ pub struct RunArgs {
     pub heartbeat_secs: u64,
 }
 
-/// The `hailerd` program: its arguments, a two-worker runtime, [`run`].
+/// The `hailerd` program: its arguments, a two-worker runtime, [`run`]. As `hailerd
+/// sandbox-exec ...` it is the sandbox runtime's launcher instead, which must start before any
+/// thread does.
 pub fn main() -> ExitCode {
     use clap::Parser as _;
+    #[cfg(target_os = "linux")]
+    if std::env::args_os().nth(1).as_deref()
+        == Some(std::ffi::OsStr::new(hailer_sandbox::LAUNCHER_SUBCOMMAND))
+    {
+        let code = hailer_sandbox::run_launcher(std::env::args_os().skip(2).collect());
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     let args = RunArgs::parse();
     if let Err(error) = crate::hardening::ensure_minimal_environment() {
         eprintln!("hailerd: {error:#}");

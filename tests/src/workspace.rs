@@ -81,6 +81,25 @@ impl TestWorkspace {
         workspace
     }
 
+    /// `hailer init --kernel sandbox` in a fresh folder, with the shared managed environment.
+    pub fn sandbox() -> Self {
+        Self::sandbox_with_env(Vec::new())
+    }
+
+    /// [`Self::sandbox`] with more client environment (planted secrets, say).
+    pub fn sandbox_with_env(env: Vec<(String, String)>) -> Self {
+        let mut env = env;
+        env.insert(0, crate::kernel_envs::setting());
+        let workspace = Self {
+            root: tempfile::tempdir().unwrap_or_else(|error| panic!("temp dir: {error}")),
+            home: tempfile::tempdir().unwrap_or_else(|error| panic!("temp dir: {error}")),
+            env,
+        };
+        let init = workspace.hailer(&["init", "--kernel", "sandbox"]);
+        assert!(init.status.success(), "hailer init failed: {init:?}");
+        workspace
+    }
+
     /// An unsafe-local workspace whose model is the scripted server at `base_url` (provider
     /// `scripted`, chat completions, streamed), with its key in the client's environment.
     pub fn scripted(base_url: &str) -> Self {

@@ -170,6 +170,17 @@ async fn kernel_note(home: &HailerHome, runtime: Runtime, image: &str) -> Kernel
         text,
         image_missing: false,
     };
+    if runtime == Runtime::Sandbox {
+        return note(if hailer_sandbox::offered() {
+            "Kernel: sandbox. Notebook code runs in your Python, in this system's own sandbox: \
+             no network, the data folder read-only, only the notebooks folder writable."
+                .to_owned()
+        } else {
+            "Kernel: sandbox, which this system does not offer: set runtime = \"docker\" under \
+             [kernel]."
+                .to_owned()
+        });
+    }
     if runtime == Runtime::UnsafeLocal {
         return note(
             "Kernel: unsafe-local. Notebook code will run as you, with your files and network; \
@@ -209,10 +220,16 @@ async fn kernel_note(home: &HailerHome, runtime: Runtime, image: &str) -> Kernel
         },
         Err(error) => format!("hailerd could not ask it ({error:#})"),
     };
+    let sandbox = if hailer_sandbox::offered() {
+        "; or set runtime = \"sandbox\" under [kernel] to run notebook code in this \
+         system's own sandbox (no network, data read-only, no Docker needed)"
+    } else {
+        ""
+    };
     note(format!(
         "Kernel: docker, but no Docker engine answers here: {why}.\n  \
          Install Docker Engine or Docker Desktop and start it, then run `hailer kernel \
-         pull`; or, if you accept that notebook code then runs as you, set runtime = \
+         pull`{sandbox}; or, if you accept that notebook code then runs as you, set runtime = \
          \"unsafe-local\" under [kernel]."
     ))
 }

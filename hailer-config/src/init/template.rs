@@ -7,6 +7,7 @@ pub fn hailer_toml(runtime: Runtime) -> String {
     let runtime_note = match runtime {
         Runtime::Docker => "isolated: no network, data read-only",
         Runtime::UnsafeLocal => "runs as you, with your files and network: NOT isolated",
+        Runtime::Sandbox => "your Python in the system's sandbox: no network, data read-only",
     };
     format!(
         r#"# hailer.toml: the settings of this Hailer workspace.
@@ -53,7 +54,7 @@ allowed_domains = []
 
 [kernel]
 runtime = "{runtime}"{padding}# {runtime_note}
-# The other choice is "{other}". The docker settings below do not apply to unsafe-local.
+# The other choices are {other}. The docker settings below apply to docker only.
 # image = ""                              # default: the published image of this Hailer's kernel contract
 # base_image = ""                         # hailer kernel build's base; default: the official Python image
 # memory = "4g"                           # memory limit (256m at least), without extra swap
@@ -73,10 +74,12 @@ runtime = "{runtime}"{padding}# {runtime_note}
 "#,
         runtime = runtime.word(),
         padding = " ".repeat(30usize.saturating_sub(runtime.word().len())),
-        other = match runtime {
-            Runtime::Docker => Runtime::UnsafeLocal.word(),
-            Runtime::UnsafeLocal => Runtime::Docker.word(),
-        },
+        other = Runtime::ALL
+            .iter()
+            .filter(|other| **other != runtime)
+            .map(|other| format!("\"{}\"", other.word()))
+            .collect::<Vec<_>>()
+            .join(" and "),
     )
 }
 

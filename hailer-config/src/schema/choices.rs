@@ -66,6 +66,9 @@ choice_enum! {
         Docker => "docker",
         /// As the user, in a local Python: not isolated.
         UnsafeLocal => "unsafe-local",
+        /// In unsafe-local's Python, confined by the system's own sandbox (Linux namespaces,
+        /// Landlock and seccomp; Seatbelt on macOS): no network, data read-only. Not on Windows.
+        Sandbox => "sandbox",
     }
 }
 

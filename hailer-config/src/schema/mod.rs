@@ -233,6 +233,11 @@ impl Config {
     pub fn kernel_line(&self, contract: &str) -> String {
         match self.kernel.runtime {
             Runtime::UnsafeLocal => "unsafe-local (runs as you; not isolated)".to_owned(),
+            Runtime::Sandbox => {
+                "sandbox (your Python in the system's sandbox; no network; data read-only; \
+                 only the notebooks writable)"
+                    .to_owned()
+            }
             Runtime::Docker => {
                 let network = if self.kernel.network {
                     "network on: the internet and this machine"

@@ -126,7 +126,7 @@ fn check_with(
                 );
             }
         }
-        Runtime::UnsafeLocal => {
+        Runtime::UnsafeLocal | Runtime::Sandbox => {
             if let Some(python) = config.kernel.python.as_ref().filter(|p| is_path_like(p))
                 && !python.is_file()
             {

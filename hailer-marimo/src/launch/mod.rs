@@ -49,7 +49,22 @@ pub struct LaunchOptions {
     pub preferred_port: u16,
     /// How long the server may take to become ready.
     pub ready_timeout: Duration,
+    /// A program that runs marimo for us (a sandbox): `None` runs Python directly.
+    pub wrapper: Option<Wrapper>,
 }
+
+/// A program that starts marimo's command line inside it: `program args... python -m marimo
+/// ...`. Each `{port}` in `args` becomes the port marimo is told to listen on.
+#[derive(Debug, Clone)]
+pub struct Wrapper {
+    /// The program.
+    pub program: PathBuf,
+    /// Its arguments before marimo's command line.
+    pub args: Vec<String>,
+}
+
+/// The placeholder of [`Wrapper::args`] that becomes the port.
+pub const PORT_PLACEHOLDER: &str = "{port}";
 
 impl LaunchOptions {
     /// Options with marimo's usual port and a 60 s readiness limit.
@@ -66,6 +81,7 @@ impl LaunchOptions {
             env,
             preferred_port: DEFAULT_PORT,
             ready_timeout: Duration::from_secs(60),
+            wrapper: None,
         }
     }
 }
@@ -127,7 +143,21 @@ fn spawn_server(
             e,
         )
     })?;
-    let mut command = Command::new(&options.python);
+    let mut command = match &options.wrapper {
+        Some(wrapper) => {
+            let mut command = Command::new(&wrapper.program);
+            command
+                .args(
+                    wrapper
+                        .args
+                        .iter()
+                        .map(|arg| arg.replace(PORT_PLACEHOLDER, &port.to_string())),
+                )
+                .arg(&options.python);
+            command
+        }
+        None => Command::new(&options.python),
+    };
     command
         .args(["-m", "marimo", "edit"])
         .arg(notebooks_argument(workspace, &options.notebooks_dir))

@@ -4,8 +4,8 @@
 
 use hailer_config::{Loaded, Runtime};
 
-/// The workspace's folders as the kernel sees them (docker: `/work/...`; unsafe-local: the
-/// host's paths).
+/// The workspace's folders as the kernel sees them (docker: `/work/...`; unsafe-local and
+/// sandbox: the host's paths).
 pub(super) struct KernelPaths {
     pub workspace: String,
     pub data: String,
@@ -21,7 +21,7 @@ impl KernelPaths {
                 data: "/work/data".to_owned(),
                 notebooks: "/work/notebooks".to_owned(),
             },
-            Runtime::UnsafeLocal => Self {
+            Runtime::UnsafeLocal | Runtime::Sandbox => Self {
                 workspace: loaded.workspace.root.display().to_string(),
                 data: config.hailer.data_dir.display().to_string(),
                 notebooks: config.hailer.notebooks_dir.display().to_string(),
@@ -85,6 +85,11 @@ read-only, /tmp is scratch space, and packages cannot be installed."
         Runtime::UnsafeLocal => {
             "The kernel runs on the user's machine as the user (unsafe-local): it can reach their \
 files and network, so be careful. Write only into the notebooks folder or /tmp."
+        }
+        Runtime::Sandbox => {
+            "The kernel runs in a sandbox on the user's machine: no network, the data folder is \
+read-only, only the notebooks folder, the home folder and /tmp are writable (home and /tmp are \
+private scratch space), and packages cannot be installed."
         }
     };
     format!(

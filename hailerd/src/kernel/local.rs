@@ -1,4 +1,5 @@
-//! The unsafe-local runtime: marimo in a managed Python environment, as the user.
+//! The unsafe-local runtime: marimo in a managed Python environment, as the user; and the
+//! sandbox runtime, the same launch inside the system's sandbox (`super::sandbox`).
 
 use std::path::{Path, PathBuf};
 
@@ -54,8 +55,18 @@ pub(super) async fn start(
     progress: hailer_marimo::Progress<'_>,
 ) -> Result<LocalServer, KernelError> {
     let python = venv_python(spec, progress).await?;
+    let sandboxed = spec.runtime == hailer_config::Runtime::Sandbox;
+    let wrapper = if sandboxed {
+        super::sandbox::mark_notebooks_written(&spec.workspace);
+        Some(super::sandbox::wrapper(spec, &python)?)
+    } else {
+        None
+    };
     let withheld: Vec<&str> = spec.withheld_names.iter().map(String::as_str).collect();
     let mut env = hailer_marimo::scrub_environment(spec.base_env.clone(), &withheld);
+    if sandboxed {
+        env.vars = super::sandbox::environment(std::mem::take(&mut env.vars));
+    }
     // The starter notebook's DATA_DIR and data_files: the data folder hailer.toml names, the
     // one the agent is told about, and never one the daemon's own environment happened to set.
     env.vars.insert(
@@ -64,15 +75,21 @@ pub(super) async fn start(
     );
     tracing::info!(
         withheld = env.withheld_count(),
-        "starting an unsafe-local kernel"
+        runtime = %spec.runtime,
+        "starting a local kernel"
     );
-    progress(hailer_marimo::Report::Note("Starting marimo"));
-    let options = LaunchOptions::new(
+    progress(hailer_marimo::Report::Note(if sandboxed {
+        "Starting marimo in the sandbox"
+    } else {
+        "Starting marimo"
+    }));
+    let mut options = LaunchOptions::new(
         python.clone(),
         spec.workspace.clone(),
         spec.notebooks_dir.clone(),
         env,
     );
+    options.wrapper = wrapper;
     let server = hailer_marimo::launch(&options).await?;
     let client = server.client()?;
     let record = super::local_leftovers::remember(&spec.data_dir, server.pid());

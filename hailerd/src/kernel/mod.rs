@@ -1,7 +1,8 @@
 //! A session's kernel: one marimo server, started for the session and stopped with it.
 //!
-//! Two runtimes: docker (the default: an isolated container that works on copies of the
-//! notebooks) and unsafe-local (a child process running as the user). Without a usable Docker a
+//! Three runtimes: docker (the default: an isolated container that works on copies of the
+//! notebooks), unsafe-local (a child process running as the user) and sandbox (unsafe-local's
+//! environment, started in the system's sandbox with the notebooks folder writable in place). Without a usable Docker a
 //! docker start fails; it never falls back to running code on this machine.
 
 mod docker;
@@ -13,6 +14,7 @@ pub(crate) mod local_leftovers;
 #[cfg(windows)]
 #[path = "local_leftovers_windows.rs"]
 pub(crate) mod local_leftovers;
+pub(crate) mod sandbox;
 
 pub(crate) use local::managed_venv;
 mod value_as_text;
@@ -50,6 +52,8 @@ pub(crate) struct KernelSpec {
     /// The workspace's data folder (`[hailer] data_dir`): the unsafe-local kernel's `DATA_DIR`
     /// (through `HAILER_DATA_DIR`), the folder a docker kernel mounts read-only.
     pub workspace_data: PathBuf,
+    /// The memory limit (`[kernel] memory`): the docker container's, each sandboxed process's.
+    pub memory: hailer_config::MemoryLimit,
     /// Settings of the docker runtime; `None` for unsafe-local.
     pub docker: Option<DockerSettings>,
     /// The environment the kernel starts from, before secrets are withheld.
@@ -194,7 +198,7 @@ impl Kernel {
                     started_at: std::time::Instant::now(),
                 })
             }
-            Runtime::UnsafeLocal => {
+            Runtime::UnsafeLocal | Runtime::Sandbox => {
                 let server = local::start(spec, progress).await?;
                 Ok(Self {
                     client: server.client.clone(),

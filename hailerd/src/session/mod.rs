@@ -309,6 +309,13 @@ fn record_kernel_start(
             if docker.network { "on" } else { "off" }
         ));
     }
+    if spec.runtime == hailer_config::Runtime::Sandbox {
+        detail.push_str(&format!(
+            "; {}; memory {} per process",
+            crate::kernel::sandbox::isolation(),
+            spec.memory.written
+        ));
+    }
     if let Some(error) = error {
         detail.push_str(&format!("; did not start: {error}"));
     }

@@ -495,6 +495,7 @@ impl Session {
             data_dir: self.folders.data.clone(),
             kernel_envs: self.folders.kernel_envs.clone(),
             workspace_data: config.hailer.data_dir.clone(),
+            memory: config.kernel.memory.clone(),
             docker: (config.kernel.runtime == Runtime::Docker).then(|| {
                 crate::kernel::DockerSettings {
                     image: env_path("HAILER_KERNEL_IMAGE")

@@ -7,7 +7,9 @@
 //! that same environment doing the same work by hand: spawn to `/health`, one `/sse`
 //! kernel-ready, `instantiate` with the cells run, and the same code through
 //! `/api/kernel/execute` to its `done`. The daemon is running (started before the clock, as it
-//! usually is); the session and its kernel are not.
+//! usually is); the session and its kernel are not. The same cold turn on the sandbox runtime
+//! (the same environment, started in the sandbox) is measured in the same run, against the
+//! unsafe-local one.
 //!
 //! Needs the test wheelhouse (scripts/test-prereqs.sh) and a Python 3.11+ on `PATH`. Run it on
 //! release builds: `cargo build --release --bins && target/release/bench-first-answer --samples 7`.
@@ -85,7 +87,8 @@ fn main() {
         .unwrap_or(7);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let mut script = Script::new();
-    for _ in 0..samples {
+    // Each sample answers twice: once on unsafe-local, once on the sandbox.
+    for _ in 0..samples * 2 {
         script = script
             .reply(Reply::tool_call(
                 "marimo_execute",
@@ -136,6 +139,7 @@ fn main() {
     let mut floors = Vec::new();
     let mut firsts = Vec::new();
     let mut dones = Vec::new();
+    let mut sandboxed = Vec::new();
     for _ in 0..samples {
         // A fresh workspace each time: its session and kernel start cold.
         let mut workspace = TestWorkspace::scripted(&model.base_url());
@@ -146,6 +150,17 @@ fn main() {
         let (first, done) = first_answer(&workspace);
         firsts.push(first);
         dones.push(done);
+        let _ = workspace.hailer(&["daemon", "stop"]);
+
+        let mut workspace = TestWorkspace::scripted(&model.base_url());
+        on_default_path(&mut workspace);
+        let toml = std::fs::read_to_string(workspace.path().join("hailer.toml")).unwrap();
+        let toml = toml.replacen("runtime = \"unsafe-local\"", "runtime = \"sandbox\"", 1);
+        assert!(toml.contains("runtime = \"sandbox\""), "{toml}");
+        workspace.write("hailer.toml", &toml);
+        workspace.trust();
+        assert!(workspace.hailer(&["daemon", "start"]).status.success());
+        sandboxed.push(first_answer(&workspace).0);
         let _ = workspace.hailer(&["daemon", "stop"]);
     }
 
@@ -171,10 +186,25 @@ fn main() {
         "  hailer run: start to exit                             {}",
         ms(done)
     );
+    let sandboxed = median(sandboxed);
+    println!(
+        "  sandbox: start to the answer's first byte             {}",
+        ms(sandboxed)
+    );
+    println!(
+        "  ratio to unsafe-local                                 {:.2}   target <= 1.1",
+        sandboxed.as_secs_f64() / first.as_secs_f64()
+    );
     hailer_tests::bench_row(
         "first answer, cold unsafe-local kernel, starter notebook",
         &ms(first),
         &ms(floor),
         "<= 1.1 x floor",
+    );
+    hailer_tests::bench_row(
+        "first answer, cold sandbox kernel, against unsafe-local",
+        &ms(sandboxed),
+        &ms(first),
+        "<= 1.1 x unsafe-local",
     );
 }

@@ -33,6 +33,7 @@ mod notebook_in_browser;
 mod sandbox_gate;
 mod session_docker;
 mod session_local;
+mod session_sandbox;
 mod session_setup_progress;
 mod trust_seams;
 mod turn_control;

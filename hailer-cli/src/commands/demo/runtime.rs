@@ -20,6 +20,14 @@ pub(super) async fn choose(
                 .to_owned(),
         ));
     }
+    if requested == Some(Runtime::Sandbox) {
+        return Ok((
+            Runtime::Sandbox,
+            "sandbox, as you asked: notebook code runs in your Python, in this system's own \
+             sandbox (no network, data read-only)"
+                .to_owned(),
+        ));
+    }
     let image = std::env::var("HAILER_KERNEL_IMAGE")
         .ok()
         .filter(|image| !image.trim().is_empty())

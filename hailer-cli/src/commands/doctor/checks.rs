@@ -134,6 +134,9 @@ fn kernel_row(problems: &[&Problem], loaded: &Loaded) -> Row {
     let line = loaded.config.kernel_line(&hailer_kernel_bundle::contract());
     match loaded.config.kernel.runtime {
         Runtime::Docker => Row::new("kernel", Verdict::Ok, line),
+        Runtime::Sandbox if !hailer_sandbox::offered() => Row::new("kernel", Verdict::Fail, line)
+            .hint("The sandbox runtime is not offered on this system; write runtime = \"docker\" under [kernel] in hailer.toml."),
+        Runtime::Sandbox => Row::new("kernel", Verdict::Ok, line),
         Runtime::UnsafeLocal => Row::new("kernel", Verdict::Warn, line)
             .hint("Notebook code runs as you, with your files; secret-looking environment variables are withheld from it.")
             .hint("For isolation, write runtime = \"docker\" under [kernel] in hailer.toml."),

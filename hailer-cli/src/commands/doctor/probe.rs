@@ -110,7 +110,8 @@ fn parse(response: &ExecResponse) -> anyhow::Result<Vec<ProbeResult>> {
     serde_json::from_str(line).context("the kernel's probe results are not readable")
 }
 
-/// One line per probe; under unsafe-local, first a plain statement of what is missing.
+/// One line per probe; under unsafe-local, first a plain statement of what is missing, and under
+/// the sandbox, what this machine's sandbox does not give.
 pub(crate) fn table(runtime: &str, kernel: &str, results: &[ProbeResult]) -> String {
     let mut out = format!("Hailer doctor --probe: {kernel}\n");
     let failed: Vec<&str> = results
@@ -129,6 +130,11 @@ pub(crate) fn table(runtime: &str, kernel: &str, results: &[ProbeResult]) -> Str
                 failed.join(", ")
             ));
         }
+    } else if runtime == "sandbox" && !failed.is_empty() {
+        out.push_str(&format!(
+            "  This machine's sandbox does not give: {}.\n",
+            failed.join(", ")
+        ));
     }
     for result in results {
         out.push_str(&format!(
