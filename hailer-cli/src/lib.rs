@@ -183,6 +183,13 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             return commands::exec::run(&home, &flags, source, notebook, timeout).await;
         }
+        Command::Mcp { kernel } => {
+            let flags = session_client::SessionFlags {
+                kernel,
+                ..session_flags
+            };
+            return commands::mcp::run(&HailerHome::from_env()?, flags).await;
+        }
         Command::Trust { show, revoke } => {
             let overrides = hailer_config::Overrides {
                 workspace: cli.workspace,
