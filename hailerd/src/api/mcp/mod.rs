@@ -18,6 +18,21 @@ use super::ApiError;
 use crate::daemon_state::Daemon;
 
 /// Answers one MCP message sent to the session `id`.
+#[utoipa::path(
+    post, path = "/v1/sessions/{id}/mcp", tag = "mcp", operation_id = "mcp_message",
+    params(("id" = String, Path, description = "Session id")),
+    request_body(
+        content = Object, content_type = "application/json",
+        description = "One JSON-RPC message of the Model Context Protocol (Streamable HTTP \
+                       transport; send `Accept: application/json, text/event-stream`)"
+    ),
+    responses(
+        (status = 200, description = "The JSON-RPC reply", body = Object),
+        (status = 202, description = "A notification, taken"),
+        (status = 404, body = hailer_protocol::ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
 pub(super) async fn serve(
     State(daemon): State<Daemon>,
     Path(id): Path<String>,
