@@ -150,7 +150,12 @@ fn replies_of(reply: &Reply, id: Option<&Value>) -> Vec<String> {
     }
     if let Ok(message) = serde_json::from_str::<Value>(text) {
         if message.get("jsonrpc").is_some() || message.is_array() {
-            return vec![message.to_string()];
+            // As sent, unless it spans lines: the stdio transport is one message a line.
+            return vec![if text.contains('\n') {
+                message.to_string()
+            } else {
+                text.to_owned()
+            }];
         }
         let said = reply
             .error_body()
