@@ -69,6 +69,7 @@ run chat "$bin/bench-chat" --samples "$(samples 3 9)"
 run tools "$bin/bench-tools" --samples "$(samples 3 9)"
 run fanout "$bin/bench-fanout"
 run audit "$bin/bench-audit"
+run mcp "$bin/bench-mcp" --samples "$(samples 5 15)"
 run install-local "$bin/bench-install-local" --samples "$(samples 1 3)"
 run docker "$bin/examples/docker_bench" "$(samples 1 3)"
 # The managed environment the session benchmark's daemons used (the tests' shared one).

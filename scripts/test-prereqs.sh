@@ -16,7 +16,9 @@
 #   openapi-spec-validator, websockets: the API's testers);
 # - with --base-image, also makes the Docker image hailer-base:trixie (Debian 13, Python 3.13;
 #   scripts/make-base-image.sh) and starts an image registry on loopback
-#   (scripts/start-test-registry.sh).
+#   (scripts/start-test-registry.sh);
+# - installs the LiteLLM proxy (scripts/install-test-gateway.sh) and the official Python MCP
+#   client (scripts/install-test-mcp-client.sh), each in a venv of its own.
 #
 # Progress goes to standard error. Standard output gets only `export NAME=value` lines, which are
 # also written to .cache/test-env.sh, so either of these sets up a shell for the tests:
@@ -237,6 +239,7 @@ if [ "$with_base_image" -eq 1 ]; then
 fi
 
 gateway="$("$ROOT/scripts/install-test-gateway.sh" "$CACHE" "$PYTHON" 9>&-)"
+mcp_client="$("$ROOT/scripts/install-test-mcp-client.sh" "$CACHE" "$PYTHON" 9>&-)"
 
 # The cross checks: rustup's targets, the build tools, and the DLL Wine 8 lacks.
 installed_targets="$(rustup target list --installed 2>/dev/null || true)"
@@ -292,6 +295,7 @@ exports=(
     "HAILER_TEST_CHROMEDRIVER=$chromedriver_path"
     "HAILER_TEST_TMUX=$tmux_path"
     "HAILER_TEST_LITELLM=$gateway"
+    "HAILER_TEST_MCP_PYTHON=$mcp_client"
     "HAILER_TEST_BUILD_VENV=$BUILD_VENV"
     "HAILER_TEST_API_VENV=$API_VENV"
     "HAILER_TEST_WINE_DLL=$WINE_DLL"

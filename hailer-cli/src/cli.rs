@@ -14,6 +14,7 @@ use clap::{Parser, Subcommand};
         hailer config check              list what is wrong with hailer.toml\n  \
         hailer trust                     review and apply a cloned workspace's programs and endpoints\n  \
         hailer exec -c 'print(6*7)'      run code in the workspace's kernel\n  \
+        hailer mcp                       the kernel and tools for another agent (MCP)\n  \
         hailer run \"what drove March?\"   ask one question, print the answer\n  \
         hailer open                      chat in the browser\n  \
         hailer kernel build              build the docker kernel's image here\n  \
@@ -150,6 +151,13 @@ pub(crate) enum Command {
         #[arg(long, value_name = "SECS",
               value_parser = clap::value_parser!(u64).range(1..=hailer_protocol::MAX_EXEC_TIMEOUT_SECS))]
         timeout: Option<u64>,
+        /// The kernel runtime for a new session: docker or unsafe-local.
+        #[arg(long, value_name = "RUNTIME")]
+        kernel: Option<String>,
+    },
+    /// Serve the workspace's kernel and tools to another agent over MCP (standard input and
+    /// output): its runs are isolated, audited and left in the notebook like the chat's.
+    Mcp {
         /// The kernel runtime for a new session: docker or unsafe-local.
         #[arg(long, value_name = "RUNTIME")]
         kernel: Option<String>,

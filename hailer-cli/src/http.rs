@@ -97,6 +97,24 @@ impl Endpoint {
         self.send("POST", path, Some(body), timeout).await
     }
 
+    /// Posts a JSON-RPC message of the Model Context Protocol as it came (`body`), taking a
+    /// JSON reply or an event stream, as the protocol's Streamable HTTP transport asks.
+    pub(crate) async fn post_mcp(
+        &self,
+        path: &str,
+        body: Vec<u8>,
+        timeout: Duration,
+    ) -> anyhow::Result<Reply> {
+        let mut request = self.request("POST", path, Some(body))?;
+        request.headers_mut().insert(
+            hyper::header::ACCEPT,
+            hyper::header::HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        tokio::time::timeout(timeout, self.exchange_request(request))
+            .await
+            .with_context(|| format!("hailerd did not answer {path} within {timeout:?}"))?
+    }
+
     /// Posts `body` and hands each line of a streamed reply to `on_line` as it arrives; a
     /// refusal is the daemon's error. There is no time limit: the caller's Ctrl+C ends it.
     pub(crate) async fn post_lines<B: Serialize>(
@@ -174,12 +192,16 @@ impl Endpoint {
         path: &str,
         body: Option<Vec<u8>>,
     ) -> anyhow::Result<Reply> {
+        let request = self.request(method, path, body)?;
+        self.exchange_request(request).await
+    }
+
+    async fn exchange_request(&self, request: Request<Full<Bytes>>) -> anyhow::Result<Reply> {
         let stream = TcpStream::connect(("127.0.0.1", self.port)).await?;
         stream.set_nodelay(true)?;
         let (mut sender, connection) =
             hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
         let driver = tokio::spawn(connection);
-        let request = self.request(method, path, body)?;
         let response = sender.send_request(request).await?;
         let status = response.status().as_u16();
         let body = response.into_body().collect().await?.to_bytes();

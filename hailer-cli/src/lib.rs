@@ -188,6 +188,13 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             return commands::exec::run(&home, &flags, source, notebook, timeout).await;
         }
+        Command::Mcp { kernel } => {
+            let flags = session_client::SessionFlags {
+                kernel,
+                ..session_flags
+            };
+            return commands::mcp::run(&HailerHome::from_env()?, flags).await;
+        }
         Command::Trust { show, revoke, yes } => {
             let overrides = hailer_config::Overrides {
                 workspace: cli.workspace,

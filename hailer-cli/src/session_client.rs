@@ -56,7 +56,17 @@ pub(crate) async fn start(
     endpoint: &Endpoint,
     flags: &SessionFlags,
 ) -> anyhow::Result<StartSessionResponse> {
+    start_as(endpoint, flags, "terminal").await
+}
+
+/// Starts or attaches to the workspace's session as the client named `client`.
+pub(crate) async fn start_as(
+    endpoint: &Endpoint,
+    flags: &SessionFlags,
+    client: &str,
+) -> anyhow::Result<StartSessionResponse> {
     let mut params = start_params(flags)?;
+    client.clone_into(&mut params.client);
     let reply = endpoint
         .post("/v1/sessions", &params, START_TIMEOUT)
         .await?;

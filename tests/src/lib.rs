@@ -12,6 +12,7 @@ pub mod job_log;
 pub mod kernel_envs;
 pub mod live;
 pub mod marimo_floor;
+pub mod mcp_client;
 pub mod prereqs;
 pub mod relay;
 pub mod running;

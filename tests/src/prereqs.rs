@@ -100,6 +100,17 @@ pub fn registry() -> String {
     address.to_string_lossy().into_owned()
 }
 
+/// The Python that has the official MCP client (`scripts/install-test-mcp-client.sh`).
+pub fn mcp_python() -> PathBuf {
+    let path = required("HAILER_TEST_MCP_PYTHON");
+    assert!(
+        path.is_file(),
+        "{} is missing: run `bash scripts/test-prereqs.sh` again (it installs the MCP client)",
+        path.display()
+    );
+    path
+}
+
 /// The `litellm` program of the LiteLLM proxy (`scripts/install-test-gateway.sh`).
 pub fn litellm() -> PathBuf {
     let path = required("HAILER_TEST_LITELLM");

@@ -15,6 +15,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 pub use cap::{DEFAULT_MAX_TOOL_OUTPUT_CHARS, cap_output};
+pub(crate) use registry::stopped_unexpectedly;
 pub use registry::{DuplicateTool, ToolRegistry};
 
 /// The argument schema of a tool that takes none: `{"type": "object"}`.
@@ -37,6 +38,9 @@ pub struct ToolContext {
     /// Cancelled when the turn is cancelled: a long-running tool should stop (for example,
     /// interrupt the kernel) and return promptly.
     pub cancel: CancellationToken,
+    /// The client that called the tool itself, outside any turn (an MCP client); `None` for a
+    /// call the model made in a turn. Records of what the call did name it.
+    pub client: Option<String>,
 }
 
 impl ToolContext {
@@ -45,6 +49,19 @@ impl ToolContext {
         Self {
             call_id: call_id.into(),
             cancel,
+            client: None,
+        }
+    }
+
+    /// The context of a call that `client` made directly, outside any turn.
+    pub fn for_client(
+        call_id: impl Into<String>,
+        cancel: CancellationToken,
+        client: impl Into<String>,
+    ) -> Self {
+        Self {
+            client: Some(client.into()),
+            ..Self::new(call_id, cancel)
         }
     }
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use hailer_model::ToolSpec;
 
-use super::{DynTool, Tool};
+use super::{DynTool, Tool, ToolContext, tool_error};
 
 /// Two tools with one name: the model could not tell them apart.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -38,6 +38,14 @@ impl RegisteredTool {
     pub(crate) fn get(&self) -> &dyn DynTool {
         self.0.as_ref()
     }
+}
+
+/// The result of a tool whose task ended without an answer (it panicked).
+pub(crate) fn stopped_unexpectedly(name: &str) -> String {
+    tool_error(
+        &format!("the tool {name} stopped unexpectedly."),
+        "Try again with other arguments, or reach the goal another way.",
+    )
 }
 
 impl ToolRegistry {
@@ -87,6 +95,31 @@ impl ToolRegistry {
             .iter()
             .find(|entry| entry.spec.name == name)
             .map(|entry| &entry.spec)
+    }
+
+    /// Runs the tool named exactly `name` with `arguments` (a JSON object) on a task of its
+    /// own, as a turn does, and answers its text: for a name no tool has, or a tool that
+    /// stopped unexpectedly, the same error text a turn gives the model.
+    pub async fn call(&self, name: &str, arguments: serde_json::Value, ctx: ToolContext) -> String {
+        let Some(tool) = self.get(name) else {
+            return self.unknown_tool(name);
+        };
+        let task = tokio::spawn(async move { tool.get().call_boxed(arguments, &ctx).await });
+        match task.await {
+            Ok(text) => text,
+            Err(failure) => {
+                tracing::warn!(tool = %name, %failure, "a tool stopped unexpectedly");
+                stopped_unexpectedly(name)
+            }
+        }
+    }
+
+    /// The result of calling a tool by a name none has: the names there are.
+    pub(crate) fn unknown_tool(&self, name: &str) -> String {
+        tool_error(
+            &format!("there is no tool named '{name}'."),
+            &format!("The tools are: {}.", self.names().join(", ")),
+        )
     }
 
     pub(crate) fn get(&self, name: &str) -> Option<RegisteredTool> {

@@ -136,10 +136,7 @@ impl Batch<'_> {
                 code: call_code(call),
             });
             let Some(tool) = self.tools.get(&call.name) else {
-                let output = tool_error(
-                    &format!("there is no tool named '{}'.", call.name),
-                    &format!("The tools are: {}.", self.tools.names().join(", ")),
-                );
+                let output = self.tools.unknown_tool(&call.name);
                 self.finished(call, &output);
                 outputs[index] = Some(output);
                 continue;
@@ -181,10 +178,7 @@ impl Batch<'_> {
                 Ok(text) => cap_output(&text, self.max_output_chars),
                 Err(failure) => {
                     tracing::warn!(tool = %call.name, %failure, "a tool stopped unexpectedly");
-                    tool_error(
-                        &format!("the tool {} stopped unexpectedly.", call.name),
-                        "Try again with other arguments, or reach the goal another way.",
-                    )
+                    crate::tool::stopped_unexpectedly(&call.name)
                 }
             };
             self.finished(call, &output);

@@ -11,6 +11,7 @@ pub(crate) mod init;
 pub(crate) mod kernel;
 pub(crate) mod kernel_ready;
 pub(crate) mod login;
+pub(crate) mod mcp;
 pub(crate) mod open;
 pub(crate) mod run;
 pub(crate) mod status;

@@ -18,6 +18,7 @@ mod tools_workspace;
 
 pub(crate) use prompt_context::turn_message;
 pub(crate) use session_link::{factory, of};
+pub(crate) use tools::may_change_notebooks;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
@@ -282,14 +283,7 @@ impl Agent {
         session.apply_kernel_settings(&loaded, false).await?;
         let config = &loaded.config;
         let settings = turn_settings(config);
-        let tools = kernel_tools(Arc::downgrade(session), settings.max_tool_output_chars)
-            .and_then(|mut tools| {
-                tools_workspace::register(&mut tools, config, &session.audit)?;
-                Ok(tools)
-            })
-            .map_err(|duplicate| {
-                SessionError::Invalid(format!("two tools share the name {}", duplicate.0))
-            })?;
+        let tools = session_tools(session, config)?;
         let instructions =
             prompt_context::instructions_for_turn(&prompt::system_prompt(&loaded), session);
         Ok(TurnParts {
@@ -532,6 +526,28 @@ fn prepare(
         },
         notice,
     ))
+}
+
+/// Every tool of the session under `config`, in the order the model is offered them: a turn
+/// runs with these, and an MCP client is offered the same ones.
+pub(crate) fn session_tools(
+    session: &Arc<Session>,
+    config: &hailer_config::Config,
+) -> Result<ToolRegistry, SessionError> {
+    let max_output_chars = turn_settings(config).max_tool_output_chars;
+    kernel_tools(Arc::downgrade(session), max_output_chars)
+        .and_then(|mut tools| {
+            tools_workspace::register(&mut tools, config, &session.audit)?;
+            Ok(tools)
+        })
+        .map_err(|duplicate| {
+            SessionError::Invalid(format!("two tools share the name {}", duplicate.0))
+        })
+}
+
+/// The most characters of a tool's result that `config` lets a caller see.
+pub(crate) fn max_tool_output_chars(config: &hailer_config::Config) -> usize {
+    turn_settings(config).max_tool_output_chars
 }
 
 /// The session's tools, in the order the model is offered them: the kernel, the cells, the

@@ -102,7 +102,8 @@ appended. Stops after 300 s."
         } else {
             None
         };
-        let run = session.run_code(&kernel, &notebook, &code, EXECUTE_TIMEOUT, None);
+        let client = ctx.client.as_deref();
+        let run = session.run_code(&kernel, &notebook, &code, EXECUTE_TIMEOUT, client);
         let outcome = tokio::select! {
             outcome = run => outcome,
             () = ctx.cancel.cancelled() => {
@@ -126,7 +127,8 @@ appended. Stops after 300 s."
         let Some(before) = before else {
             return text;
         };
-        let changes = tools_cells::changes_since(&session, &kernel, &notebook, &before).await;
+        let changes =
+            tools_cells::changes_since(&session, &kernel, &notebook, &before, client).await;
         let shown =
             tools_charts::publish(&session, &kernel, &notebook, &changes.charts, &ctx.call_id)
                 .await;
@@ -145,6 +147,20 @@ appended. Stops after 300 s."
             }
             None => text,
         }
+    }
+}
+
+/// Whether the call of the tool `name` with `arguments` may change a notebook's file: code that
+/// uses code mode, or a notebook created, opened or closed. A caller outside a turn copies a
+/// docker kernel's notebooks back after such a call, as the end of a turn does.
+pub(crate) fn may_change_notebooks(name: &str, arguments: &Value) -> bool {
+    match name {
+        "marimo_execute" => arguments
+            .get("code")
+            .and_then(Value::as_str)
+            .is_some_and(uses_code_mode),
+        "notebook_create" | "notebook_open" | "notebook_close" => true,
+        _ => false,
     }
 }
 

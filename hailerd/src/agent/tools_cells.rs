@@ -72,12 +72,14 @@ pub(super) struct Changes {
 }
 
 /// The changes since `before`: every created or edited cell is recorded in the audit trail,
-/// checked when checks are on, and the cells showing a new chart are named.
+/// checked when checks are on, and the cells showing a new chart are named. `client` as for
+/// [`crate::audit::Audit::entry`].
 pub(super) async fn changes_since(
     session: &Session,
     kernel: &Kernel,
     notebook: &Path,
     before: &[CellSnapshot],
+    client: Option<&str>,
 ) -> Changes {
     let checkers = checkers(session, kernel);
     let options = SnapshotOptions {
@@ -105,7 +107,14 @@ pub(super) async fn changes_since(
             charts,
         };
     }
-    record_cells(session, kernel, notebook, before, &after, &changed);
+    record_cells(
+        session,
+        kernel,
+        notebook,
+        (before, &after),
+        &changed,
+        client,
+    );
     let report = if checkers.any() {
         let scope = checks::count_cells(changed.len(), "changed");
         Some(checks::check(&after, &changed, &scope, &checkers).await)
@@ -135,9 +144,9 @@ fn record_cells(
     session: &Session,
     kernel: &Kernel,
     notebook: &Path,
-    before: &[CellSnapshot],
-    after: &[CellSnapshot],
+    (before, after): (&[CellSnapshot], &[CellSnapshot]),
     changed: &BTreeSet<String>,
+    client: Option<&str>,
 ) {
     let name = kernel.relative_name(notebook);
     for cell in after.iter().filter(|cell| changed.contains(&cell.id)) {
@@ -146,7 +155,9 @@ fn record_cells(
         } else {
             "created"
         };
-        let mut entry = session.audit.entry(hailer_protocol::AuditKind::Cell, None);
+        let mut entry = session
+            .audit
+            .entry(hailer_protocol::AuditKind::Cell, client);
         entry.notebook = Some(name.clone());
         entry.code = Some(cell.code.clone());
         entry.outcome = Some(hailer_protocol::AuditOutcome::Ok);

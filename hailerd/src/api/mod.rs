@@ -13,6 +13,7 @@ mod json_body;
 mod json_errors;
 mod kernel_log;
 mod kernel_routes;
+mod mcp;
 pub(crate) mod openapi;
 mod render;
 mod session_events;
@@ -26,7 +27,7 @@ mod ws_upgrade;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::middleware::from_fn_with_state;
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 
 pub(crate) use error::ApiError;
 
@@ -106,6 +107,7 @@ pub(crate) fn router(daemon: Daemon) -> Router {
         .route("/sessions/{id}/skills", get(workspace_routes::skills))
         .route("/sessions/{id}/prompts", get(workspace_routes::prompts))
         .route("/sessions/{id}/audit", get(audit_routes::list))
+        .route("/sessions/{id}/mcp", any(mcp::serve))
         .fallback(|| async { ApiError::NotFound("no such API route".to_owned()) })
         .layer(limit(CLIENT_BODY))
         .layer(from_fn_with_state(daemon.clone(), guard::require_token));

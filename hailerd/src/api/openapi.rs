@@ -40,6 +40,7 @@ use utoipa::{Modify, OpenApi};
         super::workspace_routes::prompts,
         super::render::render,
         super::audit_routes::list,
+        super::mcp::serve,
         document,
     ),
     components(schemas(

@@ -84,6 +84,11 @@ impl ChartBook {
 }
 
 impl Session {
+    /// The charts the tool call `call_id` made, with their pictures, in the order they were made.
+    pub(crate) fn charts_of_call(&self, call_id: &str) -> Vec<Chart> {
+        self.charts.of_calls(&[call_id])
+    }
+
     /// Sends `chart`, made by the tool call `call_id` of the running turn, to every client.
     pub(crate) fn publish_chart(&self, call_id: &str, chart: Chart) {
         let (turn, chart) = self.charts.keep(call_id, chart);

@@ -28,6 +28,7 @@ mod kernel_install_local;
 mod kernel_job_progress;
 mod live_session;
 mod login;
+mod mcp_server;
 mod model_judgement;
 mod notebook_in_browser;
 mod sandbox_gate;

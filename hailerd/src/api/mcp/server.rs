@@ -1,0 +1,132 @@
+//! The MCP server of one session: the session's agent tools, offered to another agent under
+//! the names, descriptions and argument schemas the model reads, and run by the same code.
+
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+
+use hailer_agent::ToolContext;
+use hailer_agent::tool::{cap_output, is_error};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+
+use crate::session::Session;
+
+/// The client name the audit trail gives calls made through MCP.
+pub(super) const MCP_CLIENT: &str = "mcp";
+
+/// Numbers MCP tool calls apart in the daemon (their charts are found by it).
+static CALLS: AtomicU64 = AtomicU64::new(0);
+
+/// The MCP face of a session; made afresh for every request.
+pub(super) struct SessionServer {
+    pub session: Weak<Session>,
+}
+
+impl SessionServer {
+    fn live(&self) -> Result<Arc<Session>, ErrorData> {
+        self.session.upgrade().ok_or_else(|| {
+            ErrorData::invalid_request(
+                "the session has ended; start the MCP server again to attach to a new one",
+                None,
+            )
+        })
+    }
+}
+
+/// The session's tools as MCP tools: the same specs the model is offered.
+fn mcp_tools(session: &Arc<Session>) -> Result<hailer_agent::ToolRegistry, ErrorData> {
+    crate::agent::session_tools(session, &session.loaded().config)
+        .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+}
+
+impl ServerHandler for SessionServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("hailer", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Hailer runs Python in a live marimo notebook kernel of this workspace: in \
+                 Docker the data folder is read-only, the network is closed and secrets are \
+                 withheld. Every run is in the workspace's audit trail (`hailer audit`). Call \
+                 marimo_status first for the paths to use in code.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let session = self.live()?;
+        let tools = mcp_tools(&session)?
+            .specs()
+            .into_iter()
+            .map(|spec| {
+                let schema = spec.parameters.as_object().cloned().unwrap_or_default();
+                Tool::new(spec.name, spec.description, Arc::new(schema))
+            })
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let session = self.live()?;
+        let _busy = session.busy();
+        let tools = mcp_tools(&session)?;
+        let name: Cow<'_, str> = request.name;
+        let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
+        let call_id = format!("mcp-{}", CALLS.fetch_add(1, Ordering::Relaxed) + 1);
+        // A client that goes away or cancels the request stops the run, as a turn's cancel does.
+        let ctx = ToolContext::for_client(call_id.clone(), context.ct.child_token(), MCP_CLIENT);
+        let copy_back = crate::agent::may_change_notebooks(&name, &arguments);
+        let text = tools.call(&name, arguments, ctx).await;
+        if copy_back {
+            // The work is in the notebook on this machine when the caller gets the result.
+            session.copy_back_notebooks().await;
+        }
+        let max_chars = crate::agent::max_tool_output_chars(&session.loaded().config);
+        let text = cap_output(&text, max_chars);
+        let mut content = vec![ContentBlock::text(text.clone())];
+        content.extend(chart_pictures(&session, &call_id));
+        let failed = is_error(&text);
+        session.notice(
+            hailer_protocol::NoticeLevel::Info,
+            format!(
+                "An MCP client called {name}{}.",
+                if failed { " (it failed)" } else { "" }
+            ),
+        );
+        let result = if failed {
+            CallToolResult::error(content)
+        } else {
+            CallToolResult::success(content)
+        };
+        Ok(result.into())
+    }
+}
+
+/// The pictures of the charts the call `call_id` made, as MCP image content.
+fn chart_pictures(session: &Session, call_id: &str) -> Vec<ContentBlock> {
+    session
+        .charts_of_call(call_id)
+        .into_iter()
+        .filter_map(|chart| {
+            let image = chart.image?;
+            let data = image
+                .data_url
+                .strip_prefix("data:")?
+                .strip_prefix(image.mimetype.as_str())?
+                .strip_prefix(";base64,")?
+                .to_owned();
+            Some(ContentBlock::image(data, image.mimetype))
+        })
+        .collect()
+}
