@@ -18,6 +18,7 @@ mod error;
 mod events;
 mod history;
 mod kernel;
+mod probe;
 mod render;
 mod sessions;
 mod turns;
@@ -38,6 +39,7 @@ pub use kernel::{
     KernelPullParams, KernelStopFailure, KernelStopParams, KernelStopResponse,
     is_build_discovery_variable,
 };
+pub use probe::{ProbeImage, ProbeParams, ProbeReport, ProbeVerdict};
 pub use render::{RenderParams, RenderResponse};
 pub use sessions::{
     AgentProblem, CreateNotebookParams, ExecParams, ExecResponse, ExecValue, InstallLocalParams,

@@ -13,6 +13,7 @@ mod json_body;
 mod kernel_log;
 mod kernel_routes;
 pub(crate) mod openapi;
+mod probe_routes;
 mod render;
 mod session_events;
 mod sessions;
@@ -71,6 +72,10 @@ pub(crate) fn router(daemon: Daemon) -> Router {
         .route(
             "/sessions/{id}/exec",
             post(sessions::exec).layer(limit(CODE_BODY)),
+        )
+        .route(
+            "/sessions/{id}/probe",
+            post(probe_routes::probe).layer(limit(SMALL_BODY)),
         )
         .route(
             "/sessions/{id}/notebooks",

@@ -8,7 +8,7 @@ use super::{KernelError, KernelSpec};
 use hailer_kernel_bundle as bundle;
 
 /// The variable the kernel package reads the data folder from (`hailer_kernel.workspace`).
-const DATA_DIR_VARIABLE: &str = "HAILER_DATA_DIR";
+pub(super) const DATA_DIR_VARIABLE: &str = "HAILER_DATA_DIR";
 
 /// A marimo server started for one session, with its client.
 #[derive(Debug)]
@@ -19,6 +19,10 @@ pub(super) struct LocalServer {
     record: Option<PathBuf>,
     /// The interpreter marimo runs on (its folder holds the environment's programs).
     pub python: PathBuf,
+    /// The kernel's environment (secrets withheld) and working folder, for a fresh process
+    /// started like it (`hailer doctor --probe`).
+    pub env: std::collections::BTreeMap<String, String>,
+    pub workspace: PathBuf,
 }
 
 impl LocalServer {
@@ -67,6 +71,7 @@ pub(super) async fn start(
         "starting an unsafe-local kernel"
     );
     progress(hailer_marimo::Report::Note("Starting marimo"));
+    let vars = env.vars.clone();
     let options = LaunchOptions::new(
         python.clone(),
         spec.workspace.clone(),
@@ -81,6 +86,8 @@ pub(super) async fn start(
         client,
         record,
         python,
+        env: vars,
+        workspace: spec.workspace.clone(),
     })
 }
 

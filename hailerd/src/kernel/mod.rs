@@ -5,6 +5,7 @@
 //! docker start fails; it never falls back to running code on this machine.
 
 mod docker;
+pub(crate) mod docker_leftovers;
 pub(crate) mod image_jobs;
 pub(crate) mod job_log;
 mod local;
@@ -13,6 +14,7 @@ pub(crate) mod local_leftovers;
 #[cfg(windows)]
 #[path = "local_leftovers_windows.rs"]
 pub(crate) mod local_leftovers;
+mod probe;
 
 pub(crate) use local::managed_venv;
 mod value_as_text;

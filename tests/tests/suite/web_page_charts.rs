@@ -204,3 +204,44 @@ async fn a_chart_the_agent_makes_shows_under_the_answer_with_its_code_in_full() 
     assert_chart_under_answer(&browser, "the chart after a reload").await;
     browser.close().await;
 }
+
+/// A chart whose title and data hold a control character, and whose labels are made with one by
+/// the spec's own expression: what made vl-convert abort the process drawing it.
+const ODD_CHART_CODE: &str = r#"import marimo._code_mode as cm
+_src = r'''import altair as _alt
+import polars as _pl
+_d = _pl.DataFrame({"city": ["Os\x01lo", "Lima"], "n": [3, 1]})
+_alt.Chart(_d).mark_bar().encode(x="label:N", y="n:Q").transform_calculate(label="'a\\x01' + datum.city").properties(title="Ci\x01ties")'''
+async with cm.get_context() as ctx:
+    cid = ctx.create_cell(_src, name='odd_chart')
+    ctx.run_cell(cid)
+print('made the chart cell')
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chart_with_control_characters_leaves_the_kernel_and_its_variables() {
+    let script = Script::new()
+        .reply(Reply::tool_call(
+            "marimo_execute",
+            json!({"code": ODD_CHART_CODE}),
+        ))
+        .reply(Reply::text("Drawn."));
+    let model = ScriptedModel::start(script).await.unwrap();
+    let workspace = hailer_tests::TestWorkspace::scripted(&model.base_url());
+    tokio::task::block_in_place(|| {
+        let set = workspace.hailer(&["exec", "-c", "kept = 41\nprint('set')"]);
+        assert!(set.status.success(), "{set:?}");
+        let turn = workspace.hailer(&["run", "Chart the cities."]);
+        let said = String::from_utf8_lossy(&turn.stdout).into_owned();
+        assert!(turn.status.success(), "{turn:?}");
+        assert!(said.contains("Drawn."), "{said}");
+        let after = workspace.hailer(&["exec", "-c", "print(kept + 1)"]);
+        assert!(after.status.success(), "{after:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&after.stdout).trim(),
+            "42",
+            "{after:?}"
+        );
+        let _ = workspace.hailer(&["daemon", "stop"]);
+    });
+}
