@@ -15,7 +15,7 @@ pub use hailer_kernel_bundle::CONTRACT_LABEL;
 pub const WORKSPACE_LABEL: &str = "org.hailer.workspace";
 /// The absolute workspace path, for people reading `docker ps`.
 pub const WORKSPACE_PATH_LABEL: &str = "org.hailer.workspace-path";
-/// `network`, `kernel` or `forwarder`.
+/// `network`, `kernel`, `forwarder` or `probe`.
 pub const ROLE_LABEL: &str = "org.hailer.role";
 /// The id of the owner lock of the session that created the object.
 pub const OWNER_LABEL: &str = "org.hailer.owner";
@@ -32,15 +32,19 @@ pub enum Role {
     /// The small container, on both the internal network and the default one, that publishes
     /// the kernel's port on 127.0.0.1; made only when the kernel has no network.
     Forwarder,
+    /// A short-lived container made from the kernel's image and settings that runs
+    /// `hailer doctor --probe`'s probes, so nothing run in the kernel before can change them.
+    Probe,
 }
 
 impl Role {
-    /// The value of the [`ROLE_LABEL`] label: `network`, `kernel` or `forwarder`.
+    /// The value of the [`ROLE_LABEL`] label: `network`, `kernel`, `forwarder` or `probe`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Network => "network",
             Self::Kernel => "kernel",
             Self::Forwarder => "forwarder",
+            Self::Probe => "probe",
         }
     }
 
@@ -49,6 +53,7 @@ impl Role {
             Self::Network => "net",
             Self::Kernel => "kernel",
             Self::Forwarder => "fwd",
+            Self::Probe => "probe",
         }
     }
 }

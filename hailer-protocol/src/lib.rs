@@ -19,6 +19,7 @@ mod events;
 mod history;
 mod kernel;
 mod numbers;
+mod probe;
 mod render;
 mod sessions;
 mod turns;
@@ -37,6 +38,7 @@ pub use kernel::{
     KernelPullParams, KernelStopFailure, KernelStopParams, KernelStopResponse,
     is_build_discovery_variable,
 };
+pub use probe::{ProbeImage, ProbeParams, ProbeReport, ProbeVerdict};
 pub use render::{RenderParams, RenderResponse};
 pub use sessions::{
     AgentProblem, CreateNotebookParams, ExecParams, ExecResponse, ExecValue, InstallLocalParams,

@@ -48,6 +48,16 @@ impl OwnerLock {
         matches!(file.try_lock(), Err(TryLockError::WouldBlock))
     }
 
+    /// Whether the owner lock at `path` is certainly not held: the file is missing, or this
+    /// process could take its lock. A lock file this process cannot open (another user's
+    /// workspace) counts as held, so nothing of someone else's is ever taken for a leftover.
+    pub(crate) fn is_gone(path: &Path) -> bool {
+        match OpenOptions::new().write(true).open(path) {
+            Ok(file) => file.try_lock().is_ok(),
+            Err(error) => error.kind() == std::io::ErrorKind::NotFound,
+        }
+    }
+
     #[cfg(test)]
     pub(crate) fn path(&self) -> &Path {
         &self.path
@@ -72,8 +82,12 @@ mod tests {
         assert_eq!(lock.id.len(), 16);
         let path = lock.path().to_path_buf();
         assert!(OwnerLock::is_held(&path));
+        assert!(!OwnerLock::is_gone(&path));
         drop(lock);
         assert!(!path.exists());
         assert!(!OwnerLock::is_held(&path));
+        assert!(OwnerLock::is_gone(&path));
+        std::fs::write(&path, "").unwrap();
+        assert!(OwnerLock::is_gone(&path));
     }
 }

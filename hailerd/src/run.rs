@@ -138,6 +138,14 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         if ended > 0 {
             tracing::info!(ended, "ended kernels left by an earlier daemon");
         }
+        if let Some(removal) = crate::kernel::docker_leftovers::reap().await
+            && !removal.removed.is_empty()
+        {
+            tracing::info!(
+                removed = ?removal.removed,
+                "removed docker kernels whose session is gone"
+            );
+        }
     });
 
     let config = DaemonConfig {

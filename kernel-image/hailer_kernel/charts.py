@@ -6,6 +6,11 @@ specs, as marimo formats them) are drawn with ``vl-convert``, offline and withou
 Plotly figures are only named, since their static export needs a browser. A chart that cannot be
 drawn (data behind a URL the kernel cannot reach, a spec ``vl-convert`` refuses) keeps its title
 and cell, with no picture.
+
+Drawing runs in a child process (:mod:`hailer_kernel.chart_drawing`): ``vl-convert`` aborts the
+process it runs in on some input, and that must never be the kernel. Control characters, which
+are what it aborts on when written in a spec, are removed from the spec's text first, so such a
+chart is still drawn.
 """
 
 from __future__ import annotations
@@ -13,10 +18,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import importlib.util
 import json
 import re
 import time
 from typing import Any, TypedDict
+
+from hailer_kernel.chart_drawing import Drawer
 
 VEGA_LITE = "application/vnd.vegalite."
 VEGA = "application/vnd.vega."
@@ -28,6 +36,10 @@ PNG_LIMIT = 1024 * 1024
 # A chart with more inline rows than this is drawn as PNG at once: its SVG would be too large.
 SVG_ROWS = 2000
 PLOTLY_FIGURE = re.compile(r"data-figure='([^']*)'")
+# Control characters other than tab and line breaks: vl-convert aborts on them.
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+_drawer = Drawer()
 
 
 class Picture(TypedDict):
@@ -159,32 +171,37 @@ def _inline_rows(spec: dict[str, Any]) -> int:
     return rows
 
 
+def without_controls(value: Any) -> Any:
+    """``value`` (a parsed spec) with control characters removed from every text in it."""
+    if isinstance(value, str):
+        return CONTROL.sub("", value)
+    if isinstance(value, dict):
+        return {without_controls(key): without_controls(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [without_controls(item) for item in value]
+    return value
+
+
 def picture(kind: str, spec: dict[str, Any]) -> Picture | None:
     """The spec drawn as SVG (PNG when the SVG is too large), or None when it cannot be.
 
     A spec that loads data by URL is not drawn: drawing never reaches out of the kernel, and a
     chart whose data did not load would be drawn empty.
     """
-    if _fetches(spec):
+    if _fetches(spec) or importlib.util.find_spec("vl_convert") is None:
         return None
-    try:
-        import vl_convert as vlc
-    except ImportError:
-        return None
+    spec = without_controls(spec)
     start = time.perf_counter()
-    try:
-        svg = None
-        if _inline_rows(spec) <= SVG_ROWS:
-            svg = vlc.vegalite_to_svg(spec) if kind == "vega-lite" else vlc.vega_to_svg(spec)
-        if svg is not None and len(svg) <= SVG_LIMIT:
-            mimetype, payload = "image/svg+xml", svg.encode("utf-8")
-        else:
-            png = vlc.vegalite_to_png(spec) if kind == "vega-lite" else vlc.vega_to_png(spec)
-            if len(png) > PNG_LIMIT:
-                return None
-            mimetype, payload = "image/png", png
-    except Exception:  # noqa: BLE001 - any failure to draw leaves the chart without a picture
+    svg = _drawer.draw(kind, spec, "svg") if _inline_rows(spec) <= SVG_ROWS else ""
+    if svg is None:
         return None
+    if isinstance(svg, str) and svg and len(svg) <= SVG_LIMIT:
+        mimetype, payload = "image/svg+xml", svg.encode("utf-8")
+    else:
+        png = _drawer.draw(kind, spec, "png")
+        if not isinstance(png, bytes) or len(png) > PNG_LIMIT:
+            return None
+        mimetype, payload = "image/png", png
     elapsed = round((time.perf_counter() - start) * 1000)
     return {"mimetype": mimetype, "dataUrl": _data_url(mimetype, payload), "renderMs": elapsed}
 
@@ -194,7 +211,12 @@ def render(mimetype: str, data: Any) -> Chart | None:
     found = _spec_of(mimetype, data)
     if found is not None:
         kind, spec = found
-        return {"library": "altair", "title": _spec_title(spec), "image": picture(kind, spec)}
+        title = _spec_title(spec)
+        return {
+            "library": "altair",
+            "title": title if title is None else CONTROL.sub("", title),
+            "image": picture(kind, spec),
+        }
     if library(mimetype, data) == "plotly":
         return {"library": "plotly", "title": _plotly_title(data), "image": None}
     return None

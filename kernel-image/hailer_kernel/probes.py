@@ -1,9 +1,13 @@
 """Containment probes, run from inside the kernel: what code here can do and reach.
 
-``hailer doctor --probe`` runs :func:`run` in the workspace's kernel and prints one line per
-probe. Each probe tries the thing it guards against (or reads the limit the kernel enforces) and
-says what it observed; ``passed`` is True when the protection holds. Nothing here prints or
-returns a secret's value: names and paths only.
+``hailer doctor --probe`` has the daemon run this file, as its own source, in a fresh process
+started like the kernel (a new container from the kernel's image and settings, or a fresh
+``python -I -S`` of the managed environment): nothing that ran in the kernel before can change
+it. Each probe tries the thing it guards against (or reads the limit the kernel enforces) and
+says what it observed; ``facts`` holds the raw observations the daemon grades, and ``passed`` is
+this module's own reading of them (for people running it by hand). Nothing here prints or
+returns a secret's value: names and paths only. Only the standard library is used: the daemon
+runs it with ``site`` disabled.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import struct
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 # The same suffixes the daemon's log masking treats as secret-looking variable names.
 SECRET_NAME_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
@@ -49,16 +53,20 @@ class Probe(TypedDict):
     probe: str
     passed: bool
     observed: str
+    facts: dict[str, Any]
 
 
-def _result(probe: str, passed: bool, observed: str) -> Probe:
-    return {"probe": probe, "passed": passed, "observed": observed}
+def _result(probe: str, passed: bool, observed: str, **facts: Any) -> Probe:
+    return {"probe": probe, "passed": passed, "observed": observed, "facts": facts}
 
 
 def uid() -> Probe:
     current = os.getuid()
     return _result(
-        "uid not 0", current != 0, f"uid {current}" + (" (root)" if current == 0 else "")
+        "uid not 0",
+        current != 0,
+        f"uid {current}" + (" (root)" if current == 0 else ""),
+        uid=current,
     )
 
 
@@ -72,6 +80,8 @@ def capabilities(status: str | None = None) -> Probe:
         "no capabilities",
         effective == 0 and bounding == 0,
         f"effective {effective:#x}, bounding set {bounding:#x}",
+        effective=effective,
+        bounding=bounding,
     )
 
 
@@ -90,22 +100,30 @@ def _writable(folder: Path) -> str | None:
 def read_only_root() -> Probe:
     flags = os.statvfs("/").f_flag
     if flags & os.ST_RDONLY:
-        return _result("read-only root", True, "/ is mounted read-only")
+        return _result("read-only root", True, "/ is mounted read-only", readOnly=True)
     wrote = _writable(Path("/"))
     return _result(
         "read-only root",
         False,
         "/ is mounted read-write" + (f" and this user {wrote}" if wrote else ""),
+        readOnly=False,
+        wrote=bool(wrote),
     )
 
 
 def data_read_only(data_dir: Path) -> Probe:
     if not data_dir.is_dir():
-        return _result("data not writable", False, f"{data_dir} is not a folder here")
+        return _result("data not writable", False, f"{data_dir} is not a folder here", folder=False)
     wrote = _writable(data_dir)
     if wrote:
-        return _result("data not writable", False, wrote)
-    return _result("data not writable", True, f"writing in {data_dir} was refused")
+        return _result("data not writable", False, wrote, folder=True, wrote=True)
+    return _result(
+        "data not writable",
+        True,
+        f"writing in {data_dir} was refused",
+        folder=True,
+        wrote=False,
+    )
 
 
 def _tcp(host: str, port: int, timeout: float) -> str | None:
@@ -140,8 +158,13 @@ def host_gateway(timeout: float) -> Probe:
     met = _tcp(target, GATEWAY_PORT, timeout)
     route = f"default route via {gateway}" if gateway else "no default route"
     if met:
-        return _result("no TCP to the host gateway", False, f"{route}; {met}")
-    return _result("no TCP to the host gateway", True, f"{route}; nothing answered at {target}")
+        return _result("no TCP to the host gateway", False, f"{route}; {met}", answered=True)
+    return _result(
+        "no TCP to the host gateway",
+        True,
+        f"{route}; nothing answered at {target}",
+        answered=False,
+    )
 
 
 def public_address(timeout: float, targets: Iterable[tuple[str, int]] | None = None) -> Probe:
@@ -149,18 +172,25 @@ def public_address(timeout: float, targets: Iterable[tuple[str, int]] | None = N
     for host, port in PUBLIC_TARGETS if targets is None else targets:
         met = _tcp(host, port, timeout)
         if met:
-            return _result("no TCP to a public address", False, met)
+            return _result("no TCP to a public address", False, met, answered=True)
         tried.append(f"{host}:{port}")
-    return _result("no TCP to a public address", True, f"nothing answered at {', '.join(tried)}")
+    return _result(
+        "no TCP to a public address",
+        True,
+        f"nothing answered at {', '.join(tried)}",
+        answered=False,
+    )
 
 
 def dns(name: str = PUBLIC_NAME) -> Probe:
     try:
         found = socket.getaddrinfo(name, 443, proto=socket.IPPROTO_TCP)
     except OSError as error:
-        return _result("no DNS", True, f"{name} did not resolve ({error.strerror or error})")
+        return _result(
+            "no DNS", True, f"{name} did not resolve ({error.strerror or error})", resolved=False
+        )
     addresses = sorted({str(entry[4][0]) for entry in found})
-    return _result("no DNS", False, f"{name} resolved to {', '.join(addresses[:3])}")
+    return _result("no DNS", False, f"{name} resolved to {', '.join(addresses[:3])}", resolved=True)
 
 
 # Where each limit lives: the cgroup v2 file, and the v1 controller and file.
@@ -243,12 +273,16 @@ def _reap(children: Iterable[int]) -> None:
 def pids_limit(limit: Callable[[str], int | None] = _cgroup_limit) -> Probe:
     maximum = limit("pids.max")
     if maximum is None:
-        return _result("pids limit holds", False, "no process limit is set (pids.max is max)")
+        return _result(
+            "pids limit holds", False, "no process limit is set (pids.max is max)", limit=None
+        )
     if maximum > PIDS_TEST_CEILING:
         return _result(
             "pids limit holds",
             False,
             f"the process limit is {maximum}, above the {PIDS_TEST_CEILING} that stops a fork bomb",
+            limit=maximum,
+            refused=False,
         )
     children, refused = _fork_children(maximum + PIDS_MARGIN)
     _reap(children)
@@ -257,11 +291,15 @@ def pids_limit(limit: Callable[[str], int | None] = _cgroup_limit) -> Probe:
             "pids limit holds",
             False,
             f"forked {len(children)} processes under a limit of {maximum}",
+            limit=maximum,
+            refused=False,
         )
     return _result(
         "pids limit holds",
         True,
         f"fork refused ({errno.errorcode.get(refused, refused)}) after {len(children)} children; limit {maximum}",
+        limit=maximum,
+        refused=True,
     )
 
 
@@ -302,13 +340,17 @@ def memory_limit(
     offers itself first to the out-of-memory killer, so the notebook's own process is spared."""
     maximum = limit("memory.max")
     if maximum is None:
-        return _result("memory limit holds", False, "no memory limit is set (memory.max is max)")
+        return _result(
+            "memory limit holds", False, "no memory limit is set (memory.max is max)", limit=None
+        )
     mib = maximum // (1024 * 1024)
     if maximum > MEMORY_TEST_CEILING:
         return _result(
             "memory limit holds",
             False,
             f"the limit is {mib} MiB, more than {MEMORY_TEST_CEILING >> 20} MiB",
+            limit=maximum,
+            held=False,
         )
     status = allocate(maximum)
     if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
@@ -316,21 +358,31 @@ def memory_limit(
             "memory limit holds",
             True,
             f"a process allocating past memory.max ({mib} MiB) was ended by the limit",
+            limit=maximum,
+            held=True,
         )
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 3:
         return _result(
             "memory limit holds",
             True,
             f"allocation past memory.max ({mib} MiB) was refused",
+            limit=maximum,
+            held=True,
         )
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
         return _result(
             "memory limit holds",
             False,
             f"a process allocated {mib + (MEMORY_MARGIN >> 20)} MiB under a limit of {mib} MiB",
+            limit=maximum,
+            held=False,
         )
     return _result(
-        "memory limit holds", False, f"the allocating process ended otherwise (status {status})"
+        "memory limit holds",
+        False,
+        f"the allocating process ended otherwise (status {status})",
+        limit=maximum,
+        held=False,
     )
 
 
@@ -342,9 +394,14 @@ def environment_secrets(environ: dict[str, str] | None = None) -> Probe:
         if name.upper().endswith(SECRET_NAME_SUFFIXES) or SECRET_VALUE.search(value)
     )
     if names:
-        return _result("no secret in the environment", False, f"found {', '.join(names)}")
+        return _result(
+            "no secret in the environment", False, f"found {', '.join(names)}", names=names
+        )
     return _result(
-        "no secret in the environment", True, f"{len(environ)} variables, none secret-looking"
+        "no secret in the environment",
+        True,
+        f"{len(environ)} variables, none secret-looking",
+        names=names,
     )
 
 
@@ -364,9 +421,14 @@ def tokens_on_disk(paths: Iterable[str]) -> Probe:
         except OSError:
             continue
     if readable:
-        return _result("no token on disk", False, f"readable: {', '.join(readable)}")
+        return _result(
+            "no token on disk", False, f"readable: {', '.join(readable)}", readable=readable
+        )
     return _result(
-        "no token on disk", True, f"checked {len(candidates)} places; none readable with content"
+        "no token on disk",
+        True,
+        f"checked {len(candidates)} places; none readable with content",
+        readable=readable,
     )
 
 
@@ -375,8 +437,10 @@ def docker_socket(sockets: Iterable[str] = DOCKER_SOCKETS) -> Probe:
     if os.environ.get("DOCKER_HOST"):
         present.append("DOCKER_HOST is set")
     if present:
-        return _result("Docker socket absent", False, f"found {', '.join(present)}")
-    return _result("Docker socket absent", True, f"none of {', '.join(sockets)}")
+        return _result(
+            "Docker socket absent", False, f"found {', '.join(present)}", present=present
+        )
+    return _result("Docker socket absent", True, f"none of {', '.join(sockets)}", present=present)
 
 
 def shared_limit(probe: str, name: str) -> Probe:
@@ -388,6 +452,8 @@ def shared_limit(probe: str, name: str) -> Probe:
         probe,
         False,
         f"not tried: this kernel has no limit of its own ({name} of its session: {found})",
+        limit=limit,
+        tried=False,
     )
 
 
@@ -433,3 +499,10 @@ def report(
     return json.dumps(
         run(data_dir=data_dir, token_paths=token_paths, timeout=timeout, contained=contained)
     )
+
+
+def main(nonce: str, data_dir: str, token_paths: Iterable[str], contained: bool) -> None:
+    """What the daemon's fresh process runs: every probe, printed as one line of JSON after
+    ``nonce`` (fresh for every run), so no line printed by anything else is taken for it."""
+    results = run(data_dir=data_dir, token_paths=token_paths, contained=contained)
+    print(nonce + json.dumps(results), flush=True)

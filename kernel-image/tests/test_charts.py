@@ -138,3 +138,40 @@ def test_a_mimebundle_with_a_spec_is_a_chart():
     assert rendered is not None
     assert rendered["title"] == "Rows per city"
     assert rendered["image"] is not None
+
+
+def _spec_with(title: str, transform: list | None = None) -> dict:
+    spec = {
+        "$schema": "https://vega.github.io/schema/vega-lite/v6.json",
+        "title": title,
+        "data": {"values": [{"city": "Os\x01lo", "n": 3}, {"city": "Lima", "n": 1}]},
+        "mark": "bar",
+        "encoding": {"x": {"field": "city", "type": "nominal"}, "y": {"field": "n"}},
+    }
+    if transform:
+        spec["transform"] = transform
+    return spec
+
+
+def test_control_characters_in_titles_and_labels_are_removed_and_the_chart_drawn():
+    chart = charts.render("application/vnd.vegalite.v6+json", json.dumps(_spec_with("Ci\x01ties")))
+    assert chart is not None
+    assert chart["title"] == "Cities"
+    image = chart["image"]
+    assert image is not None
+    svg = base64.b64decode(image["dataUrl"].split(",", 1)[1]).decode()
+    assert "Oslo" in svg
+    assert "\x01" not in svg
+
+
+def test_a_spec_that_aborts_the_drawing_process_leaves_this_process_and_the_next_chart_drawn():
+    # The expression makes the control character while drawing: no text in the spec holds it.
+    aborting = _spec_with("Made", [{"calculate": "'a\\x01b'", "as": "label"}])
+    aborting["encoding"]["x"]["field"] = "label"
+    chart = charts.render("application/vnd.vegalite.v6+json", json.dumps(aborting))
+    assert chart is not None
+    assert chart["title"] == "Made"
+    assert chart["image"] is None
+    after = charts.render("application/vnd.vegalite.v6+json", json.dumps(_spec_with("After")))
+    assert after is not None
+    assert after["image"] is not None

@@ -87,6 +87,7 @@ def test_a_writable_data_folder_fails_and_a_refused_one_passes(tmp_path: Path) -
         "probe": "data not writable",
         "passed": False,
         "observed": f"wrote a file in {tmp_path}",
+        "facts": {"folder": True, "wrote": True},
     }
     assert list(tmp_path.iterdir()) == [], "the probe left its file behind"
     # pytest's own folders are private to this user; the unprivileged child needs a way in.
@@ -139,12 +140,14 @@ def test_without_a_network_no_address_answers_and_no_name_resolves() -> None:
         "probe": "no TCP to a public address",
         "passed": True,
         "observed": "nothing answered at 1.1.1.1:443, 8.8.8.8:53",
+        "facts": {"answered": False},
     }
     gateway = run_without_network("host_gateway(0.5)")
     assert gateway == {
         "probe": "no TCP to the host gateway",
         "passed": True,
         "observed": "no default route; nothing answered at 172.17.0.1",
+        "facts": {"answered": False},
     }
     resolved = run_without_network("dns()")
     assert resolved["passed"] is True, resolved
@@ -164,6 +167,7 @@ def test_no_process_limit_fails_without_forking() -> None:
         "probe": "pids limit holds",
         "passed": False,
         "observed": "no process limit is set (pids.max is max)",
+        "facts": {"limit": None},
     }
 
 
@@ -210,6 +214,7 @@ def test_a_memory_limit_holds_when_the_allocating_child_is_killed_or_refused() -
         "probe": "memory limit holds",
         "passed": True,
         "observed": "a process allocating past memory.max (512 MiB) was ended by the limit",
+        "facts": {"limit": half_gib, "held": True},
     }
     refused = _status_of_child(lambda: os._exit(3))
     assert probes.memory_limit(lambda _name: half_gib, lambda _limit: refused)["passed"] is True
@@ -227,6 +232,7 @@ def test_a_memory_limit_fails_when_absent_huge_or_not_enforced() -> None:
         "probe": "memory limit holds",
         "passed": False,
         "observed": "a process allocated 192 MiB under a limit of 64 MiB",
+        "facts": {"limit": 64 * 1024 * 1024, "held": False},
     }
 
 
@@ -268,7 +274,12 @@ def test_a_docker_socket_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     with socket.socket(socket.AF_UNIX) as server:
         server.bind(str(path))
         failed = probes.docker_socket([str(path)])
-    assert failed == {"probe": "Docker socket absent", "passed": False, "observed": f"found {path}"}
+    assert failed == {
+        "probe": "Docker socket absent",
+        "passed": False,
+        "observed": f"found {path}",
+        "facts": {"present": [str(path)]},
+    }
     assert probes.docker_socket([str(tmp_path / "none.sock")])["passed"] is True
 
 
@@ -308,3 +319,14 @@ def test_an_uncontained_kernel_reads_its_limits_and_never_tries_them(tmp_path: P
     for entry in limits.values():
         assert entry["passed"] is False
         assert entry["observed"].startswith("not tried: this kernel has no limit of its own ")
+
+
+def test_main_prints_every_probe_after_the_nonce(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    probes.main("nonce-1234:", str(tmp_path), [], contained=False)
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("nonce-1234:")
+    results = json.loads(line[len("nonce-1234:") :])
+    assert [result["probe"] for result in results][:2] == ["uid not 0", "no capabilities"]
+    assert all(isinstance(result["facts"], dict) for result in results)

@@ -6,6 +6,7 @@
 mod ended;
 mod leftovers;
 mod memory;
+mod probe;
 mod readiness;
 mod removal;
 mod settings;
@@ -21,9 +22,11 @@ use tokio::sync::Mutex;
 
 pub use ended::Ended;
 pub use leftovers::{
-    KernelInfo, cleanup_leftovers, list_kernels, list_workspace_objects, stop_workspace,
+    KernelInfo, cleanup_all_leftovers, cleanup_leftovers, list_kernels, list_workspace_objects,
+    stop_workspace,
 };
 pub use memory::MemoryCheck;
+pub use probe::{ImageFacts, KernelFacts, image_facts};
 pub use readiness::log_tail;
 use removal::Unanswered;
 pub use removal::{Object, Removal};
@@ -197,6 +200,22 @@ impl DockerKernel {
         tail: usize,
     ) -> impl futures_util::Stream<Item = Result<bytes::Bytes>> + Send + use<> {
         ended::follow(&self.docker, &self.kernel_id, tail)
+    }
+
+    /// What the engine says the kernel container has (its network, limits, user, mounts).
+    pub async fn facts(&self) -> Result<KernelFacts> {
+        probe::kernel_facts(&self.docker, &self.kernel_id).await
+    }
+
+    /// Runs `command` in a fresh container made like the kernel's (its image by id, user,
+    /// environment, network, limits and read-only data mount; no port, nothing else mounted)
+    /// and returns its standard output. The container is removed whatever happens.
+    pub async fn run_like_kernel(
+        &self,
+        command: Vec<String>,
+        timeout: std::time::Duration,
+    ) -> Result<String> {
+        probe::run_like_kernel(&self.docker, &self.kernel_id, command, timeout).await
     }
 
     /// Removes the kernel's containers and network. Safe to call again: later calls find

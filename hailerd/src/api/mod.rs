@@ -15,6 +15,7 @@ mod kernel_log;
 mod kernel_routes;
 mod mcp;
 pub(crate) mod openapi;
+mod probe_routes;
 mod render;
 mod session_events;
 mod sessions;
@@ -75,6 +76,10 @@ pub(crate) fn router(daemon: Daemon) -> Router {
         .route(
             "/sessions/{id}/exec",
             post(sessions::exec).layer(limit(CODE_BODY)),
+        )
+        .route(
+            "/sessions/{id}/probe",
+            post(probe_routes::probe).layer(limit(SMALL_BODY)),
         )
         .route(
             "/sessions/{id}/notebooks",

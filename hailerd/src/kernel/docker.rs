@@ -26,6 +26,9 @@ pub(super) struct DockerServer {
     state_dir: PathBuf,
     /// The memory limit as the user wrote it.
     pub memory: String,
+    /// The image name the kernel was started from, and the kernel contract.
+    image: String,
+    contract: String,
     periodic: tokio::task::JoinHandle<()>,
     audit: crate::audit::Audit,
 }
@@ -97,6 +100,31 @@ impl DockerServer {
         }
     }
 
+    /// The probes run in a fresh container made like the kernel's, with the engine's view of
+    /// the kernel container and of its image.
+    pub(super) async fn probe(
+        &self,
+        command: Vec<String>,
+        timeout: Duration,
+    ) -> Result<super::probe::DockerProbe, KernelError> {
+        let engine = Engine::connect().await?;
+        let facts = self.kernel.facts().await?;
+        let image = hailer_docker::runtime::image_facts(
+            &engine,
+            &self.image,
+            &facts.image_id,
+            &self.contract,
+        )
+        .await?;
+        let output = self.kernel.run_like_kernel(command, timeout).await?;
+        Ok(super::probe::DockerProbe {
+            output,
+            facts,
+            image,
+            contract: self.contract.clone(),
+        })
+    }
+
     /// Copies the host's notebooks in again (a notebook created on this machine mid-session).
     pub(super) async fn copy_in(&self) -> Option<String> {
         let mut state = self.copies.lock().await;
@@ -127,8 +155,7 @@ pub(super) async fn start(
     let engine = Engine::connect().await?;
     let workspace_id = labels::workspace_id(&spec.workspace);
     let state_dir = spec.workspace.join(".hailer");
-    let owners = state_dir.clone();
-    let is_owner_alive = move |owner: &str| -> bool { owner_alive(&owners, owner) };
+    let is_owner_alive = |owner: &str| -> bool { owner_alive(&spec.workspace, owner) };
     let contract = hailer_kernel_bundle::contract();
     let image = docker
         .image
@@ -143,6 +170,7 @@ pub(super) async fn start(
     tracing::info!(?removed, "leftovers of earlier sessions");
     checked?;
     progress(hailer_marimo::Report::Note("Starting the kernel container"));
+    let (image_name, contract_name) = (image.clone(), contract.clone());
     let kernel = DockerKernel::start(
         &engine,
         &DockerSpec {
@@ -189,13 +217,18 @@ pub(super) async fn start(
         notebooks_dir: spec.notebooks_dir.clone(),
         state_dir,
         memory: docker.memory.to_string(),
+        image: image_name,
+        contract: contract_name,
         periodic,
         audit: spec.audit.clone(),
     })
 }
 
-fn owner_alive(state_dir: &Path, owner: &str) -> bool {
-    crate::owner_lock::OwnerLock::is_held(&state_dir.join(format!("owner-{owner}.lock")))
+/// Whether a session holds the owner lock `owner` of the workspace folder `workspace`.
+fn owner_alive(workspace: &Path, owner: &str) -> bool {
+    crate::owner_lock::OwnerLock::is_held(&super::docker_leftovers::owner_lock_path(
+        workspace, owner,
+    ))
 }
 
 async fn copy_back_periodically(

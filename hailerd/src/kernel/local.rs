@@ -9,7 +9,7 @@ use super::{KernelError, KernelSpec};
 use hailer_kernel_bundle as bundle;
 
 /// The variable the kernel package reads the data folder from (`hailer_kernel.workspace`).
-const DATA_DIR_VARIABLE: &str = "HAILER_DATA_DIR";
+pub(super) const DATA_DIR_VARIABLE: &str = "HAILER_DATA_DIR";
 
 /// A marimo server started for one session, with its client.
 #[derive(Debug)]
@@ -20,6 +20,13 @@ pub(super) struct LocalServer {
     record: Option<PathBuf>,
     /// The interpreter marimo runs on (its folder holds the environment's programs).
     pub python: PathBuf,
+    /// The kernel's environment (secrets withheld) and working folder, for a fresh process
+    /// started like it (`hailer doctor --probe`).
+    pub env: std::collections::BTreeMap<String, String>,
+    pub workspace: PathBuf,
+    /// The sandbox launcher the kernel runs under (`runtime = "sandbox"`); a fresh process
+    /// started like the kernel goes through it too.
+    pub wrapper: Option<hailer_marimo::Wrapper>,
 }
 
 impl LocalServer {
@@ -83,13 +90,14 @@ pub(super) async fn start(
     } else {
         "Starting marimo"
     }));
+    let vars = env.vars.clone();
     let mut options = LaunchOptions::new(
         python.clone(),
         spec.workspace.clone(),
         spec.notebooks_dir.clone(),
         env,
     );
-    options.wrapper = wrapper;
+    options.wrapper = wrapper.clone();
     let server = hailer_marimo::launch(&options).await?;
     let client = server.client()?;
     let record = super::local_leftovers::remember(&spec.data_dir, server.pid());
@@ -98,6 +106,9 @@ pub(super) async fn start(
         client,
         record,
         python,
+        env: vars,
+        workspace: spec.workspace.clone(),
+        wrapper,
     })
 }
 

@@ -6,6 +6,7 @@
 //! docker start fails; it never falls back to running code on this machine.
 
 mod docker;
+pub(crate) mod docker_leftovers;
 pub(crate) mod image_jobs;
 pub(crate) mod job_log;
 mod local;
@@ -14,6 +15,7 @@ pub(crate) mod local_leftovers;
 #[cfg(windows)]
 #[path = "local_leftovers_windows.rs"]
 pub(crate) mod local_leftovers;
+mod probe;
 pub(crate) mod sandbox;
 
 pub(crate) use local::managed_venv;

@@ -309,6 +309,16 @@ impl Session {
         }
     }
 
+    /// Tests the kernel's isolation from outside it (`hailer doctor --probe`).
+    pub(crate) async fn probe(
+        &self,
+        params: &hailer_protocol::ProbeParams,
+    ) -> Result<hailer_protocol::ProbeReport, SessionError> {
+        let _busy = self.busy();
+        let kernel = self.kernel().await?;
+        Ok(kernel.probe(&params.token_paths).await?)
+    }
+
     /// Marks a request in progress until the guard drops; the linger clock restarts then.
     pub(crate) fn busy(&self) -> BusyGuard<'_> {
         self.in_flight.fetch_add(1, Ordering::Relaxed);

@@ -205,3 +205,75 @@ async fn a_chart_the_agent_makes_shows_under_the_answer_with_its_code_in_full() 
     assert_chart_under_answer(&browser, "the chart after a reload").await;
     browser.close().await;
 }
+
+/// Two charts whose text holds control characters, which made vl-convert abort the process
+/// drawing them: one with them in its title and data (drawn once they are removed), one whose
+/// labels its own expression makes with one (not drawn).
+const ODD_CHARTS_CODE: &str = r#"import marimo._code_mode as cm
+_written = r'''import altair as _alt
+import polars as _pl
+_d = _pl.DataFrame({"city": ["Os\x01lo", "Lima"], "n": [3, 1]})
+_alt.Chart(_d).mark_bar().encode(x="city:N", y="n:Q").properties(title="Ci\x01ties")'''
+_made = r'''import altair as _alt
+import polars as _pl
+_e = _pl.DataFrame({"city": ["Oslo", "Lima"], "n": [3, 1]})
+_alt.Chart(_e).mark_bar().encode(x="label:N", y="n:Q").transform_calculate(label="'a\\x01' + datum.city").properties(title="Made")'''
+async with cm.get_context() as ctx:
+    ctx.run_cell(ctx.create_cell(_written, name='written_chart'))
+    ctx.run_cell(ctx.create_cell(_made, name='made_chart'))
+print('made the chart cells')
+"#;
+
+/// Prints the kernel's process id and a value kept on the `sys` module (gone only with the
+/// process: cell runs do not clear it).
+const KERNEL_AND_VALUE: &str =
+    "import os, sys\nprint(os.getpid(), getattr(sys, 'kept_for_later', None))";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn charts_with_control_characters_leave_the_kernel_and_its_values() {
+    let script = Script::new()
+        .reply(Reply::tool_call(
+            "marimo_execute",
+            json!({"code": ODD_CHARTS_CODE}),
+        ))
+        .reply(Reply::text("Drawn."));
+    let model = ScriptedModel::start(script).await.unwrap();
+    let workspace = hailer_tests::TestWorkspace::scripted(&model.base_url());
+    tokio::task::block_in_place(|| {
+        let exec = |code: &str| {
+            let output = workspace.hailer(&["exec", "-c", code]);
+            assert!(output.status.success(), "{output:?}");
+            String::from_utf8_lossy(&output.stdout).trim().to_owned()
+        };
+        let before =
+            exec("import os, sys\nsys.kept_for_later = 41\nprint(os.getpid(), sys.kept_for_later)");
+        assert!(before.ends_with(" 41"), "{before}");
+        let turn = workspace.hailer(&["run", "--json", "Chart the cities."]);
+        assert!(turn.status.success(), "{turn:?}");
+        let said = String::from_utf8_lossy(&turn.stdout).into_owned();
+        let summary: serde_json::Value = said
+            .lines()
+            .rev()
+            .find_map(|line| serde_json::from_str(line).ok())
+            .unwrap_or_else(|| panic!("{said}"));
+        let charts: Vec<(String, bool)> = summary["charts"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{said}"))
+            .iter()
+            .map(|chart| {
+                (
+                    chart["title"].as_str().unwrap_or_default().to_owned(),
+                    chart["drawn"].as_bool().unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            charts,
+            [("Cities".to_owned(), true), ("Made".to_owned(), false)],
+            "{said}"
+        );
+        // The same kernel process, with the value set before the charts.
+        assert_eq!(exec(KERNEL_AND_VALUE), before);
+        let _ = workspace.hailer(&["daemon", "stop"]);
+    });
+}
