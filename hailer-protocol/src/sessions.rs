@@ -22,7 +22,7 @@ pub struct StartSessionParams {
     pub config: Option<String>,
     /// `--kernel`: the runtime's name.
     #[serde(default)]
-    #[schema(pattern = "^(docker|unsafe-local)$")]
+    #[schema(pattern = "^(docker|sandbox|unsafe-local)$")]
     pub kernel: Option<String>,
     /// `--model`, as `name` or `provider:name`.
     #[serde(default)]
