@@ -105,9 +105,14 @@ impl Drop for TestDaemon {
 
 /// A client for loopback that ignores any proxy settings of the environment.
 pub fn http_client() -> reqwest::Client {
+    http_client_waiting(Duration::from_secs(10))
+}
+
+/// [`http_client`] with another limit for a whole request, its reply's body included.
+pub fn http_client_waiting(timeout: Duration) -> reqwest::Client {
     reqwest::Client::builder()
         .no_proxy()
-        .timeout(Duration::from_secs(10))
+        .timeout(timeout)
         .build()
         .unwrap_or_default()
 }

@@ -174,8 +174,15 @@ impl TestWorkspace {
     /// A `hailer` command in the workspace, with the hermetic home and the extra environment.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(bins::path("hailer"));
+        command.args(args);
+        self.as_the_user(&mut command);
         command
-            .args(args)
+    }
+
+    /// Gives `command` what a `hailer` run of this workspace gets: the workspace as its folder,
+    /// the hermetic home, the daemon to start and the extra environment.
+    pub fn as_the_user(&self, command: &mut Command) {
+        command
             .current_dir(self.path())
             .env("HAILER_HOME", self.home.path())
             .env("HAILER_DAEMON_BIN", bins::path("hailerd"))
@@ -185,7 +192,6 @@ impl TestWorkspace {
         for (name, value) in &self.env {
             command.env(name, value);
         }
-        command
     }
 
     /// Runs [`Self::command`] to the end and returns what it printed and its status; panics

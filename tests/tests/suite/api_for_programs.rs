@@ -49,28 +49,17 @@ fn run_example(workspace: &TestWorkspace, extra: &[&str], question: &str) -> Out
         .args(["--key-variable", SCRIPTED_KEY_VARIABLE, "--folder"])
         .arg(workspace.path())
         .args(extra)
-        .arg(question)
-        .env("PATH", path)
-        .env("HAILER_HOME", workspace.home.path())
-        .env("HAILER_DAEMON_BIN", bins::path("hailerd"))
-        .env_remove("HAILER_KERNEL")
-        .env_remove("HAILER_CONFIG")
-        .env_remove("HAILER_WORKSPACE");
-    for (name, value) in &workspace.env {
-        command.env(name, value);
-    }
+        .arg(question);
+    workspace.as_the_user(&mut command);
     command
+        .env("PATH", path)
         .output()
         .unwrap_or_else(|error| panic!("cannot run the example: {error}"))
 }
 
 /// A loopback client that waits as long as a turn may take (a first kernel start included).
 fn patient_client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .no_proxy()
-        .timeout(std::time::Duration::from_secs(300))
-        .build()
-        .unwrap()
+    hailer_tests::daemon::http_client_waiting(std::time::Duration::from_secs(300))
 }
 
 fn repository() -> PathBuf {
