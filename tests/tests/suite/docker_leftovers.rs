@@ -100,6 +100,14 @@ async fn the_next_daemon_start_removes_a_killed_daemons_kernels_of_every_workspa
     assert_ne!(toml, open, "hailer.toml has no network line");
     elsewhere.write("hailer.toml", &open);
     tokio::task::block_in_place(|| {
+        // The network the file turns on is agreed to, by the user of the Hailer home that
+        // serves both workspaces.
+        let trusted = used
+            .command(&["trust", "--yes"])
+            .current_dir(elsewhere.path())
+            .output()
+            .unwrap();
+        assert!(trusted.status.success(), "{trusted:?}");
         assert_eq!(exec(&used, "print(1)"), "1");
         assert_eq!(exec_in(&used, &elsewhere, "print(2)"), "2");
         let left_behind = elsewhere.docker_objects();

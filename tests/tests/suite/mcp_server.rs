@@ -18,18 +18,22 @@ fn client(workspace: &TestWorkspace, args: &[&str]) -> Value {
 
 /// The audit trail's records, once one of `kind` holds `code`.
 fn audited(workspace: &TestWorkspace, kind: &str, code: &str) -> Value {
+    audited_where(workspace, &format!("{kind} record of {code:?}"), |record| {
+        record["kind"] == kind && record["code"] == code
+    })
+}
+
+/// The first record of the workspace's trail that `wanted` picks, waiting for it a little.
+fn audited_where(workspace: &TestWorkspace, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
     for _ in 0..50 {
         let listed = workspace.hailer(&["audit", "--json"]);
         let records: Vec<Value> = serde_json::from_slice(&listed.stdout).unwrap_or_default();
-        if let Some(found) = records
-            .into_iter()
-            .find(|record| record["kind"] == kind && record["code"] == code)
-        {
+        if let Some(found) = records.into_iter().find(|record| wanted(record)) {
             return found;
         }
         std::thread::sleep(Duration::from_millis(200));
     }
-    panic!("no {kind} record of {code:?} in the audit trail");
+    panic!("no {what} in the audit trail");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -93,10 +97,19 @@ async fn another_agent_runs_polars_in_the_isolated_kernel_over_stdio_and_http() 
     );
 
     // Every run is in the audit trail, as the MCP client's; the cell is in the notebook here.
+    // A run is written before it starts, with its code, and again when it ends, with how.
     let run = tokio::task::block_in_place(|| audited(&workspace, "exec", SUM));
     assert_eq!(run["client"], "mcp");
-    assert_eq!(run["outcome"], "ok");
     assert_eq!(run.get("turn"), None);
+    let ended = tokio::task::block_in_place(|| {
+        audited_where(&workspace, "end of the MCP run", |record| {
+            record["kind"] == "exec"
+                && record["sha256"] == run["sha256"]
+                && record.get("outcome").is_some()
+        })
+    });
+    assert_eq!(ended["client"], "mcp");
+    assert_eq!(ended["outcome"], "ok");
     let cell = tokio::task::block_in_place(|| audited(&workspace, "cell", "mcp_total = 6 * 7"));
     assert_eq!(cell["client"], "mcp");
     let notebook = std::fs::read_to_string(workspace.path().join("notebooks/analysis.py")).unwrap();
