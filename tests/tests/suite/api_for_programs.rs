@@ -368,6 +368,9 @@ fn schemathesis(venv: &Path, daemon: &TestDaemon, document: &Path) -> Command {
         ])
         .args(["--max-examples", "30", "--seed", "1", "--no-color"])
         .args(["--request-timeout", "30"])
+        // Its caches and Hypothesis's examples go to the daemon's temporary home, not the
+        // checkout.
+        .current_dir(daemon.log_dir())
         .env(
             "HYPOTHESIS_STORAGE_DIRECTORY",
             daemon.log_dir().join("hypothesis"),
