@@ -9,6 +9,7 @@ pub mod daemon;
 pub mod docker_image;
 pub mod gateway;
 pub mod job_log;
+pub mod kernel_code;
 pub mod kernel_envs;
 pub mod live;
 pub mod marimo_floor;

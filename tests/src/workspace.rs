@@ -69,16 +69,7 @@ impl TestWorkspace {
     /// [`Self::unsafe_local`] with `env` added to every `hailer` run, after the shared kernel
     /// environment's setting (so `env` can override it). Panics when `hailer init` fails.
     pub fn unsafe_local_with_env(env: Vec<(String, String)>) -> Self {
-        let mut env = env;
-        env.insert(0, crate::kernel_envs::setting());
-        let workspace = Self {
-            root: tempfile::tempdir().unwrap_or_else(|error| panic!("temp dir: {error}")),
-            home: tempfile::tempdir().unwrap_or_else(|error| panic!("temp dir: {error}")),
-            env,
-        };
-        let init = workspace.hailer(&["init", "--kernel", "unsafe-local"]);
-        assert!(init.status.success(), "hailer init failed: {init:?}");
-        workspace
+        Self::on_the_managed_environment("unsafe-local", env)
     }
 
     /// `hailer init --kernel sandbox` in a fresh folder, with the shared managed environment.
@@ -88,6 +79,12 @@ impl TestWorkspace {
 
     /// [`Self::sandbox`] with more client environment (planted secrets, say).
     pub fn sandbox_with_env(env: Vec<(String, String)>) -> Self {
+        Self::on_the_managed_environment("sandbox", env)
+    }
+
+    /// `hailer init --kernel <runtime>` for a runtime that runs on the managed environment,
+    /// with the shared environment's setting first in `env` (so `env` can override it).
+    fn on_the_managed_environment(runtime: &str, env: Vec<(String, String)>) -> Self {
         let mut env = env;
         env.insert(0, crate::kernel_envs::setting());
         let workspace = Self {
@@ -95,7 +92,7 @@ impl TestWorkspace {
             home: tempfile::tempdir().unwrap_or_else(|error| panic!("temp dir: {error}")),
             env,
         };
-        let init = workspace.hailer(&["init", "--kernel", "sandbox"]);
+        let init = workspace.hailer(&["init", "--kernel", runtime]);
         assert!(init.status.success(), "hailer init failed: {init:?}");
         workspace
     }

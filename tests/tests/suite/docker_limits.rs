@@ -4,6 +4,7 @@
 //! 40m marimo's server thrashes and never answers).
 
 use hailer_tests::TestWorkspace;
+use hailer_tests::kernel_code::FORK_BOMB;
 
 fn stdout(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
@@ -12,29 +13,6 @@ fn stdout(output: &std::process::Output) -> String {
 fn stderr(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
-
-/// Forks until the kernel may not, with a cap on the number of forks; the children wait to be
-/// killed, so each holds a process slot. Prints the number of children and the refusal's errno.
-const FORK_BOMB: &str = r"
-import os, time
-children = []
-refused = None
-for _ in range(2000):
-    try:
-        pid = os.fork()
-    except OSError as error:
-        refused = error.errno
-        break
-    if pid == 0:
-        time.sleep(60)
-        os._exit(0)
-    children.append(pid)
-for pid in children:
-    os.kill(pid, 9)
-for pid in children:
-    os.waitpid(pid, 0)
-print(len(children), refused)
-";
 
 /// Fills 64 MiB blocks (every page written) until 4 GiB or the memory limit.
 const MEMORY_HOG: &str = "blocks = []\nfor _ in range(64):\n    blocks.append(bytearray(b'\\x01') * (64 * 1024 * 1024))\nprint('still here with', len(blocks), 'blocks')";

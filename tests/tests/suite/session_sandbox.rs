@@ -3,6 +3,7 @@
 //! cannot reach is asked from inside, through `hailer exec`, as a user would.
 
 use hailer_tests::TestWorkspace;
+use hailer_tests::kernel_code::{FORK_BOMB, KERNEL_PROBES};
 use std::os::unix::fs::PermissionsExt as _;
 
 fn stdout(output: &std::process::Output) -> String {
@@ -254,22 +255,6 @@ fn sandboxed_code_reaches_only_the_data_notebooks_and_its_own_scratch_space() {
     let _ = workspace.hailer(&["daemon", "stop"]);
 }
 
-/// The probes `hailer doctor --probe` runs, in order.
-const PROBES: [&str; 12] = [
-    "uid not 0",
-    "no capabilities",
-    "read-only root",
-    "data not writable",
-    "no TCP to the host gateway",
-    "no TCP to a public address",
-    "no DNS",
-    "pids limit holds",
-    "memory limit holds",
-    "no secret in the environment",
-    "no token on disk",
-    "Docker socket absent",
-];
-
 #[test]
 fn doctor_probe_runs_its_probes_in_the_sandbox_and_names_what_it_lacks() {
     let workspace = TestWorkspace::sandbox();
@@ -281,7 +266,7 @@ fn doctor_probe_runs_its_probes_in_the_sandbox_and_names_what_it_lacks() {
             let line = line.trim_start();
             let passed = line.starts_with("PASS");
             (passed || line.starts_with("FAIL")).then(|| {
-                let probe = PROBES
+                let probe = KERNEL_PROBES
                     .iter()
                     .find(|probe| line[4..].trim_start().starts_with(*probe))
                     .copied()
@@ -292,7 +277,7 @@ fn doctor_probe_runs_its_probes_in_the_sandbox_and_names_what_it_lacks() {
         .collect();
     assert_eq!(
         verdicts.iter().map(|(probe, _)| *probe).collect::<Vec<_>>(),
-        PROBES,
+        KERNEL_PROBES,
         "{text}"
     );
     // The sandbox sets rlimits, not cgroup limits, which is what these two probes look for:
@@ -312,29 +297,6 @@ fn doctor_probe_runs_its_probes_in_the_sandbox_and_names_what_it_lacks() {
     assert_eq!(run(&workspace, "print(6 * 7)"), "42");
     let _ = workspace.hailer(&["daemon", "stop"]);
 }
-
-/// Forks until the kernel may not (the docker limits test's fork bomb); prints the number of
-/// children and the refusal's errno.
-const FORK_BOMB: &str = r"
-import os, time
-children = []
-refused = None
-for _ in range(2000):
-    try:
-        pid = os.fork()
-    except OSError as error:
-        refused = error.errno
-        break
-    if pid == 0:
-        time.sleep(60)
-        os._exit(0)
-    children.append(pid)
-for pid in children:
-    os.kill(pid, 9)
-for pid in children:
-    os.waitpid(pid, 0)
-print(len(children), refused)
-";
 
 /// The cases `session_docker` and `docker_limits` check of the docker kernel, on the sandbox.
 /// Differences: the kernel sees the host's paths (not `/work`); a notebook is written in place
