@@ -31,12 +31,29 @@ pub fn gated(config: &Config, workspace: &Path, sources: &Sources) -> Vec<GatedS
     ] {
         settings.extend(path.map(|path| program::setting(name, path, workspace)));
     }
-    if sources.runtime == Provenance::File && config.kernel.runtime == Runtime::UnsafeLocal {
+    // A file may not move the kernel out of Docker on its own: unsafe-local runs as the user,
+    // and the sandbox sees this machine's system folders and writes the notebooks folder in
+    // place.
+    let leaves_docker = match config.kernel.runtime {
+        Runtime::UnsafeLocal => Some((
+            "runs the agent's notebook code on this machine as you, outside the Docker sandbox",
+            "[kernel] runtime = \"unsafe-local\"",
+        )),
+        Runtime::Sandbox => Some((
+            "runs the agent's notebook code on this machine in the operating system's sandbox \
+             instead of Docker: it reads the system's folders and writes the notebooks folder \
+             in place",
+            "[kernel] runtime = \"sandbox\"",
+        )),
+        Runtime::Docker => None,
+    };
+    if sources.runtime == Provenance::File
+        && let Some((effect, value)) = leaves_docker
+    {
         settings.push(plain(
             "[kernel] runtime",
-            "runs the agent's notebook code on this machine as you, outside the Docker sandbox"
-                .to_owned(),
-            "[kernel] runtime = \"unsafe-local\"".to_owned(),
+            effect.to_owned(),
+            value.to_owned(),
         ));
     }
     if config.kernel.network {

@@ -77,6 +77,22 @@ fn unsafe_local_chosen_by_the_user_needs_no_trust_and_chosen_by_the_file_does() 
 }
 
 #[test]
+fn a_sandbox_chosen_by_the_file_needs_trust_and_switching_runtimes_asks_again() {
+    let scratch = Scratch::with_config(b"[kernel]\nruntime = \"sandbox\"\n");
+    let loaded = load(&scratch.inputs()).unwrap();
+    assert_eq!(loaded.trust.state, TrustState::NotTrusted);
+    assert_eq!(loaded.config.kernel.runtime, Runtime::Docker);
+    trust(&scratch);
+    let loaded = load(&scratch.inputs()).unwrap();
+    assert_eq!(loaded.config.kernel.runtime, Runtime::Sandbox);
+    // The trusted sandbox does not stand for unsafe-local.
+    scratch.write("hailer.toml", b"[kernel]\nruntime = \"unsafe-local\"\n");
+    let loaded = load(&scratch.inputs()).unwrap();
+    assert_eq!(loaded.trust.state, TrustState::Changed);
+    assert_eq!(loaded.config.kernel.runtime, Runtime::Docker);
+}
+
+#[test]
 fn a_trusted_script_in_the_workspace_that_changes_asks_again() {
     let toml = b"[checks]\nruff = \"tools/x.sh\"\n";
     let scratch = Scratch::with_config(toml);
