@@ -274,11 +274,12 @@
         const turn = turnOf(event.turn_id);
         if (turn.answer) closeAnswer(event.turn_id);
         const item = conversation.add({ ...window.hailerWork.toolItem(event), done: false });
-        conversation.tools.set(event.call_id, item);
+        // Keyed by turn and call: a model may give its calls the same ids in every turn.
+        conversation.tools.set(`${event.turn_id}/${event.call_id}`, item);
         break;
       }
       case "toolCallFinished": {
-        let item = conversation.tools.get(event.call_id);
+        let item = conversation.tools.get(`${event.turn_id}/${event.call_id}`);
         if (!item) item = conversation.add({ ...window.hailerWork.toolItem(event), done: false });
         item.done = true;
         item.ok = event.ok;

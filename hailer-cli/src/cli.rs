@@ -16,6 +16,7 @@ use clap::{Parser, Subcommand};
         hailer exec -c 'print(6*7)'      run code in the workspace's kernel\n  \
         hailer mcp                       the kernel and tools for another agent (MCP)\n  \
         hailer run \"what drove March?\"   ask one question, print the answer\n  \
+        hailer cancel                    cancel the turn running in this workspace\n  \
         hailer open                      chat in the browser\n  \
         hailer kernel build              build the docker kernel's image here\n  \
         hailer daemon status             show the background daemon (starts it if needed)\n  \
@@ -33,10 +34,20 @@ pub(crate) struct Cli {
     /// them first; an interactive start asks instead).
     #[arg(long, global = true)]
     pub run_sandbox_notebooks: bool,
+    /// Seconds one run of code may take in the session this command starts or joins, from 1
+    /// to 86400 (over `exec_timeout_secs` under [kernel], default 300). Long reads also
+    /// finish sooner lazily: `pl.scan_csv` or DuckDB read only what the answer needs.
+    #[arg(long, global = true, value_name = "SECS",
+          value_parser = clap::value_parser!(u64).range(1..=hailer_protocol::MAX_EXEC_TIMEOUT_SECS))]
+    pub exec_timeout: Option<u64>,
     /// Show everything: the client's and a daemon it starts log at DEBUG (over HAILER_LOG_LEVEL
     /// and [hailer] log_level), and kernel jobs show pip's, uv's and Docker's own output live.
     #[arg(long, short = 'v', global = true)]
     pub verbose: bool,
+    /// With no command: start a new conversation instead of resuming the stored one (`hailer
+    /// --new` is `hailer notebook --new`).
+    #[arg(long)]
+    pub new: bool,
     /// With no command: the chat (`hailer notebook` with its defaults).
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -176,6 +187,9 @@ pub(crate) enum Command {
         #[arg(long, value_name = "RUNTIME")]
         kernel: Option<String>,
     },
+    /// Cancel the turn running in this workspace's session, whichever client started it (a
+    /// `hailer run`, the chat, the page); its running code stops. Exits 1 when none runs.
+    Cancel,
     /// Keep a provider's API key in the OS credential store (or a key file only you can read).
     ///
     /// Type the key at the hidden prompt, or pipe it in: `printenv KEY | hailer login openai`.

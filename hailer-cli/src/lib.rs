@@ -65,11 +65,12 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         workspace: cli.workspace.clone(),
         config: cli.config.clone(),
         run_sandbox_notebooks: cli.run_sandbox_notebooks,
+        exec_timeout: cli.exec_timeout,
         ..Default::default()
     };
     let command = cli.command.unwrap_or(Command::Notebook {
         no_browser: false,
-        new: false,
+        new: cli.new,
         plain: false,
         kernel: None,
         foreground: false,
@@ -242,6 +243,15 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 ..session_flags
             };
             return commands::run::run(&home, &flags, &question, json, verbose).await;
+        }
+        Command::Cancel => {
+            let home = HailerHome::from_env()?;
+            let overrides = hailer_config::Overrides {
+                workspace: cli.workspace,
+                config: cli.config,
+                ..Default::default()
+            };
+            return commands::cancel::run(&home, overrides).await;
         }
         Command::Login { provider } => {
             let home = HailerHome::from_env()?;

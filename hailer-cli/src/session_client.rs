@@ -17,6 +17,8 @@ pub(crate) struct SessionFlags {
     pub kernel: Option<String>,
     pub model: Option<String>,
     pub new_thread: bool,
+    /// `--exec-timeout`: how long one run of code may take, in seconds.
+    pub exec_timeout: Option<u64>,
     /// `--run-sandbox-notebooks`: agree ahead of time to run notebooks a docker kernel wrote.
     pub run_sandbox_notebooks: bool,
 }
@@ -45,6 +47,7 @@ pub(crate) fn start_params(flags: &SessionFlags) -> anyhow::Result<StartSessionP
         kernel: flags.kernel.clone(),
         model: flags.model.clone(),
         new_thread: flags.new_thread,
+        exec_timeout_secs: flags.exec_timeout,
         run_sandbox_notebooks: flags.run_sandbox_notebooks,
         client: "terminal".to_owned(),
         env,

@@ -25,9 +25,11 @@ pub const HAILER_KERNEL_IMAGE: &str = "HAILER_KERNEL_IMAGE";
 
 /// Overrides `[kernel].base_image`.
 pub(crate) const HAILER_KERNEL_BASE_IMAGE: &str = "HAILER_KERNEL_BASE_IMAGE";
+/// Overrides `[kernel].exec_timeout_secs`.
+pub(crate) const HAILER_EXEC_TIMEOUT_SECS: &str = "HAILER_EXEC_TIMEOUT_SECS";
 
 /// Every variable the loader reads.
-pub const CONFIG_VARIABLES: [&str; 8] = [
+pub const CONFIG_VARIABLES: [&str; 9] = [
     HAILER_CONFIG,
     HAILER_WORKSPACE,
     HAILER_MODEL,
@@ -36,6 +38,7 @@ pub const CONFIG_VARIABLES: [&str; 8] = [
     HAILER_KERNEL,
     HAILER_KERNEL_IMAGE,
     HAILER_KERNEL_BASE_IMAGE,
+    HAILER_EXEC_TIMEOUT_SECS,
 ];
 
 /// Variables earlier versions read that no longer do anything.

@@ -27,6 +27,9 @@ pub struct Overrides {
     pub kernel_base_image: Option<String>,
     /// `--log-level` (`--verbose` is `DEBUG`).
     pub log_level: Option<String>,
+    /// `--exec-timeout` (seconds one run of code may take).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exec_timeout: Option<String>,
 }
 
 /// Everything the loader reads besides files. The daemon fills it from the client's request,

@@ -45,6 +45,7 @@ pub const KERNEL_KEYS: &[&str] = &[
     "cpus",
     "network",
     "python",
+    "exec_timeout_secs",
 ];
 /// `[daemon]` keys.
 pub const DAEMON_KEYS: &[&str] = &["session_linger_secs"];

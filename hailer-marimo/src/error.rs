@@ -182,15 +182,21 @@ pub enum Error {
 
     /// The kernel died or stopped answering; a fresh session replaces it.
     #[error(
-        "the kernel for {path} {reason}, so it was restarted on a fresh session: variables \
-         from earlier runs are gone until the notebook's cells run again. Run the code again"
+        "the kernel for {} {reason}, so it was restarted on a fresh session: variables \
+         from earlier runs are gone until the notebook's cells run again{}",
+        file_name(path),
+        if *timed_out { "" } else { ". Run the code again" }
     )]
     KernelRestarted {
-        /// The notebook whose kernel was replaced.
+        /// The notebook whose kernel was replaced (named by its file name in the message: the
+        /// path is where the kernel sees it, which may be inside a container).
         path: PathBuf,
         /// What the old kernel did, as a predicate (`stopped running`, `did not finish the run
         /// within 30.0 s`).
         reason: String,
+        /// The run was stopped because its time limit passed (running it again as it is would
+        /// only take as long again).
+        timed_out: bool,
     },
 
     /// A caller passed something this client cannot send.
@@ -208,6 +214,14 @@ pub enum Error {
         /// read), followed by the last lines of the kernel's stderr when there were any.
         detail: String,
     },
+}
+
+/// A path's last part, for messages.
+fn file_name(path: &std::path::Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    )
 }
 
 impl Error {

@@ -36,6 +36,6 @@ pub use error::{Error, Result};
 pub use launch::{LaunchOptions, MarimoServer, PORT_PLACEHOLDER, Wrapper, launch};
 pub use progress::{Progress, Report};
 pub use python_env::{
-    BasePython, Installer, InstallerChoice, ManagedVenv, Python, VenvRequest, choose_installer,
-    ensure_venv, find_python,
+    BasePython, Installer, InstallerChoice, ManagedVenv, PipSetting, Python, UvOptions,
+    VenvRequest, choose_installer, ensure_venv, find_python,
 };

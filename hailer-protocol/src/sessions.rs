@@ -30,6 +30,11 @@ pub struct StartSessionParams {
     /// Start a new conversation instead of resuming the stored one.
     #[serde(default)]
     pub new_thread: bool,
+    /// `--exec-timeout`: how long one run of code may take, in seconds, over
+    /// `[kernel] exec_timeout_secs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1, maximum = 86400)]
+    pub exec_timeout_secs: Option<u64>,
     /// The user agreed to run, as themselves with the unsafe-local runtime, notebooks a docker
     /// kernel wrote into the workspace. Without it such a start is refused with
     /// `consent_required`.
@@ -52,6 +57,7 @@ impl std::fmt::Debug for StartSessionParams {
             .field("kernel", &self.kernel)
             .field("model", &self.model)
             .field("new_thread", &self.new_thread)
+            .field("exec_timeout_secs", &self.exec_timeout_secs)
             .field("client", &self.client)
             .field("run_sandbox_notebooks", &self.run_sandbox_notebooks)
             .field("env", &self.env.keys().collect::<Vec<_>>())

@@ -190,6 +190,7 @@ impl Chat {
             };
             if let Flow::Exit(code) = flow {
                 self.composer.answer(Verdict::Stop);
+                self.screen.clear_prompt();
                 return Ok(code);
             }
             if self.closing && !self.busy && self.queued.is_empty() && self.link.is_some() {

@@ -62,6 +62,19 @@ impl Screen {
         self.printer.is_some()
     }
 
+    /// Before the chat exits: the line editor may still show its prompt (the session stopped
+    /// while it read), which would be left in front of the shell's own; wipe that line.
+    pub(super) fn clear_prompt(&self) {
+        if self.printer.is_none() {
+            return;
+        }
+        // What was just printed above the prompt goes out first.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(b"\r\x1b[2K");
+        let _ = out.flush();
+    }
+
     /// Prints whole lines (one or more, separated by newlines).
     pub(super) fn line(&self, text: impl Into<String>) {
         let mut text = text.into();

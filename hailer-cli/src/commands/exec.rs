@@ -14,6 +14,9 @@ use crate::session_client::{self, SessionFlags};
 
 /// How long beyond the run's own limit the client waits (the kernel may still be starting).
 const MARGIN: Duration = Duration::from_secs(960);
+/// How long a run may wait unanswered before the client looks whether another run holds the
+/// kernel, and says so.
+const BUSY_NOTICE_AFTER: Duration = Duration::from_millis(700);
 
 /// Where the code comes from.
 #[derive(Debug)]
@@ -54,18 +57,52 @@ pub(crate) async fn run(
         client: Some("terminal".to_owned()),
     };
     let path = format!("/v1/sessions/{}/exec", started.session.id);
-    let wait = Duration::from_secs(timeout_secs.unwrap_or(300)) + MARGIN;
-    let response: ExecResponse = connected
-        .endpoint
-        .post(&path, &params, wait)
-        .await?
-        .json()?;
+    // Without --timeout the session's limit applies, which the client does not know; a run
+    // may also wait behind another one first.
+    let limit = timeout_secs
+        .or(flags.exec_timeout)
+        .unwrap_or(hailer_protocol::MAX_EXEC_TIMEOUT_SECS);
+    let wait = Duration::from_secs(limit) + MARGIN;
+    let request = connected.endpoint.post(&path, &params, wait);
+    tokio::pin!(request);
+    let reply = tokio::select! {
+        reply = &mut request => reply,
+        () = tokio::time::sleep(BUSY_NOTICE_AFTER) => {
+            say_if_busy(&connected.endpoint, &started.session.id).await;
+            request.await
+        }
+    };
+    let response: ExecResponse = reply?.json()?;
     print_response(&response);
     Ok(if response.success {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Says on standard error that the run waits, when the session's kernel is busy with another
+/// run (an agent's turn, or another client's code) or still starting.
+async fn say_if_busy(endpoint: &crate::http::Endpoint, session: &str) {
+    let Ok(reply) = endpoint
+        .get(&format!("/v1/sessions/{session}"), Duration::from_secs(5))
+        .await
+    else {
+        return;
+    };
+    let Ok(info) = reply.json::<hailer_protocol::SessionInfo>() else {
+        return;
+    };
+    match info.kernel {
+        hailer_protocol::KernelStatus::Running => eprintln!(
+            "Waiting: the kernel is busy with another run (an agent's turn or another client's \
+             code); this code runs when it ends. `hailer cancel` cancels a running turn."
+        ),
+        hailer_protocol::KernelStatus::Starting | hailer_protocol::KernelStatus::Restarting => {
+            eprintln!("Waiting for the kernel to start; this code runs once it is ready.");
+        }
+        _ => {}
+    }
 }
 
 fn print_response(response: &ExecResponse) {

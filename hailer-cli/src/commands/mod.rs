@@ -1,6 +1,7 @@
 //! One module per `hailer` subcommand.
 
 pub(crate) mod audit;
+pub(crate) mod cancel;
 pub(crate) mod config;
 pub(crate) mod daemon;
 pub(crate) mod demo;

@@ -82,6 +82,14 @@ pub(crate) async fn run(
     // output).
     let mut setup: Option<JobView> = None;
     let mut charts: Vec<hailer_protocol::Chart> = Vec::new();
+    // Why the kernel could not start or ended during the turn: the answer may be the model's
+    // words about it, but the run did not do its work, so it exits non-zero.
+    let mut kernel_failure: Option<(String, Option<String>)> = started
+        .session
+        .kernel_error
+        .clone()
+        .filter(|_| started.session.kernel == hailer_protocol::KernelStatus::Failed)
+        .map(|message| (message, started.session.kernel_hint.clone()));
     while let Some(message) = socket.next().await {
         let message = message.context("the session's event stream broke")?;
         let Ok(text) = message.into_text() else {
@@ -98,6 +106,17 @@ pub(crate) async fn run(
             continue;
         };
         match event {
+            SessionEvent::Kernel {
+                status: hailer_protocol::KernelStatus::Failed,
+                message,
+                hint,
+                exit,
+            } => {
+                let message = message
+                    .or_else(|| exit.map(|exit| exit.message))
+                    .unwrap_or_else(|| "the kernel failed".to_owned());
+                kernel_failure = Some((message, hint));
+            }
             SessionEvent::KernelSetup { line } if !json => {
                 let view = setup.get_or_insert_with(|| JobView::on_stderr(verbose));
                 if let Some(summary) = view.show(&line) {
@@ -142,6 +161,15 @@ pub(crate) async fn run(
                     if let Some(path) = notebook {
                         eprintln!("Notebook: {}", sanitize::clean(&path.display().to_string()));
                     }
+                }
+                if let Some((message, hint)) = kernel_failure {
+                    if !json {
+                        eprintln!("hailer: the kernel could not run the code: {message}");
+                        if let Some(hint) = hint {
+                            eprintln!("  {hint}");
+                        }
+                    }
+                    return Ok(ExitCode::FAILURE);
                 }
                 return Ok(ExitCode::SUCCESS);
             }

@@ -61,6 +61,7 @@ runtime = "{runtime}"{padding}# {runtime_note}
 # cpus = 2                                # CPU limit
 # network = false                         # true lets notebook code reach the internet and this machine
 # python = "python3.12"                   # unsafe-local only: the Python its environment is made from
+# exec_timeout_secs = 300                 # how long one run of code may take (--exec-timeout for one session)
 
 [daemon]
 # session_linger_secs = 300               # how long a session stays after its last window closed

@@ -49,6 +49,10 @@ pub mod defaults {
     pub const MAX_PAGE_BYTES: u64 = 200_000;
     /// `[kernel] cpus`, in CPUs.
     pub const CPUS: f64 = 2.0;
+    /// `[kernel] exec_timeout_secs`: how long one run of code may take, in seconds.
+    pub const EXEC_TIMEOUT_SECS: u64 = 300;
+    /// The longest `[kernel] exec_timeout_secs` (and `--exec-timeout`) allowed: one day.
+    pub const MAX_EXEC_TIMEOUT_SECS: u64 = 86_400;
     /// `[daemon] session_linger_secs`, in seconds.
     pub const SESSION_LINGER_SECS: u64 = 300;
 }
@@ -182,6 +186,10 @@ pub struct KernelSettings {
     /// looked up on PATH. `None` lets the daemon pick its managed Python. Applies only once
     /// the workspace is trusted.
     pub python: Option<PathBuf>,
+    /// How long one run of the agent's code (and of `hailer exec` without `--timeout`) may
+    /// take, in seconds (default 300, at most 86400); `--exec-timeout` and
+    /// `HAILER_EXEC_TIMEOUT_SECS` override it.
+    pub exec_timeout_secs: u64,
 }
 
 /// `[daemon]`: how hailerd looks after sessions.

@@ -157,6 +157,27 @@ pub(crate) fn read(
         .boolean("network", false, report)
         .is_some_and(|at| at.value);
     let python = section.program("python", "\".venv/bin/python\"", place, report);
+    let exec_timeout_secs = section
+        .count("exec_timeout_secs", "3600", 1, report)
+        .and_then(|at| {
+            if at.value <= defaults::MAX_EXEC_TIMEOUT_SECS {
+                return Some(at.value);
+            }
+            report.push(section.fatal(
+                "exec_timeout_secs",
+                &at.span,
+                format!(
+                    "{} = {} is more than a day",
+                    section.label("exec_timeout_secs"),
+                    at.value
+                ),
+                format!(
+                    "Write a number of seconds from 1 to {}, such as exec_timeout_secs = 3600.",
+                    defaults::MAX_EXEC_TIMEOUT_SECS
+                ),
+            ));
+            None
+        });
 
     section.warn_unknown_keys(KERNEL_KEYS, report);
     KernelRead {
@@ -171,6 +192,7 @@ pub(crate) fn read(
             cpus: cpus.unwrap_or(defaults::CPUS),
             network,
             python,
+            exec_timeout_secs: exec_timeout_secs.unwrap_or(defaults::EXEC_TIMEOUT_SECS),
         },
     }
 }

@@ -5,7 +5,7 @@ use super::kernel::{RuntimeSource, is_image_reference, parse_runtime};
 use crate::env::{self, ClientEnv};
 use crate::inputs::{Overrides, Provenance, Sources};
 use crate::problem::{Origin, Problem, Report};
-use crate::schema::{Choice, Config, LogLevel};
+use crate::schema::{Choice, Config, LogLevel, defaults};
 
 /// One override, with where it came from.
 struct Given<'a> {
@@ -207,6 +207,28 @@ pub(crate) fn apply(
                 "hailer",
                 format!("{} is not a log level", given.subject),
                 given.fix(&LogLevel::list()),
+            )),
+        }
+    }
+
+    if let Some(given) = given(
+        "--exec-timeout",
+        overrides.exec_timeout.as_deref(),
+        env::HAILER_EXEC_TIMEOUT_SECS,
+        env,
+    ) {
+        match given.value.trim().parse::<u64>() {
+            Ok(secs) if (1..=defaults::MAX_EXEC_TIMEOUT_SECS).contains(&secs) => {
+                config.kernel.exec_timeout_secs = secs;
+            }
+            _ => report.push(given.problem(
+                "exec_timeout_secs",
+                "kernel",
+                format!(
+                    "{} is not a number of seconds from 1 to 86400",
+                    given.subject
+                ),
+                given.fix("a whole number of seconds, such as 3600"),
             )),
         }
     }

@@ -160,6 +160,7 @@ impl MarimoClient {
                 }
                 Err(failure) => failure,
             };
+            let timed_out = matches!(failure, RunFailure::DeadlinePassed);
             let reason = match failure {
                 RunFailure::Error(error) => {
                     if is_unknown_session(&error) && !retried_renamed_session {
@@ -180,6 +181,7 @@ impl MarimoClient {
             return Err(Error::KernelRestarted {
                 path: notebook.to_owned(),
                 reason,
+                timed_out,
             });
         }
     }

@@ -1,10 +1,11 @@
-//! Which program fills the managed environment: uv when it is on `PATH` (much faster), pip
-//! otherwise, and pip whenever this machine's pip settings name a package index that uv would
-//! not read.
+//! Which program fills the managed environment: uv when it is on `PATH` (much faster), with
+//! this machine's pip settings carried over in uv's terms; pip when uv is not there, or when
+//! pip's settings hold one uv cannot take.
 
-use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+
+use super::pip_to_uv::{PipSetting, UvOptions, translate};
 
 /// The program that creates and fills the environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,25 +24,17 @@ pub struct InstallerChoice {
     /// Why, as a phrase that ends the progress line (`with uv (/usr/bin/uv)`, `with pip (uv is
     /// not on PATH)`).
     pub reason: String,
+    /// pip's settings for uv, when uv is chosen (empty offline: a wheelhouse reads no index).
+    pub uv_options: UvOptions,
 }
 
-/// pip variables that point pip at a package index or change how it reaches one.
-const PIP_INDEX_VARIABLES: [&str; 6] = [
-    "PIP_CONFIG_FILE",
-    "PIP_INDEX_URL",
-    "PIP_EXTRA_INDEX_URL",
-    "PIP_FIND_LINKS",
-    "PIP_NO_INDEX",
-    "PIP_TRUSTED_HOST",
-];
-
-/// Chooses the installer from the `PATH`-style `search_path`, the environment `env` (only the
-/// `PIP_*` names and `HOME`/`XDG_CONFIG_HOME` are read) and the pip files that exist.
+/// Chooses the installer from the `PATH`-style `search_path` and this machine's pip settings
+/// (`pip`: what pip would read for `pip install`, or why they could not be read).
 ///
 /// An offline install from a wheelhouse reads no index, so pip's settings do not matter then.
 pub fn choose_installer(
     search_path: Option<&OsStr>,
-    env: &BTreeMap<String, String>,
+    pip: &Result<Vec<PipSetting>, String>,
     offline: bool,
     exists: &dyn Fn(&Path) -> bool,
 ) -> InstallerChoice {
@@ -49,56 +42,37 @@ pub fn choose_installer(
         return InstallerChoice {
             installer: Installer::Pip,
             reason: "with pip (uv is not on PATH)".to_owned(),
+            uv_options: UvOptions::default(),
         };
     };
-    if !offline && let Some(setting) = pip_index_setting(env, exists) {
-        return InstallerChoice {
-            installer: Installer::Pip,
-            reason: format!(
-                "with pip, not uv: {setting} sets pip's package index, which uv does not read"
-            ),
+    let uv_options = if offline {
+        UvOptions::default()
+    } else {
+        let translated = match pip {
+            Ok(settings) => translate(settings),
+            Err(problem) => Err(format!("pip's settings, which cannot be read: {problem}")),
         };
-    }
+        match translated {
+            Ok(options) => options,
+            Err(why) => {
+                return InstallerChoice {
+                    installer: Installer::Pip,
+                    reason: format!("with pip, not uv: {why}"),
+                    uv_options: UvOptions::default(),
+                };
+            }
+        }
+    };
+    let reason = match uv_options.carried {
+        0 => format!("with uv ({})", uv.display()),
+        1 => format!("with uv ({}, with 1 of pip's settings)", uv.display()),
+        n => format!("with uv ({}, with {n} of pip's settings)", uv.display()),
+    };
     InstallerChoice {
-        reason: format!("with uv ({})", uv.display()),
+        reason,
         installer: Installer::Uv(uv),
+        uv_options,
     }
-}
-
-/// The first pip setting of this machine that names an index: a variable, or a pip
-/// configuration file in one of the places pip reads.
-fn pip_index_setting(
-    env: &BTreeMap<String, String>,
-    exists: &dyn Fn(&Path) -> bool,
-) -> Option<String> {
-    if let Some(name) = PIP_INDEX_VARIABLES
-        .iter()
-        .find(|name| env.get(**name).is_some_and(|value| !value.is_empty()))
-    {
-        return Some((*name).to_owned());
-    }
-    let mut files = vec![
-        PathBuf::from("/etc/pip.conf"),
-        PathBuf::from("/etc/xdg/pip/pip.conf"),
-    ];
-    let config_home = env
-        .get("XDG_CONFIG_HOME")
-        .filter(|value| !value.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| env.get("HOME").map(|home| Path::new(home).join(".config")));
-    if let Some(config_home) = config_home {
-        files.push(config_home.join("pip").join("pip.conf"));
-    }
-    if let Some(home) = env.get("HOME") {
-        files.push(Path::new(home).join(".pip").join("pip.conf"));
-    }
-    if let Some(app_data) = env.get("APPDATA") {
-        files.push(Path::new(app_data).join("pip").join("pip.ini"));
-    }
-    files
-        .into_iter()
-        .find(|file| exists(file))
-        .map(|file| file.display().to_string())
 }
 
 fn find_on_path(
@@ -118,71 +92,62 @@ mod tests {
 
     use super::*;
 
-    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
+    fn pip_says(pairs: &[(&str, &str)]) -> Result<Vec<PipSetting>, String> {
+        Ok(pairs
             .iter()
-            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
-            .collect()
+            .map(|(name, value)| PipSetting {
+                name: (*name).to_owned(),
+                value: (*value).to_owned(),
+                origin: "the variable PIP_X".to_owned(),
+            })
+            .collect())
     }
 
     #[test]
-    fn uv_on_path_is_chosen_unless_pip_names_an_index() {
+    fn uv_on_path_is_chosen_with_pips_settings_carried_over() {
         let path = std::env::join_paths(["/a", "/tools/bin"]).unwrap();
         let only_uv = |p: &Path| p == Path::new("/tools/bin/uv");
-        let home = env(&[("HOME", "/home/ann")]);
-        let chosen = choose_installer(Some(&path), &home, false, &only_uv);
+        let none = pip_says(&[]);
+        let chosen = choose_installer(Some(&path), &none, false, &only_uv);
         assert_eq!(
             chosen.installer,
             Installer::Uv(PathBuf::from("/tools/bin/uv"))
         );
-        assert!(chosen.reason.contains("with uv"), "{}", chosen.reason);
+        assert_eq!(chosen.reason, "with uv (/tools/bin/uv)");
 
         let nothing = |_: &Path| false;
-        let chosen = choose_installer(Some(&path), &home, false, &nothing);
+        let chosen = choose_installer(Some(&path), &none, false, &nothing);
         assert_eq!(chosen.installer, Installer::Pip);
         assert_eq!(chosen.reason, "with pip (uv is not on PATH)");
         assert_eq!(
-            choose_installer(None, &home, false, &only_uv).installer,
+            choose_installer(None, &none, false, &only_uv).installer,
             Installer::Pip
         );
 
-        let mirror = env(&[
-            ("HOME", "/home/ann"),
-            ("PIP_INDEX_URL", "https://mirror/simple"),
-        ]);
-        let chosen = choose_installer(Some(&path), &mirror, false, &only_uv);
-        assert_eq!(chosen.installer, Installer::Pip);
-        assert!(chosen.reason.contains("PIP_INDEX_URL"), "{}", chosen.reason);
-        // Offline, no index is read: uv again.
-        let chosen = choose_installer(Some(&path), &mirror, true, &only_uv);
+        // A CA file and find-links, as a company machine has them: still uv.
+        let company = pip_says(&[("cert", "/etc/ca.pem"), ("find-links", "/opt/wheels")]);
+        let chosen = choose_installer(Some(&path), &company, false, &only_uv);
         assert!(matches!(chosen.installer, Installer::Uv(_)));
-        // An empty variable sets nothing.
-        let empty = env(&[("HOME", "/home/ann"), ("PIP_INDEX_URL", "")]);
-        assert!(matches!(
-            choose_installer(Some(&path), &empty, false, &only_uv).installer,
-            Installer::Uv(_)
-        ));
-    }
+        assert!(
+            chosen.reason.contains("with 2 of pip's settings"),
+            "{}",
+            chosen.reason
+        );
+        assert_eq!(chosen.uv_options.args, ["--find-links", "/opt/wheels"]);
 
-    #[test]
-    fn pip_files_where_pip_reads_them_keep_pip() {
-        let path = std::env::join_paths(["/tools/bin"]).unwrap();
-        for file in [
-            "/etc/pip.conf",
-            "/etc/xdg/pip/pip.conf",
-            "/home/ann/.config/pip/pip.conf",
-            "/home/ann/.pip/pip.conf",
-            "/xdg/pip/pip.conf",
-        ] {
-            let exists = |p: &Path| p == Path::new("/tools/bin/uv") || p == Path::new(file);
-            let vars = if file.starts_with("/xdg") {
-                env(&[("HOME", "/home/ann"), ("XDG_CONFIG_HOME", "/xdg")])
-            } else {
-                env(&[("HOME", "/home/ann")])
-            };
-            let chosen = choose_installer(Some(&path), &vars, false, &exists);
-            assert_eq!(chosen.installer, Installer::Pip, "{file}");
-            assert!(chosen.reason.contains(file), "{}", chosen.reason);
-        }
+        // A setting uv cannot take keeps pip, named.
+        let client_cert = pip_says(&[("client-cert", "/etc/me.pem")]);
+        let chosen = choose_installer(Some(&path), &client_cert, false, &only_uv);
+        assert_eq!(chosen.installer, Installer::Pip);
+        assert!(chosen.reason.contains("client-cert"), "{}", chosen.reason);
+        // Offline, no index is read: uv, with nothing of pip's.
+        let chosen = choose_installer(Some(&path), &client_cert, true, &only_uv);
+        assert!(matches!(chosen.installer, Installer::Uv(_)));
+        assert_eq!(chosen.uv_options, UvOptions::default());
+        // Settings that cannot be read keep pip, saying why.
+        let unreadable = Err("/etc/pip.conf is not UTF-8".to_owned());
+        let chosen = choose_installer(Some(&path), &unreadable, false, &only_uv);
+        assert_eq!(chosen.installer, Installer::Pip);
+        assert!(chosen.reason.contains("/etc/pip.conf"), "{}", chosen.reason);
     }
 }

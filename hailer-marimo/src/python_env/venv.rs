@@ -208,11 +208,14 @@ async fn create(
         Installer::Uv(uv) => {
             let mut command = Command::new(uv);
             command.args(["venv", "--quiet", "--clear"]);
-            if request.wheelhouse.is_none() {
+            let options = &request.installer.uv_options;
+            if request.wheelhouse.is_none() && !options.no_index {
                 // pip in the environment, as `python -m venv` gives it, fetched trusting what
                 // the system trusts (a company's TLS proxy included). Offline there is nothing
                 // to fetch it from, and nothing of Hailer needs it.
                 command.args(["--seed", "--system-certs"]);
+                command.args(&options.args);
+                command.envs(options.env.iter().map(|(name, value)| (name, value)));
             }
             command.arg("--python").arg(&base.executable).arg(dir);
             (command, "uv venv")
@@ -261,6 +264,9 @@ async fn create(
             if request.wheelhouse.is_none() {
                 // Trust what the system trusts, as pip does: a company's TLS proxy included.
                 command.arg("--system-certs");
+                let options = &request.installer.uv_options;
+                command.args(&options.args);
+                command.envs(options.env.iter().map(|(name, value)| (name, value)));
             }
             (command, "uv pip install")
         }
@@ -384,6 +390,7 @@ mod tests {
         InstallerChoice {
             installer: Installer::Pip,
             reason: "with pip".to_owned(),
+            uv_options: crate::UvOptions::default(),
         }
     }
 
@@ -416,6 +423,7 @@ mod tests {
         let uv = InstallerChoice {
             installer: Installer::Uv(PathBuf::from("/bin/uv")),
             reason: String::new(),
+            uv_options: crate::UvOptions::default(),
         };
         let offline_with_uv = VenvRequest {
             wheelhouse: Some(wheels),

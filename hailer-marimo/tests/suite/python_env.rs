@@ -16,6 +16,7 @@ fn pip() -> InstallerChoice {
     InstallerChoice {
         installer: Installer::Pip,
         reason: "with pip".to_owned(),
+        uv_options: hailer_marimo::UvOptions::default(),
     }
 }
 
@@ -35,6 +36,7 @@ fn uv() -> InstallerChoice {
     InstallerChoice {
         reason: format!("with uv ({})", uv.display()),
         installer: Installer::Uv(uv),
+        uv_options: hailer_marimo::UvOptions::default(),
     }
 }
 

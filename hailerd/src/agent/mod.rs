@@ -31,6 +31,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::session::{Session, SessionError};
 
+/// How long a stopping session waits for its cancelled turn to end.
+const CANCEL_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Why the agent cannot answer in this session, and what to do.
 #[derive(Debug, Clone)]
 pub(crate) struct Unavailable {
@@ -376,6 +379,23 @@ impl Agent {
             }
             None => false,
         }
+    }
+
+    /// Cancels the running turn and waits, at most [`CANCEL_WAIT`], until it has ended.
+    pub(crate) async fn cancel_and_wait(&self) {
+        if !self.cancel() {
+            return;
+        }
+        let until = tokio::time::Instant::now() + CANCEL_WAIT;
+        while self.turn_running() && tokio::time::Instant::now() < until {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
+    fn turn_running(&self) -> bool {
+        self.activity
+            .lock()
+            .is_ok_and(|activity| matches!(*activity, Activity::Turn(..)))
     }
 
     /// The model in use, as `provider:name`; `None` when the agent cannot answer.

@@ -34,6 +34,10 @@ impl SessionAgent for Agent {
         Box::pin(Agent::between_turns(self, work))
     }
 
+    fn cancel_turn(&self) -> BoxFuture<'_, ()> {
+        Box::pin(Agent::cancel_and_wait(self))
+    }
+
     fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
         self
     }

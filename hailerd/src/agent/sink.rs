@@ -58,12 +58,13 @@ impl SessionSink {
         };
         (self.on_end)();
         if let Some(session) = self.session.upgrade() {
+            let turn_id = self.turn_id();
             session.audit.set_turn(None);
             session.charts.set_turn(None);
             session.publish_turn_event(last);
             // Late clients no longer need the turn's events. Cleared here, while this turn still
             // holds the conversation store, so a next turn's events are never dropped with them.
-            session.end_turn_replay(history);
+            session.end_turn_replay(history, &turn_id);
         }
     }
 }

@@ -2,7 +2,6 @@
 //! session shares (finding the live session, turning session errors into tool errors).
 
 use std::sync::{Arc, Weak};
-use std::time::Duration;
 
 use hailer_agent::tool::{cap_output, tool_error};
 use hailer_agent::{Tool, ToolContext};
@@ -13,9 +12,6 @@ use serde_json::{Value, json};
 
 use super::{tools_cells, tools_charts};
 use crate::session::{Session, SessionError};
-
-/// How long one `marimo_execute` may run.
-const EXECUTE_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The live session, or the tool result saying it has ended.
 pub(super) fn live(session: &Weak<Session>) -> Result<Arc<Session>, String> {
@@ -72,7 +68,9 @@ impl Tool for MarimoExecute {
 here are gone after the call; the notebook's globals are available). Returns stdout, the last \
 expression's value as text, and stderr. Make durable cells with marimo._code_mode \
 (ctx.create_cell / ctx.edit_cell); those are then checked with ruff and ty and the findings \
-appended. Stops after 300 s."
+appended. A run is stopped after the session's time limit (300 s unless the user set \
+another): read large files lazily (pl.scan_csv / scan_parquet, or DuckDB) so only what the answer \
+needs is read."
                 .to_owned(),
             parameters: json!({
                 "type": "object",
@@ -103,7 +101,7 @@ appended. Stops after 300 s."
             None
         };
         let client = ctx.client.as_deref();
-        let run = session.run_code(&kernel, &notebook, &code, EXECUTE_TIMEOUT, client);
+        let run = session.run_code(&kernel, &notebook, &code, session.exec_timeout(), client);
         let outcome = tokio::select! {
             outcome = run => outcome,
             () = ctx.cancel.cancelled() => {

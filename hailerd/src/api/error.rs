@@ -169,9 +169,16 @@ impl From<SessionError> for ApiError {
                 ErrorCode::NotFound,
                 Some(hint.clone()),
             ),
-            SessionError::Stopping | SessionError::Busy => {
-                (StatusCode::CONFLICT, ErrorCode::Conflict, None)
-            }
+            SessionError::Stopping => (StatusCode::CONFLICT, ErrorCode::Conflict, None),
+            SessionError::Busy => (
+                StatusCode::CONFLICT,
+                ErrorCode::Conflict,
+                Some(
+                    "Wait for it to end, or cancel it with `hailer cancel` (Ctrl+C in the chat \
+                     that started it)."
+                        .to_owned(),
+                ),
+            ),
             SessionError::AgentUnavailable { hint, .. } => (
                 StatusCode::FAILED_DEPENDENCY,
                 ErrorCode::ModelFailed,

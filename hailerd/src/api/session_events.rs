@@ -92,5 +92,14 @@ async fn follow(
             return;
         }
     }
-    forward(&mut socket, &mut events, already_sent, &daemon.shutdown).await;
+    // A session's stream ends with its `stopped` event, not on the daemon's shutdown signal:
+    // a stopping daemon stops every session first (a running turn ends as cancelled), and its
+    // clients are told so once instead of finding the stream cut.
+    forward(
+        &mut socket,
+        &mut events,
+        already_sent,
+        &tokio_util::sync::CancellationToken::new(),
+    )
+    .await;
 }

@@ -79,6 +79,9 @@ pub(super) fn render(
         format!(" ({})", tools.join(", "))
     };
     let count = match findings.len() {
+        // No checker ran: "no findings" would claim the code was checked.
+        0 if tools.is_empty() && !skipped.is_empty() => "not checked".to_owned(),
+        0 if !skipped.is_empty() => "no findings, but not every check ran".to_owned(),
         0 => "no findings".to_owned(),
         1 => "1 finding".to_owned(),
         n => format!("{n} findings"),
@@ -149,6 +152,32 @@ mod tests {
                 (1, 1, "F821"),
                 (1, 2, "unresolved-reference")
             ]
+        );
+    }
+
+    #[test]
+    fn skipped_checks_are_never_reported_as_clean() {
+        let skipped = vec!["ty: ty was not found on PATH.".to_owned()];
+        let none = render(&[], "1 changed cell", &[], &[], &skipped);
+        assert!(
+            none.starts_with("Code checks on 1 changed cell: not checked."),
+            "{none}"
+        );
+        assert!(
+            none.contains("(Check skipped: ty: ty was not found"),
+            "{none}"
+        );
+        let some = render(&[], "1 changed cell", &["ruff"], &[], &skipped);
+        assert!(
+            some.starts_with(
+                "Code checks (ruff) on 1 changed cell: no findings, but not every check ran."
+            ),
+            "{some}"
+        );
+        let all = render(&[], "1 changed cell", &["ruff", "ty"], &[], &[]);
+        assert_eq!(
+            all,
+            "Code checks (ruff, ty) on 1 changed cell: no findings."
         );
     }
 }

@@ -159,6 +159,37 @@ struct TyPosition {
     line: u32,
 }
 
+/// What ty reports about idiomatic notebook code that is no mistake there:
+/// * top-level `await`, which is how notebooks run async code;
+/// * an attribute of a type variable ty could not solve (`Object of type `R@__call__` has no
+///   attribute `encode``): Altair's `mark_*` methods are typed through a decorator ty does not
+///   follow, so every `alt.Chart(df).mark_bar().encode(...)` would be reported;
+/// * an attribute that `None` lacks in an optional result (`Attribute `df` is not defined on
+///   `None` in union `DuckDBPyRelation | None``): `duckdb.sql(...)` is optional only for
+///   statements that return no rows, and a cell that reads rows shows the error when it runs.
+fn is_notebook_noise(description: &str) -> bool {
+    description.contains("outside of an asynchronous function")
+        || (description.starts_with("missing-attribute:")
+            && names_unsolved_type_variable(description))
+        || (description.starts_with("missing-union-attribute:")
+            && description.contains("on `None` in union"))
+}
+
+/// Whether ty's description starts by naming an object whose type is a type variable
+/// (`` Object of type `R@__call__` ``).
+fn names_unsolved_type_variable(description: &str) -> bool {
+    description
+        .split_once("Object of type `")
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .is_some_and(|(name, _)| {
+            name.split_once('@').is_some_and(|(variable, scope)| {
+                !variable.is_empty()
+                    && variable.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    && scope.chars().all(|c| c.is_alphanumeric() || c == '_')
+            })
+        })
+}
+
 /// ty on the script, written to `dir`; `python` is the environment whose packages it knows.
 pub(super) async fn ty(
     program: &Path,
@@ -195,12 +226,7 @@ pub(super) async fn ty(
     Ok(items
         .into_iter()
         .filter(|item| item.location.path.ends_with(SCRIPT_NAME))
-        // Top-level await is how notebooks run async code; it is not a mistake there.
-        .filter(|item| {
-            !item
-                .description
-                .contains("outside of an asynchronous function")
-        })
+        .filter(|item| !is_notebook_noise(&item.description))
         .map(|item| {
             let prefix = format!("{}: ", item.check_name);
             RawFinding {
@@ -214,4 +240,28 @@ pub(super) async fn ty(
             }
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_what_idiomatic_notebook_code_triggers_is_dropped() {
+        for noise in [
+            "missing-attribute: Object of type `R@__call__` has no attribute `encode`",
+            "missing-union-attribute: Attribute `df` is not defined on `None` in union `DuckDBPyRelation | None`",
+            "invalid-syntax: await is not allowed outside of an asynchronous function",
+        ] {
+            assert!(is_notebook_noise(noise), "{noise}");
+        }
+        for real in [
+            "missing-attribute: Object of type `DataFrame` has no attribute `colums`",
+            "missing-attribute: Module `polars` has no member `read_cvs`",
+            "missing-union-attribute: Attribute `upper` is not defined on `int` in union `int | str`",
+            "unresolved-reference: Name `totl` used when not defined",
+        ] {
+            assert!(!is_notebook_noise(real), "{real}");
+        }
+    }
 }

@@ -155,8 +155,17 @@ pub(crate) async fn managed_venv(
         None => hailer_marimo::BasePython::Search(search_path),
     };
     let env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("/"));
+    let pip = hailer_docker::image::host_config::pip_install_settings(
+        &hailer_docker::image::host_config::HostInputs {
+            env: &env,
+            cwd: &cwd,
+            read: &hailer_docker::image::host_config::read_host_file,
+        },
+    )
+    .map_err(|error| error.to_string());
     let installer =
-        hailer_marimo::choose_installer(search_path, &env, wheelhouse.is_some(), &|path: &Path| {
+        hailer_marimo::choose_installer(search_path, &pip, wheelhouse.is_some(), &|path: &Path| {
             path.is_file()
         });
     let requirements = format!("{}{}", bundle::REQUIREMENTS, bundle::LOCAL_REQUIREMENTS);

@@ -132,13 +132,19 @@ impl KernelError {
                  lost."
                     .to_owned(),
             ),
+            Self::Marimo(hailer_marimo::Error::KernelRestarted {
+                timed_out: true, ..
+            }) => Some(
+                "Give runs longer with exec_timeout_secs under [kernel] in hailer.toml, or \
+                 --exec-timeout SECS for one session (`hailer exec --timeout SECS` for one \
+                 run); or read less: pl.scan_csv / pl.scan_parquet with filters and .collect() \
+                 at the end, or DuckDB on the file, read only what the answer needs."
+                    .to_owned(),
+            ),
             Self::Docker(_) | Self::Marimo(_) | Self::Invalid(_) => None,
         }
     }
 }
-
-/// How long one run of code may take unless the caller says otherwise.
-pub(crate) const DEFAULT_EXEC_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// A running kernel.
 #[derive(Debug)]

@@ -32,6 +32,11 @@ pub(crate) trait SessionAgent: std::fmt::Debug + Send + Sync + 'static {
         work: BoxFuture<'a, Result<(), SessionError>>,
     ) -> BoxFuture<'a, Option<Result<(), SessionError>>>;
 
+    /// Cancels the running turn, if any, and returns once it has ended (within a few seconds):
+    /// a session that stops lets its turn end as cancelled before the kernel goes, so the
+    /// model is never handed the error of a kernel that was stopped under it.
+    fn cancel_turn(&self) -> BoxFuture<'_, ()>;
+
     /// The agent itself, for the layer above that knows its type.
     fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
 }

@@ -12,7 +12,9 @@ use super::Session;
 const MAX_CHARTS: usize = 200;
 const MAX_PICTURE_BYTES: usize = 64 * 1024 * 1024;
 
-/// The charts kept, oldest first, with the tool call that made each.
+/// The charts kept, oldest first, with the turn and the tool call that made each. A model may
+/// give its calls the same ids in every turn (`call_1`), so a chart belongs to its turn, not to
+/// a call id alone.
 #[derive(Debug, Default)]
 pub(crate) struct ChartBook {
     inner: Mutex<Book>,
@@ -22,9 +24,18 @@ pub(crate) struct ChartBook {
 struct Book {
     /// The running turn, whose tool calls make the charts.
     turn: Option<String>,
-    kept: VecDeque<(String, Chart)>,
+    kept: VecDeque<Kept>,
     picture_bytes: usize,
     made: u64,
+}
+
+/// One chart, with the turn (`None`: no turn ran, as with a call through MCP) and the call
+/// that made it.
+#[derive(Debug)]
+struct Kept {
+    turn: Option<String>,
+    call: String,
+    chart: Chart,
 }
 
 fn picture_bytes(chart: &Chart) -> usize {
@@ -48,45 +59,91 @@ impl ChartBook {
         book.made += 1;
         chart.id = format!("chart-{}", book.made);
         book.picture_bytes += picture_bytes(&chart);
-        book.kept.push_back((call_id.to_owned(), chart.clone()));
+        let turn = book.turn.clone();
+        book.kept.push_back(Kept {
+            turn: turn.clone(),
+            call: call_id.to_owned(),
+            chart: chart.clone(),
+        });
         while book.kept.len() > MAX_CHARTS || book.picture_bytes > MAX_PICTURE_BYTES {
-            let Some((_, old)) = book.kept.pop_front() else {
+            let Some(old) = book.kept.pop_front() else {
                 break;
             };
-            book.picture_bytes -= picture_bytes(&old);
+            book.picture_bytes -= picture_bytes(&old.chart);
         }
-        (book.turn.clone(), chart)
+        (turn, chart)
     }
 
-    /// The charts the calls `call_ids` made, in the order they were made.
-    fn of_calls(&self, call_ids: &[&str]) -> Vec<Chart> {
+    /// The charts made in `turn` by the calls `call_ids` (any turn when `turn` is `None`), in
+    /// the order they were made.
+    fn of_calls(&self, turn: Option<&str>, call_ids: &[&str]) -> Vec<Chart> {
         let Ok(book) = self.inner.lock() else {
             return Vec::new();
         };
         book.kept
             .iter()
-            .filter(|(call, _)| call_ids.contains(&call.as_str()))
-            .map(|(_, chart)| chart.clone())
+            .filter(|kept| {
+                turn.is_none_or(|turn| kept.turn.as_deref() == Some(turn))
+                    && call_ids.contains(&kept.call.as_str())
+            })
+            .map(|kept| kept.chart.clone())
             .collect()
     }
 
-    /// Each turn of `history` with the charts its tool calls made.
-    pub(crate) fn fill(&self, history: &mut [PastTurn]) {
-        for turn in history {
-            let calls: Vec<&str> = turn
-                .tools
-                .iter()
-                .map(|call| call.call_id.as_str())
-                .collect();
-            turn.charts = self.of_calls(&calls);
+    /// `history`'s turns with their charts: the turn `ended` just finished is the last one when
+    /// it was stored, and gets the charts its calls made; the turns before it keep the charts
+    /// they had in `previous` (matched from the end, as a summary drops the oldest turns).
+    pub(crate) fn fill(
+        &self,
+        history: &mut [PastTurn],
+        previous: &[PastTurn],
+        ended: Option<&str>,
+    ) {
+        let stored = match (history.last(), previous.last()) {
+            (Some(last), Some(old)) => !same_turn(last, old),
+            (Some(_), None) => true,
+            _ => false,
+        };
+        let carried = match ended {
+            Some(turn) if stored => {
+                let Some((last, carried)) = history.split_last_mut() else {
+                    return;
+                };
+                let calls: Vec<&str> = last
+                    .tools
+                    .iter()
+                    .map(|call| call.call_id.as_str())
+                    .collect();
+                last.charts = self.of_calls(Some(turn), &calls);
+                carried
+            }
+            _ => history,
+        };
+        for (turn, old) in carried.iter_mut().rev().zip(previous.iter().rev()) {
+            if !same_turn(turn, old) {
+                break;
+            }
+            turn.charts.clone_from(&old.charts);
         }
     }
+}
+
+/// Whether two past turns are the same exchange.
+fn same_turn(turn: &PastTurn, old: &PastTurn) -> bool {
+    turn.text == old.text
+        && turn.answer == old.answer
+        && turn.tools.len() == old.tools.len()
+        && turn
+            .tools
+            .iter()
+            .zip(&old.tools)
+            .all(|(call, old)| call.call_id == old.call_id)
 }
 
 impl Session {
     /// The charts the tool call `call_id` made, with their pictures, in the order they were made.
     pub(crate) fn charts_of_call(&self, call_id: &str) -> Vec<Chart> {
-        self.charts.of_calls(&[call_id])
+        self.charts.of_calls(None, &[call_id])
     }
 
     /// Sends `chart`, made by the tool call `call_id` of the running turn, to every client.
@@ -125,9 +182,9 @@ mod tests {
         }
     }
 
-    fn past_turn(calls: &[&str]) -> PastTurn {
+    fn past_turn(text: &str, calls: &[&str]) -> PastTurn {
         PastTurn {
-            text: "q".to_owned(),
+            text: text.to_owned(),
             tools: calls
                 .iter()
                 .map(|call| PastToolCall {
@@ -149,18 +206,43 @@ mod tests {
     fn charts_get_ids_and_land_in_the_turn_whose_call_made_them() {
         let book = ChartBook::default();
         book.set_turn(Some("t1"));
-        let (turn, first) = book.keep("c1", chart(10));
+        let (turn, first) = book.keep("call_1", chart(10));
         assert_eq!(turn.as_deref(), Some("t1"));
         assert_eq!(first.id, "chart-1");
         book.set_turn(None);
-        let (turn, second) = book.keep("c2", chart(10));
+        let (turn, outside) = book.keep("mcp-7", chart(10));
         assert_eq!(turn, None);
-        assert_eq!(second.id, "chart-2");
-        let mut history = vec![past_turn(&["c1"]), past_turn(&["c0", "c2"]), past_turn(&[])];
-        book.fill(&mut history);
-        assert_eq!(history[0].charts, vec![first]);
-        assert_eq!(history[1].charts, vec![second]);
-        assert!(history[2].charts.is_empty());
+        assert_eq!(outside.id, "chart-2");
+
+        let mut one = vec![past_turn("q1", &["call_1"])];
+        book.fill(&mut one, &[], Some("t1"));
+        assert_eq!(one[0].charts, vec![first.clone()]);
+
+        // The next turn's model gives its call the same id, and it makes no chart: the first
+        // chart stays with the first turn, none shows under the second.
+        book.set_turn(Some("t2"));
+        book.set_turn(None);
+        let mut two = vec![past_turn("q1", &["call_1"]), past_turn("q2", &["call_1"])];
+        book.fill(&mut two, &one, Some("t2"));
+        assert_eq!(two[0].charts, vec![first.clone()]);
+        assert!(two[1].charts.is_empty(), "{:?}", two[1].charts);
+
+        // A summary dropped the oldest turn: the rest keep theirs, matched from the end.
+        book.set_turn(Some("t3"));
+        let (_, third) = book.keep("call_1", chart(10));
+        let mut three = vec![past_turn("q2", &["call_1"]), past_turn("q3", &["call_1"])];
+        book.fill(&mut three, &two, Some("t3"));
+        assert!(three[0].charts.is_empty());
+        assert_eq!(three[1].charts, vec![third]);
+
+        // A turn that stored nothing takes no charts; a new conversation starts with none.
+        let mut same = three.clone();
+        book.fill(&mut same, &three, Some("t4"));
+        assert_eq!(same, three);
+        let mut fresh = vec![past_turn("other", &["call_1"])];
+        book.fill(&mut fresh, &three, None);
+        assert!(fresh[0].charts.is_empty());
+        assert_eq!(book.of_calls(None, &["mcp-7"]), vec![outside]);
     }
 
     #[test]
@@ -169,12 +251,12 @@ mod tests {
         for n in 0..(MAX_CHARTS + 5) {
             book.keep(&format!("c{n}"), chart(1));
         }
-        assert!(book.of_calls(&["c0", "c4"]).is_empty());
-        assert_eq!(book.of_calls(&["c5", "c204"]).len(), 2);
+        assert!(book.of_calls(None, &["c0", "c4"]).is_empty());
+        assert_eq!(book.of_calls(None, &["c5", "c204"]).len(), 2);
         let big = ChartBook::default();
         big.keep("a", chart(MAX_PICTURE_BYTES / 2 + 1));
         big.keep("b", chart(MAX_PICTURE_BYTES / 2 + 1));
-        assert!(big.of_calls(&["a"]).is_empty());
-        assert_eq!(big.of_calls(&["b"]).len(), 1);
+        assert!(big.of_calls(None, &["a"]).is_empty());
+        assert_eq!(big.of_calls(None, &["b"]).len(), 1);
     }
 }

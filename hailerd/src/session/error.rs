@@ -43,7 +43,7 @@ pub(crate) enum SessionError {
     },
     #[error("{0}")]
     Store(hailer_agent::Error),
-    #[error("a turn is running; wait for it to end or cancel it first")]
+    #[error("a turn is running in this workspace's session")]
     Busy,
     #[error("the session is stopping")]
     Stopping,

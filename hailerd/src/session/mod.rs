@@ -481,6 +481,7 @@ pub(crate) fn load_inputs(
             kernel_image: None,
             kernel_base_image: None,
             log_level: None,
+            exec_timeout: params.exec_timeout_secs.map(|secs| secs.to_string()),
         },
         env: ClientEnv::from_pairs(params.env.clone()),
         config_dir: Some(config_dir.to_path_buf()),

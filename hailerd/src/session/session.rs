@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::error::SessionError;
 use crate::events::{SESSION_BACKLOG, SESSION_CAPACITY, SessionBus, Shared};
-use crate::kernel::{DEFAULT_EXEC_TIMEOUT, Kernel, KernelSpec, OFFLINE_WHEELS_VAR};
+use crate::kernel::{Kernel, KernelSpec, OFFLINE_WHEELS_VAR};
 use crate::notebooks::NotebookState;
 use crate::owner_lock::OwnerLock;
 
@@ -157,6 +157,11 @@ impl Session {
         }
     }
 
+    /// How long one run of code may take: `[kernel] exec_timeout_secs`, or `--exec-timeout`.
+    pub(crate) fn exec_timeout(&self) -> Duration {
+        Duration::from_secs(self.loaded().config.kernel.exec_timeout_secs)
+    }
+
     pub(crate) fn notebooks_dir(&self) -> PathBuf {
         self.loaded().config.hailer.notebooks_dir.clone()
     }
@@ -260,13 +265,14 @@ impl Session {
         }
     }
 
-    /// The turn ended: forget its events; `history` (with that turn in it) is what attaching
-    /// clients are sent from now on.
-    pub(crate) fn end_turn_replay(&self, history: Option<Vec<PastTurn>>) {
+    /// The turn `turn_id` ended: forget its events; `history` (with that turn in it) is what
+    /// attaching clients are sent from now on.
+    pub(crate) fn end_turn_replay(&self, history: Option<Vec<PastTurn>>, turn_id: &str) {
         if let Ok(mut replay) = self.turn_replay.lock() {
             replay.running.clear();
             if let Some(mut history) = history {
-                self.charts.fill(&mut history);
+                self.charts
+                    .fill(&mut history, &replay.history, Some(turn_id));
                 replay.history = Arc::new(history);
             }
         }
@@ -275,8 +281,8 @@ impl Session {
     /// The conversation's finished turns, for clients that attach from now on (a new
     /// conversation began, say).
     pub(crate) fn set_history(&self, mut history: Vec<PastTurn>) {
-        self.charts.fill(&mut history);
         if let Ok(mut replay) = self.turn_replay.lock() {
+            self.charts.fill(&mut history, &replay.history, None);
             replay.history = Arc::new(history);
         }
     }
@@ -399,7 +405,7 @@ impl Session {
         };
         let timeout = params
             .timeout_secs
-            .map_or(DEFAULT_EXEC_TIMEOUT, Duration::from_secs);
+            .map_or_else(|| self.exec_timeout(), Duration::from_secs);
         let client = params.client.as_deref().unwrap_or("api");
         let result = self
             .run_code(&kernel, &notebook, &params.code, timeout, Some(client))
@@ -527,6 +533,9 @@ impl Session {
 
     /// Stops the kernel; the caller removes the session from the registry.
     pub(super) async fn shut_down(&self, reason: &str) {
+        if let Some(agent) = self.agent.get() {
+            agent.cancel_turn().await;
+        }
         self.stopping.cancel();
         if let Some(kernel) = self.kernel.write().await.take() {
             kernel.stop().await;

@@ -256,3 +256,46 @@ async fn a_missing_checker_makes_the_report_say_it_was_skipped() {
     );
     assert!(text.contains("ty unresolved-reference"), "{text}");
 }
+
+/// Cells written the way Altair, Polars and DuckDB are used every day.
+const IDIOMATIC_CELLS: [(&str, &str); 4] = [
+    (
+        "sales_frame",
+        "import polars as pl\n\nsales = pl.DataFrame(\n    {\n        \"city\": [\"Oslo\", \"Lima\", \"Pune\"],\n        \"month\": [\"2026-01\", \"2026-01\", \"2026-02\"],\n        \"revenue\": [120.5, 80.0, 99.9],\n    }\n)\ntotals = (\n    sales.lazy()\n    .filter(pl.col(\"revenue\") > 0)\n    .group_by(\"city\")\n    .agg(pl.col(\"revenue\").sum().alias(\"total\"), pl.len().alias(\"rows\"))\n    .sort(\"total\", descending=True)\n    .collect()\n)\nby_month = sales.with_columns(pl.col(\"month\").str.to_date(\"%Y-%m\"))\n",
+    ),
+    (
+        "revenue_chart",
+        "import altair as alt\n\nbars = (\n    alt.Chart(sales)\n    .mark_bar()\n    .encode(\n        x=alt.X(\"city:N\", sort=\"-y\", title=\"City\"),\n        y=alt.Y(\"sum(revenue):Q\", title=\"Revenue\"),\n        color=\"city:N\",\n        tooltip=[\"city\", alt.Tooltip(\"revenue:Q\", format=\",.2f\")],\n    )\n    .properties(title=\"Revenue by city\", width=400)\n)\nbars\n",
+    ),
+    (
+        "layered_chart",
+        "trend = alt.Chart(by_month).mark_line(point=True).encode(x=\"month:T\", y=\"revenue:Q\")\nmean_rule = alt.Chart(sales).mark_rule(color=\"red\").encode(y=\"mean(revenue):Q\")\npick = alt.selection_point(fields=[\"city\"])\nlayered = alt.layer(bars.add_params(pick), mean_rule) | trend\nlayered\n",
+    ),
+    (
+        "duckdb_totals",
+        "import duckdb\n\nper_city = duckdb.sql(\"SELECT city, sum(revenue) AS total FROM sales GROUP BY city\").pl()\nanswer = duckdb.sql(\"SELECT 42 AS answer\").fetchall()\nas_pandas_free = duckdb.sql(\"SELECT * FROM sales WHERE revenue > 90\").pl()\nper_city\n",
+    ),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idiomatic_altair_polars_and_duckdb_cells_pass_the_checks() {
+    let mut code =
+        String::from("import marimo._code_mode as cm\nasync with cm.get_context() as ctx:\n");
+    for (name, cell) in IDIOMATIC_CELLS {
+        code.push_str(&format!(
+            "    ctx.run_cell(ctx.create_cell({cell:?}, name={name:?}))\n"
+        ));
+    }
+    let ty = hailer_tests::prereqs::kernel_venv().join("bin/ty");
+    let ruff = hailer_tests::prereqs::kernel_venv().join("bin/ruff");
+    let checks = format!("ty = \"{}\"\nruff = \"{}\"\n", ty.display(), ruff.display());
+    let calls = [("marimo_execute", json!({"code": code}))];
+    let (_workspace, model, output) = turn_with_calls(&calls, &[("[checks]", &checks)]).await;
+    assert!(output.status.success(), "{output:?}");
+    let text = &tool_results(&model)[0].1;
+    assert!(
+        text.contains("Code checks (ruff, ty) on 4 changed cells: no findings."),
+        "{text}"
+    );
+    assert!(!text.contains("Traceback"), "the cells ran: {text}");
+}

@@ -304,3 +304,56 @@ fn sessions_run_in_the_folder_hailer_kernel_envs_names_and_a_relative_one_is_ref
         );
     }
 }
+
+#[test]
+fn install_local_uses_uv_with_pips_ca_file_find_links_and_no_index_carried_over() {
+    let mut workspace = TestWorkspace::unsafe_local();
+    workspace
+        .env
+        .retain(|(name, _)| name != hailer_tests::kernel_envs::VARIABLE);
+    let tools = tempfile::tempdir().unwrap();
+    let uv_dir = tools.path().join("uv-bin");
+    std::fs::create_dir_all(&uv_dir).unwrap();
+    std::os::unix::fs::symlink(hailer_tests::prereqs::uv(), uv_dir.join("uv")).unwrap();
+    let real = std::process::Command::new(kernel_venv().join("bin/python"))
+        .args([
+            "-c",
+            "import os, sys; print(os.path.realpath(sys.executable))",
+        ])
+        .output()
+        .unwrap();
+    let real = String::from_utf8_lossy(&real.stdout).trim().to_owned();
+    let real_dir = tools.path().join("real");
+    std::fs::create_dir_all(&real_dir).unwrap();
+    std::os::unix::fs::symlink(&real, real_dir.join("python3")).unwrap();
+    // A company's CA bundle, as pip's settings name it.
+    let system_bundle = std::env::var("SSL_CERT_FILE")
+        .unwrap_or_else(|_| "/etc/ssl/certs/ca-certificates.crt".to_owned());
+    let ca = tools.path().join("company-ca.pem");
+    std::fs::copy(&system_bundle, &ca)
+        .unwrap_or_else(|error| panic!("the system's CA bundle {system_bundle}: {error}"));
+    let path = std::env::join_paths([real_dir.as_path(), uv_dir.as_path()]).unwrap();
+    // pip's settings say: this CA file, wheels from this folder, no index.
+    let output = workspace
+        .command(&["kernel", "install-local"])
+        .env("PATH", path)
+        .env("PIP_CERT", &ca)
+        .env("PIP_FIND_LINKS", wheelhouse())
+        .env("PIP_NO_INDEX", "1")
+        .env_remove("PIP_CONFIG_FILE")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let creating = said
+        .lines()
+        .find(|line| line.starts_with("Creating a Python"))
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(creating.contains("with uv ("), "{creating}");
+    assert!(creating.contains("of pip's settings"), "{creating}");
+    let _ = workspace.hailer(&["daemon", "stop"]);
+}

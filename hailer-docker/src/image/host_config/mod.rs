@@ -277,6 +277,21 @@ pub fn discover(inputs: &HostInputs<'_>) -> Result<HostSettings, HostConfigError
     })
 }
 
+/// Every setting this machine's pip reads for `pip install` (its configuration files and
+/// `PIP_*` variables, in pip's order), for the unsafe-local environment's installer.
+pub fn pip_install_settings(
+    inputs: &HostInputs<'_>,
+) -> Result<Vec<hailer_marimo::PipSetting>, HostConfigError> {
+    Ok(pip::every_setting(inputs)?
+        .into_iter()
+        .map(|(name, value)| hailer_marimo::PipSetting {
+            name,
+            value: value.text,
+            origin: value.origin.to_string(),
+        })
+        .collect())
+}
+
 /// pip's `cert`, else `REQUESTS_CA_BUNDLE`, else `SSL_CERT_FILE`; it must be readable.
 fn ca_file(
     inputs: &HostInputs<'_>,

@@ -20,7 +20,18 @@ const SECTIONS: [&str; 2] = ["global", "install"];
 
 /// pip's settings as pip itself would see them.
 pub(super) fn discover(inputs: &HostInputs<'_>) -> Result<Settings, HostConfigError> {
-    let mut by_section: [Settings; 2] = [Settings::new(), Settings::new()];
+    Ok(every_setting(inputs)?
+        .into_iter()
+        .filter_map(|(name, value)| Some((Key::from_pip_name(&name)?, value)))
+        .collect())
+}
+
+/// Every setting pip reads for `pip install`, by the name pip normalises it to (`index-url`),
+/// empty values left out.
+pub(super) fn every_setting(
+    inputs: &HostInputs<'_>,
+) -> Result<std::collections::BTreeMap<String, Sourced>, HostConfigError> {
+    let mut by_section: [std::collections::BTreeMap<String, Sourced>; 2] = Default::default();
     for path in files(inputs) {
         let Some(bytes) = inputs.read_file(&path)? else {
             continue;
@@ -38,11 +49,9 @@ pub(super) fn discover(inputs: &HostInputs<'_>) -> Result<Settings, HostConfigEr
         for (slot, section) in by_section.iter_mut().zip(SECTIONS) {
             for (name, value) in parsed.section(section).into_iter().flatten() {
                 // pip ignores empty values.
-                if let Some(key) = Key::from_pip_name(name)
-                    && !value.trim().is_empty()
-                {
+                if !value.trim().is_empty() {
                     slot.insert(
-                        key,
+                        normal_name(name),
                         Sourced {
                             text: value.clone(),
                             origin: Origin::File(path.clone()),
@@ -58,11 +67,9 @@ pub(super) fn discover(inputs: &HostInputs<'_>) -> Result<Settings, HostConfigEr
         let Some(rest) = name.strip_prefix("PIP_") else {
             continue;
         };
-        if let Some(key) = Key::from_pip_name(rest)
-            && !value.trim().is_empty()
-        {
+        if rest != "CONFIG_FILE" && !value.trim().is_empty() {
             settings.insert(
-                key,
+                normal_name(rest),
                 Sourced {
                     text: value.clone(),
                     origin: Origin::Variable(name.clone()),
@@ -71,6 +78,12 @@ pub(super) fn discover(inputs: &HostInputs<'_>) -> Result<Settings, HostConfigEr
         }
     }
     Ok(settings)
+}
+
+/// A name as pip normalises it: `Index_URL` and `--index-url` are `index-url`.
+fn normal_name(name: &str) -> String {
+    let normal = name.trim().to_lowercase().replace('_', "-");
+    normal.strip_prefix("--").unwrap_or(&normal).to_owned()
 }
 
 /// The files pip would read, weakest first.
