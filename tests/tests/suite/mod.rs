@@ -26,6 +26,7 @@ mod kernel_base_image;
 mod kernel_commands;
 mod kernel_install_local;
 mod kernel_job_progress;
+mod live_keys;
 mod live_session;
 mod login;
 mod mcp_server;
