@@ -39,6 +39,7 @@ mod session_sandbox;
 mod session_setup_progress;
 mod trust_seams;
 mod turn_control;
+mod unasked_settings;
 mod web_page;
 mod web_page_charts;
 mod web_page_commands;
