@@ -146,10 +146,42 @@ impl Session {
         Ok(())
     }
 
+    /// Tells every client, once per change, that the kernel restarts after the running turn to
+    /// apply settings that differ from those it runs with.
+    fn announce_pending_restart(&self, loaded: &Loaded) {
+        let next = KernelSettings::of(&self.kernel_spec(loaded));
+        let Some(current) = self.running_kernel() else {
+            return;
+        };
+        if current == next {
+            return;
+        }
+        let changes = current.changes_to(&next).join(", ");
+        let Ok(mut announced) = self.pending_announced.lock() else {
+            return;
+        };
+        if announced.as_deref() == Some(changes.as_str()) {
+            return;
+        }
+        *announced = Some(changes.clone());
+        drop(announced);
+        self.notice(
+            NoticeLevel::Warning,
+            format!(
+                "The kernel restarts when the running turn ends, to apply: {changes}. Until \
+                 then it keeps running as it is ({}).",
+                self.kernel_line()
+            ),
+        );
+    }
+
     /// Starts a kernel for `spec` in the background and remembers its settings.
     pub(super) fn start_kernel_with(self: &Arc<Self>, spec: crate::kernel::KernelSpec) {
         if let Ok(mut settings) = self.kernel_settings.lock() {
             *settings = Some(KernelSettings::of(&spec));
+        }
+        if let Ok(mut announced) = self.pending_announced.lock() {
+            *announced = None;
         }
         tokio::spawn(super::start_kernel(Arc::clone(self), spec));
     }
@@ -180,8 +212,11 @@ impl Session {
             .await
         {
             Some(applied) => applied,
-            // A turn runs: the next one applies them.
-            None => Ok(()),
+            // A turn runs: the next one applies them, and every client hears so now.
+            None => {
+                self.announce_pending_restart(&loaded);
+                Ok(())
+            }
         }
     }
 }
