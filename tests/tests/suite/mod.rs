@@ -1,3 +1,4 @@
+mod agent_knows_marimo;
 mod agent_tools;
 mod agent_turns;
 mod agent_workspace_tools;
@@ -26,6 +27,7 @@ mod kernel_base_image;
 mod kernel_commands;
 mod kernel_install_local;
 mod kernel_job_progress;
+mod live_kernel_changes;
 mod live_keys;
 mod live_session;
 mod login;
