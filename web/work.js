@@ -79,8 +79,16 @@
     return details;
   }
 
+  // The first line of a failed call's result, without the "ERROR:" its text starts with.
+  function errorLine(result) {
+    const first = (result || "").split("\n").map((line) => line.trim()).find((line) => line !== "") || "";
+    const bare = first.startsWith("ERROR:") ? first.slice("ERROR:".length).trim() : first;
+    return bare.length > FIRST_LINE_CHARS ? `${bare.slice(0, FIRST_LINE_CHARS)}…` : bare;
+  }
+
   function finishTool(item) {
-    item.statusNode.textContent = item.ok ? "done" : "failed";
+    const error = item.ok ? "" : errorLine(item.result);
+    item.statusNode.textContent = item.ok ? "done" : error ? `failed: ${error}` : "failed";
     item.statusNode.className = `tool-status ${item.ok ? "status-ok" : "status-failed"}`;
     const heading = element("h3", "", "Result");
     item.resultNode.replaceChildren(heading, codeBlock(item.result || "(no output)", false));

@@ -54,6 +54,15 @@ pub(crate) fn start_params(flags: &SessionFlags) -> anyhow::Result<StartSessionP
     })
 }
 
+/// This shell's provider key and header variables, which a turn it sends carries: the turn
+/// uses this client's key, whoever attached last.
+pub(crate) fn key_env(flags: &SessionFlags) -> std::collections::BTreeMap<String, String> {
+    let key_names = provider_variables(flags);
+    std::env::vars()
+        .filter(|(name, value)| key_names.contains(name) && !value.is_empty())
+        .collect()
+}
+
 /// Starts or attaches to the workspace's session.
 pub(crate) async fn start(
     endpoint: &Endpoint,

@@ -62,7 +62,7 @@ pub use schema::{
     ChecksSettings, Choice, Config, CredentialsStore, DaemonSettings, HailerSettings,
     KERNEL_MINIMUM_BYTES, KernelSettings, LogLevel, MemoryError, MemoryLimit, ModelSettings,
     OPENAI_BASE_URL, OPENAI_ENV_KEY, OPENAI_PROVIDER, ProviderSettings, ReasoningEffort, Runtime,
-    WebSettings, WireApi, defaults,
+    WebSettings, WireApi, defaults, kernel_line,
 };
 pub use trust::{Trust, TrustDecision, TrustState, TrustStore};
 pub use validate::kernel::{is_image_reference, parse_kernel_flag};

@@ -250,6 +250,20 @@ impl ModelError {
         )
     }
 
+    /// Whether the endpoint refused the request (HTTP 400 or 422) in words that name the
+    /// reasoning setting (`reasoning_effort`, `reasoning.effort`, `reasoning`): sent again
+    /// without it, the request may pass.
+    pub fn refuses_reasoning(&self) -> bool {
+        match self {
+            Self::Rejected {
+                status: 400 | 422,
+                said: EndpointSaid(Some(words)),
+                ..
+            } => words.to_ascii_lowercase().contains("reasoning"),
+            _ => false,
+        }
+    }
+
     /// The HTTP status behind the error, if one was received.
     pub fn status(&self) -> Option<u16> {
         match self {

@@ -1,8 +1,8 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-/// `POST /v1/sessions/{id}/turns`: ask the agent something.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+/// `POST /v1/sessions/{id}/turns`: ask the agent something. `Debug` hides `env`'s values.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StartTurnParams {
     /// The user's message. May be empty when `skill` or `prompt` is given.
@@ -23,6 +23,24 @@ pub struct StartTurnParams {
     /// events instead, whatever this says.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub wait: bool,
+    /// The sending client's provider key and header variables: the turn uses these, and the
+    /// session keeps each one for later turns. A variable left out keeps the value the session
+    /// last received (the page sends none).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub env: std::collections::BTreeMap<String, String>,
+}
+
+impl std::fmt::Debug for StartTurnParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StartTurnParams")
+            .field("text", &self.text)
+            .field("client", &self.client)
+            .field("skill", &self.skill)
+            .field("prompt", &self.prompt)
+            .field("wait", &self.wait)
+            .field("env", &self.env.keys().collect::<Vec<_>>())
+            .finish()
+    }
 }
 
 /// A skill attached to a turn.

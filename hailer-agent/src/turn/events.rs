@@ -77,6 +77,13 @@ pub enum TurnEvent {
     },
     /// The turn was cancelled; the conversation so far is kept and stays valid.
     Cancelled,
+    /// The endpoint refused the default reasoning setting, which the user did not write: the
+    /// call was made again without it, and the turn goes on without it. Sent at most once a
+    /// turn.
+    ReasoningDropped {
+        /// What happened, for the user.
+        text: String,
+    },
 }
 
 impl TurnEvent {

@@ -49,6 +49,9 @@ pub struct TurnSettings {
     pub max_stream_bytes: usize,
     /// Sent with every call when set.
     pub reasoning_effort: Option<ReasoningEffort>,
+    /// Whether the user set `reasoning_effort` themselves. When they did not (a default), an
+    /// endpoint that refuses it is asked again without it, once, and the user is told.
+    pub reasoning_effort_written: bool,
     /// When older turns are condensed, checked before every model call of the turn.
     pub summariser: Summariser,
 }
@@ -60,6 +63,7 @@ impl Default for TurnSettings {
             max_tool_output_chars: DEFAULT_MAX_TOOL_OUTPUT_CHARS,
             max_stream_bytes: DEFAULT_MAX_STREAM_BYTES,
             reasoning_effort: None,
+            reasoning_effort_written: false,
             summariser: Summariser::default(),
         }
     }
@@ -125,20 +129,39 @@ struct Progress {
     user_saved: bool,
     history: Vec<StoredItem>,
     reported_input: Option<u64>,
+    /// The endpoint refused the default reasoning setting: the rest of the turn goes without.
+    reasoning_dropped: bool,
 }
 
 /// One model call; an empty answer (no text and no tool call) is asked for again once, and a
-/// second one fails the turn. Every call's usage counts.
+/// second one fails the turn. Every call's usage counts. A reasoning setting the user did not
+/// write (`may_drop_reasoning`) that the endpoint refuses is left out, and the call made again.
 async fn answer(
     client: &ModelClient,
     request: &ModelRequest,
     events: &dyn EventSink,
     cancel: &CancellationToken,
     progress: &mut Progress,
+    may_drop_reasoning: bool,
 ) -> Result<Completion, Stop> {
+    let mut request = std::borrow::Cow::Borrowed(request);
     for _ in 0..=EMPTY_ANSWER_RETRIES {
-        let completion =
-            call_model(client, request, Some(events), cancel, &mut progress.budget).await?;
+        let called = call_model(client, &request, Some(events), cancel, &mut progress.budget).await;
+        let completion = match called {
+            Err(Stop::ReasoningRefused { .. })
+                if may_drop_reasoning && !progress.reasoning_dropped =>
+            {
+                progress.reasoning_dropped = true;
+                events.emit(TurnEvent::ReasoningDropped {
+                    text: reasoning_dropped_notice(client, request.reasoning_effort),
+                });
+                request.to_mut().reasoning_effort = None;
+                call_model(client, &request, Some(events), cancel, &mut progress.budget)
+                    .await
+                    .map_err(Stop::into_failed)?
+            }
+            other => other.map_err(Stop::into_failed)?,
+        };
         progress.usage = TokenUsage::accumulate(progress.usage, completion.usage);
         if !completion.text.trim().is_empty() || !completion.tool_calls.is_empty() {
             return Ok(completion);
@@ -146,6 +169,18 @@ async fn answer(
         tracing::warn!("the model sent an empty answer");
     }
     Err(Stop::empty_answer(client, EMPTY_ANSWER_RETRIES))
+}
+
+/// What the user is told, once, when the default reasoning setting was left out.
+fn reasoning_dropped_notice(client: &ModelClient, effort: Option<ReasoningEffort>) -> String {
+    let settings = client.settings();
+    let effort = effort.map_or_else(String::new, |effort| format!(" \"{}\"", effort.as_str()));
+    format!(
+        "Model '{}' of provider '{}' does not accept the default reasoning_effort{effort}, which \
+         hailer.toml does not set: it was asked again without it, and this conversation goes on \
+         without it. Set reasoning_effort = \"\" under [model] to say so in hailer.toml.",
+        settings.model, settings.provider_id
+    )
 }
 
 fn new_turn_id() -> String {
@@ -170,11 +205,17 @@ impl Turn<'_> {
             user_saved: false,
             history: Vec::new(),
             reported_input: None,
+            reasoning_dropped: false,
         };
         let outcome = match self.drive(user_text, &mut progress).await {
             Ok(outcome) => outcome,
             Err(Stop::Cancelled) => TurnOutcome::Cancelled,
-            Err(Stop::Failed { message, hint }) => TurnOutcome::Failed { message, hint },
+            Err(stop) => match stop.into_failed() {
+                Stop::Failed { message, hint } | Stop::ReasoningRefused { message, hint } => {
+                    TurnOutcome::Failed { message, hint }
+                }
+                Stop::Cancelled => TurnOutcome::Cancelled,
+            },
         };
         if progress.user_saved
             && let Err(error) = off_the_worker(|| self.store.add_usage(self.thread, progress.usage))
@@ -184,6 +225,15 @@ impl Turn<'_> {
         tracing::debug!(%turn_id, ?outcome, "turn ended");
         self.events.emit(outcome.event());
         outcome
+    }
+
+    /// The reasoning setting the turn's next call carries.
+    fn reasoning_effort(&self, progress: &Progress) -> Option<ReasoningEffort> {
+        if progress.reasoning_dropped {
+            None
+        } else {
+            self.settings.reasoning_effort
+        }
     }
 
     fn save(&mut self, progress: &mut Progress, item: ThreadItem) -> Result<(), crate::Error> {
@@ -243,7 +293,7 @@ impl Turn<'_> {
             .summarise(
                 self.client,
                 &progress.history,
-                self.settings.reasoning_effort,
+                self.reasoning_effort(progress),
                 self.cancel,
                 &mut progress.budget,
             )
@@ -252,7 +302,7 @@ impl Turn<'_> {
             Ok(Some(summary)) => summary,
             Ok(None) => return Ok(()),
             Err(Stop::Cancelled) => return Err(Stop::Cancelled),
-            Err(Stop::Failed { message, .. }) => {
+            Err(Stop::Failed { message, .. } | Stop::ReasoningRefused { message, .. }) => {
                 tracing::warn!(%message, "older turns could not be summarised; going on without");
                 return Ok(());
             }
@@ -295,10 +345,17 @@ impl Turn<'_> {
                 instructions: instructions_with_summary(self.instructions, summary.as_deref()),
                 items,
                 tools: tools.clone(),
-                reasoning_effort: self.settings.reasoning_effort,
+                reasoning_effort: self.reasoning_effort(progress),
             };
-            let completion =
-                answer(self.client, &request, self.events, self.cancel, progress).await?;
+            let completion = answer(
+                self.client,
+                &request,
+                self.events,
+                self.cancel,
+                progress,
+                !self.settings.reasoning_effort_written,
+            )
+            .await?;
             if let Some(usage) = completion.usage {
                 progress.reported_input = Some(usage.input);
                 self.store

@@ -75,6 +75,12 @@ pub(crate) async fn call_model(
                 return Ok(completion);
             }
             Some(Ok(_)) => {}
+            Some(Err(error)) if error.refuses_reasoning() && request.reasoning_effort.is_some() => {
+                return Err(match Stop::model(&error, client.redactor()) {
+                    Stop::Failed { message, hint } => Stop::ReasoningRefused { message, hint },
+                    other => other,
+                });
+            }
             Some(Err(error)) => return Err(Stop::model(&error, client.redactor())),
             None => {
                 let error = ModelError::StreamInterrupted {

@@ -8,7 +8,16 @@ use crate::error::Error;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Stop {
     Cancelled,
-    Failed { message: String, hint: String },
+    Failed {
+        message: String,
+        hint: String,
+    },
+    /// The endpoint refused the reasoning setting the call carried; sent again without it, the
+    /// call may pass. Otherwise it fails as `Failed` would.
+    ReasoningRefused {
+        message: String,
+        hint: String,
+    },
 }
 
 const KEPT_HINT: &str = "The conversation so far is kept: send your message again once this is \
@@ -25,6 +34,14 @@ impl Stop {
         Self::Failed {
             message: redactor.redact(&error.to_string()).into_owned(),
             hint: hint.to_owned(),
+        }
+    }
+
+    /// A refused reasoning setting that is not retried: an ordinary failure.
+    pub(crate) fn into_failed(self) -> Self {
+        match self {
+            Self::ReasoningRefused { message, hint } => Self::Failed { message, hint },
+            other => other,
         }
     }
 

@@ -71,6 +71,7 @@ pub(super) async fn start_turn(
     endpoint: &Endpoint,
     session_id: &str,
     ask: &Ask,
+    flags: &SessionFlags,
 ) -> Result<String, TurnRefused> {
     let params = StartTurnParams {
         text: ask.text.clone(),
@@ -78,6 +79,7 @@ pub(super) async fn start_turn(
         skill: ask.skill.clone(),
         prompt: ask.prompt.clone(),
         wait: false,
+        env: session_client::key_env(flags),
     };
     let reply = endpoint
         .post(

@@ -444,7 +444,9 @@ impl Chat {
         };
         self.busy = true;
         self.view.own_text = Some(shown.to_owned());
-        let result = daemon_link::start_turn(&link.endpoint, &link.session.id, ask).await;
+        let result =
+            daemon_link::start_turn(&link.endpoint, &link.session.id, ask, &self.options.flags)
+                .await;
         if let Err(refused) = &result {
             self.view.own_text = None;
             self.busy = false;

@@ -119,11 +119,15 @@ pub(crate) fn finished(
         .skip_while(|line| line.trim().is_empty())
         .collect();
     let room = width.saturating_sub(4).max(10);
-    for line in result_lines.iter().take(RESULT_LINES) {
-        lines.push(format!(
-            "    {}",
-            truncate_text(&line.replace('\t', "    "), room)
-        ));
+    for (index, line) in result_lines.iter().take(RESULT_LINES).enumerate() {
+        let shown = truncate_text(&line.replace('\t', "    "), room);
+        // A failed call's first line is its error: in red, so it reads as one.
+        let shown = if index == 0 && ok == Some(false) {
+            style.red(&shown)
+        } else {
+            shown
+        };
+        lines.push(format!("    {shown}"));
     }
     if result_lines.len() > RESULT_LINES {
         lines.push(format!(
@@ -135,6 +139,20 @@ pub(crate) fn finished(
         ));
     }
     lines
+}
+
+/// The first line of a failed call's result, without the `ERROR:` its text starts with.
+pub(crate) fn error_line(result: &str) -> String {
+    let first = result
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .unwrap_or("no result");
+    first
+        .strip_prefix("ERROR:")
+        .unwrap_or(first)
+        .trim()
+        .to_owned()
 }
 
 /// A chart the turn made, on one line: its title, its cell and notebook.

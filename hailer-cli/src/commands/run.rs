@@ -71,6 +71,7 @@ pub(crate) async fn run(
                 skill: None,
                 prompt: None,
                 wait: false,
+                env: session_client::key_env(flags),
             },
             REQUEST_TIMEOUT,
         )
@@ -145,6 +146,31 @@ pub(crate) async fn run(
                     None => eprintln!("{said}"),
                 }
             }
+            SessionEvent::ToolCallFinished {
+                turn_id,
+                name,
+                ok: false,
+                preview,
+                output,
+                ..
+            } if turn_id == turn.turn_id && !json => {
+                let said = failed_call_line(&name, &preview, &output, stderr_style());
+                match setup.as_mut() {
+                    Some(view) => view.println(&said),
+                    None => eprintln!("{said}"),
+                }
+            }
+            SessionEvent::Notice { level, message } if !json => {
+                let said = match level {
+                    hailer_protocol::NoticeLevel::Info => format!("note: {message}"),
+                    hailer_protocol::NoticeLevel::Warning => format!("warning: {message}"),
+                    hailer_protocol::NoticeLevel::Error => format!("error: {message}"),
+                };
+                match setup.as_mut() {
+                    Some(view) => view.println(&said),
+                    None => eprintln!("{said}"),
+                }
+            }
             SessionEvent::TurnFinished { turn_id, text, .. } if turn_id == turn.turn_id => {
                 // The turn's last event comes after its notebook is on this machine.
                 let notebook = active_notebook(endpoint, &started.session).await;
@@ -197,6 +223,29 @@ pub(crate) async fn run(
         }
     }
     bail!("the session's event stream ended before the turn did")
+}
+
+/// Colours on standard error when it is a terminal and `NO_COLOR` is unset.
+fn stderr_style() -> crate::chat::style::Style {
+    use std::io::IsTerminal as _;
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
+    crate::chat::style::Style::with_color(!no_color && std::io::stderr().is_terminal())
+}
+
+/// A tool call that failed, on one line: its name and the first line of its error.
+fn failed_call_line(
+    name: &str,
+    preview: &str,
+    output: &str,
+    style: crate::chat::style::Style,
+) -> String {
+    let result = if output.trim().is_empty() {
+        preview
+    } else {
+        output
+    };
+    let first = crate::chat::tool_view::error_line(result);
+    style.red(&format!("[{name}] failed: {first}"))
 }
 
 /// What `hailer run` lists after the answer: the charts the turn made, each with its cell.

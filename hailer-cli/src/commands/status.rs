@@ -101,11 +101,18 @@ pub(crate) async fn run(
         status.daemon = Some(connected.info);
     }
     if let Some(workspace) = &mut status.workspace {
-        workspace.session = status
+        let live = status
             .sessions
             .iter()
-            .find(|session| session.workspace == workspace.root)
-            .map(|session| session.id.clone());
+            .find(|session| session.workspace == workspace.root);
+        workspace.session = live.map(|session| session.id.clone());
+        // The kernel that runs is the one to name; the file may ask for another already.
+        if let Some(session) = live {
+            workspace.kernel = running_kernel_line(&session.kernel_line, &workspace.kernel);
+            if session.runtime != "docker" {
+                workspace.image = None;
+            }
+        }
     }
     if json {
         println!(
@@ -121,6 +128,19 @@ pub(crate) async fn run(
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The live session's kernel, and the one `configured` names when it differs: that one runs
+/// once the session applies the change (after a running turn, at the next attach or turn).
+fn running_kernel_line(running: &str, configured: &str) -> String {
+    if running == configured {
+        running.to_owned()
+    } else {
+        format!(
+            "{running} — running now; hailer.toml asks for {configured}, which the kernel \
+             restarts to apply at the next attach or turn"
+        )
+    }
 }
 
 fn text(status: &Status) -> String {

@@ -48,7 +48,8 @@ pub(crate) fn run(
         Action::Revoke => match trust::revoke(&loaded.trust, &store)? {
             Some(_) => println!(
                 "Trust withdrawn for {file}: its settings that need trust are left out from now \
-                 on (a running session drops them before its next turn)."
+                 on (a running session of this workspace drops them when a client next attaches \
+                 or asks, after a running turn ends; every client is told)."
             ),
             None => println!("{file} was not trusted; nothing changed."),
         },
@@ -117,8 +118,10 @@ fn grant(loaded: &Loaded, store: &TrustStore, file: &str, yes: bool) -> anyhow::
     }
     trust::grant(trust, store).with_context(|| format!("cannot record trust for {file}"))?;
     println!(
-        "Trusted {file}. These settings apply from now on; a running session picks them up \
-         before its next turn. A change to one of them asks again for that one."
+        "Trusted {file}. These settings apply from now on: a running session of this workspace \
+         takes them up when a client next attaches or asks, after a running turn ends (a \
+         kernel setting restarts its kernel then, and every client is told). A change to one \
+         of them asks again for that one."
     );
     Ok(ExitCode::SUCCESS)
 }

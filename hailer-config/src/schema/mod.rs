@@ -113,14 +113,31 @@ pub struct ModelSettings {
     /// The id of a provider in [`Config::model_providers`].
     pub provider: String,
     /// How hard the model reasons (default `medium`); `None` sends no reasoning setting
-    /// (written as `""`).
+    /// (written as `""`). Only the built-in provider gets the default: see
+    /// [`ModelSettings::reasoning_effort_for`].
     pub reasoning_effort: Option<ReasoningEffort>,
+    /// Whether the file set `reasoning_effort` itself (to a value or to `""`).
+    #[serde(default)]
+    pub reasoning_effort_written: bool,
     /// Older turns are summarised once the conversation passes this many estimated tokens
     /// (default 100,000); 0 turns summarising off.
     pub summarize_after_tokens: u64,
     /// Where `hailer login` keeps API keys and where a session looks for them (default
     /// `auto`).
     pub credentials_store: CredentialsStore,
+}
+
+impl ModelSettings {
+    /// The reasoning effort to send to `provider`: what the file says, or, when it says
+    /// nothing, the default for the built-in provider and none for any other, since many
+    /// OpenAI-compatible servers refuse a setting they do not know.
+    pub fn reasoning_effort_for(&self, provider: &str) -> Option<ReasoningEffort> {
+        if self.reasoning_effort_written || provider == OPENAI_PROVIDER {
+            self.reasoning_effort
+        } else {
+            None
+        }
+    }
 }
 
 /// `[model_providers.<id>]`: an OpenAI-compatible endpoint.
@@ -239,22 +256,7 @@ impl Config {
     /// The `Kernel:` line users see: the runtime and what it lets notebook code do. `contract`
     /// is the kernel contract of this build.
     pub fn kernel_line(&self, contract: &str) -> String {
-        match self.kernel.runtime {
-            Runtime::UnsafeLocal => "unsafe-local (runs as you; not isolated)".to_owned(),
-            Runtime::Sandbox => {
-                "sandbox (your Python in the system's sandbox; no network; data read-only; \
-                 only the notebooks writable)"
-                    .to_owned()
-            }
-            Runtime::Docker => {
-                let network = if self.kernel.network {
-                    "network on: the internet and this machine"
-                } else {
-                    "no network"
-                };
-                format!("docker (hailer-kernel {contract}; {network}; data read-only)")
-            }
-        }
+        kernel_line(self.kernel.runtime, self.kernel.network, contract)
     }
 
     /// The provider [`ModelSettings::provider`] names. Loading guarantees it exists.
@@ -273,5 +275,26 @@ impl Config {
         names.sort();
         names.dedup();
         names
+    }
+}
+
+/// The `Kernel:` line of a kernel of `runtime`, its network on or off (docker only), for the
+/// kernel contract `contract`.
+pub fn kernel_line(runtime: Runtime, network: bool, contract: &str) -> String {
+    match runtime {
+        Runtime::UnsafeLocal => "unsafe-local (runs as you; not isolated)".to_owned(),
+        Runtime::Sandbox => {
+            "sandbox (your Python in the system's sandbox; no network; data read-only; \
+             only the notebooks writable)"
+                .to_owned()
+        }
+        Runtime::Docker => {
+            let network = if network {
+                "network on: the internet and this machine"
+            } else {
+                "no network"
+            };
+            format!("docker (hailer-kernel {contract}; {network}; data read-only)")
+        }
     }
 }

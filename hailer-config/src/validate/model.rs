@@ -17,7 +17,9 @@ pub(crate) struct ModelRead {
 pub(crate) fn read(section: &Section<'_, '_>, report: &mut Report) -> ModelRead {
     let name = section.text("name", "\"gpt-5.5\"", report);
     let provider = section.text("provider", "\"openai\"", report);
-    let reasoning_effort = match section.string("reasoning_effort", "\"medium\"", report) {
+    let effort_written = section.string("reasoning_effort", "\"medium\"", report);
+    let reasoning_effort_written = effort_written.is_some();
+    let reasoning_effort = match effort_written {
         Some(at) if at.value.trim().is_empty() => None,
         Some(_) => section
             .choice::<ReasoningEffort>("reasoning_effort", "a reasoning effort", report)
@@ -45,6 +47,7 @@ pub(crate) fn read(section: &Section<'_, '_>, report: &mut Report) -> ModelRead 
                 |at| at.value.trim().to_owned(),
             ),
             reasoning_effort,
+            reasoning_effort_written,
             summarize_after_tokens,
             credentials_store,
         },

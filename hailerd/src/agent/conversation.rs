@@ -167,11 +167,9 @@ async fn switched_model(
     client_env: BTreeMap<String, String>,
 ) -> Result<InUse, SessionError> {
     let config = session.loaded().config.clone();
-    let client_env = if client_env.is_empty() {
-        session.client_env()
-    } else {
-        client_env
-    };
+    // The asking client's key wins; one it lacks is the one the session keeps.
+    session.remember_keys(&client_env);
+    let client_env = session.client_env();
     let credentials_dir = ready.credentials_dir.clone();
     let (provider, model) = (choice.provider.clone(), choice.model.clone());
     let built = tokio::task::spawn_blocking(move || {

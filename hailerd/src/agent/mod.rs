@@ -86,6 +86,9 @@ pub(crate) struct Agent {
     turns_started: std::sync::atomic::AtomicU64,
     /// Why the agent could not answer when last judged (at an attach or a turn's start).
     problem: std::sync::Mutex<Option<Unavailable>>,
+    /// The models (provider, name) whose endpoint refused the default reasoning setting: their
+    /// later turns go without it.
+    reasoning_refused: Arc<std::sync::Mutex<std::collections::HashSet<(String, String)>>>,
 }
 
 /// What the agent is doing: one thing at a time.
@@ -119,6 +122,8 @@ struct InUse {
 /// What one turn runs with, made from the configuration and the key as they are at its start.
 struct TurnParts {
     client: ModelClient,
+    /// The model answering, as (provider, name).
+    model: (String, String),
     thread: String,
     tools: ToolRegistry,
     settings: TurnSettings,
@@ -150,6 +155,7 @@ impl Agent {
             activity: std::sync::Mutex::new(Activity::Idle),
             turns_started: std::sync::atomic::AtomicU64::new(0),
             problem: std::sync::Mutex::new(None),
+            reasoning_refused: Arc::default(),
         };
         agent.judge_now(session);
         (agent, notice)
@@ -221,7 +227,19 @@ impl Agent {
                 agent.end_turn(number);
             }
         });
-        let (sink, started) = sink::SessionSink::new(Arc::downgrade(session), client, on_end);
+        let refused = Arc::clone(&self.reasoning_refused);
+        let model = parts.model.clone();
+        let on_reasoning_dropped = Box::new(move || {
+            if let Ok(mut refused) = refused.lock() {
+                refused.insert(model.clone());
+            }
+        });
+        let (sink, started) = sink::SessionSink::new(
+            Arc::downgrade(session),
+            client,
+            on_end,
+            on_reasoning_dropped,
+        );
         let agent = Arc::clone(self);
         let busy_session = Arc::clone(session);
         tokio::spawn(async move {
@@ -285,12 +303,22 @@ impl Agent {
         let client = built.client;
         session.apply_kernel_settings(&loaded, false).await?;
         let config = &loaded.config;
-        let settings = turn_settings(config);
+        let mut settings = turn_settings(config, &in_use.provider);
+        let model = (in_use.provider.clone(), in_use.model.clone());
+        if !settings.reasoning_effort_written
+            && self
+                .reasoning_refused
+                .lock()
+                .is_ok_and(|refused| refused.contains(&model))
+        {
+            settings.reasoning_effort = None;
+        }
         let tools = session_tools(session, config)?;
         let instructions =
-            prompt_context::instructions_for_turn(&prompt::system_prompt(&loaded), session);
+            prompt_context::instructions_for_turn(&prompt::system_prompt(session), session);
         Ok(TurnParts {
             client,
+            model,
             thread: in_use.thread,
             tools,
             settings,
@@ -478,15 +506,16 @@ fn history(store: &ConversationStore, thread: &str) -> Vec<hailer_protocol::Past
         .collect()
 }
 
-/// The turn settings `config` asks for.
-fn turn_settings(config: &hailer_config::Config) -> TurnSettings {
+/// The turn settings `config` asks for, with the model of `provider` answering.
+fn turn_settings(config: &hailer_config::Config, provider: &str) -> TurnSettings {
     let model = &config.model;
     TurnSettings {
         max_tool_output_chars: usize::try_from(config.hailer.max_tool_output_chars)
             .unwrap_or(usize::MAX),
         reasoning_effort: model
-            .reasoning_effort
+            .reasoning_effort_for(provider)
             .and_then(|effort| effort.to_string().parse().ok()),
+        reasoning_effort_written: model.reasoning_effort_written,
         summariser: hailer_agent::Summariser {
             after_tokens: model.summarize_after_tokens,
             ..Default::default()
@@ -554,7 +583,7 @@ pub(crate) fn session_tools(
     session: &Arc<Session>,
     config: &hailer_config::Config,
 ) -> Result<ToolRegistry, SessionError> {
-    let max_output_chars = turn_settings(config).max_tool_output_chars;
+    let max_output_chars = turn_settings(config, &config.model.provider).max_tool_output_chars;
     kernel_tools(Arc::downgrade(session), max_output_chars)
         .and_then(|mut tools| {
             tools_workspace::register(&mut tools, config, &session.audit)?;
@@ -567,7 +596,7 @@ pub(crate) fn session_tools(
 
 /// The most characters of a tool's result that `config` lets a caller see.
 pub(crate) fn max_tool_output_chars(config: &hailer_config::Config) -> usize {
-    turn_settings(config).max_tool_output_chars
+    turn_settings(config, &config.model.provider).max_tool_output_chars
 }
 
 /// The session's tools, in the order the model is offered them: the kernel, the cells, the

@@ -17,6 +17,9 @@ pub(super) struct SessionSink {
     started: Mutex<Option<oneshot::Sender<String>>>,
     /// Called just before the turn's last event is published.
     on_end: Box<dyn Fn() + Send + Sync>,
+    /// Called when the endpoint refused the default reasoning setting, so later turns leave
+    /// it out.
+    on_reasoning_dropped: Box<dyn Fn() + Send + Sync>,
     /// The turn's last event, held back until [`Self::release`]: what follows the turn for the
     /// client that asked (a docker kernel's notebooks copied back) happens before it goes out.
     last: Mutex<Option<SessionEvent>>,
@@ -27,6 +30,7 @@ impl SessionSink {
         session: Weak<Session>,
         client: String,
         on_end: Box<dyn Fn() + Send + Sync>,
+        on_reasoning_dropped: Box<dyn Fn() + Send + Sync>,
     ) -> (Self, oneshot::Receiver<String>) {
         let (sender, receiver) = oneshot::channel();
         (
@@ -36,6 +40,7 @@ impl SessionSink {
                 turn_id: Mutex::new(String::new()),
                 started: Mutex::new(Some(sender)),
                 on_end,
+                on_reasoning_dropped,
                 last: Mutex::new(None),
             },
             receiver,
@@ -83,6 +88,11 @@ impl EventSink for SessionSink {
         }
         let turn_id = self.turn_id();
         let published = match event {
+            TurnEvent::ReasoningDropped { text } => {
+                (self.on_reasoning_dropped)();
+                session.notice(hailer_protocol::NoticeLevel::Warning, text);
+                return;
+            }
             TurnEvent::Started { text, .. } => SessionEvent::TurnStarted {
                 turn_id: turn_id.clone(),
                 text,

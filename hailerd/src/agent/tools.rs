@@ -135,6 +135,7 @@ needs is read."
         } else {
             format!("{text}\n{}", shown.join("\n"))
         };
+        let text = with_failed_cells(text, &changes.failed);
         match changes.report {
             Some(report) => {
                 // Trim the run's output first, so the report survives the turn's cap.
@@ -170,6 +171,69 @@ fn uses_code_mode(code: &str) -> bool {
         .any(|mark| code.contains(mark))
 }
 
+/// The result of a run whose cells failed: an error, naming the first failed cell and its
+/// first error, with what the run printed after it.
+fn with_failed_cells(text: String, failed: &[String]) -> String {
+    let Some(first) = failed.first() else {
+        return text;
+    };
+    if hailer_agent::tool::is_error(&text) {
+        return format!("{text}\nFailed cells:\n{}", failed.join("\n"));
+    }
+    let more = match failed.len() {
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    let hint = recovery_hint(&failed.join("\n"));
+    let mut result = tool_error(&format!("cell {first}{more}"), &hint);
+    if failed.len() > 1 {
+        result.push_str(&format!("\nFailed cells:\n{}", failed.join("\n")));
+    }
+    format!("{result}\n{text}")
+}
+
+/// What to do about the marimo errors `said` names; empty when it names none Hailer knows.
+fn recovery_hint(said: &str) -> String {
+    let mut hints = Vec::new();
+    if said.contains("StaleCellError") || said.contains("has changed since") {
+        hints.push(
+            "Another client changed that cell since you read it: read the cells again \
+             (ctx.cells or notebook_cells), then edit the cell as it is now.",
+        );
+    }
+    if said.contains("MultipleDefinitionError")
+        || said.contains("multiple-defin")
+        || said.contains("defined by another cell")
+        || said.contains("was defined by another cell")
+        || said.contains("multiply")
+    {
+        hints.push(
+            "A name may be defined in one cell only, imports included (a second `import \
+             altair as alt` is a second definition): edit the cell that owns the name, delete \
+             the new definition, or give throwaway names a leading _.",
+        );
+    }
+    if said.contains("NameError") {
+        hints.push(
+            "A cell's names reach the scratchpad only from the next marimo_execute: a name \
+             defined by a cell created or run in this call is not visible in it. Use it in \
+             the next call.",
+        );
+    }
+    hints.join("\n")
+}
+
+/// The first line of a failed run's error: the exception's last line from the traceback.
+fn error_summary(stderr: &str) -> String {
+    let line = stderr
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|line| !line.is_empty() && !line.starts_with('^') && !line.starts_with('~'))
+        .unwrap_or("the code raised an error");
+    hailer_agent::tool::cap_output(line, 300)
+}
+
 fn render(response: &hailer_protocol::ExecResponse) -> String {
     let mut text = String::new();
     if response.fresh_kernel {
@@ -199,7 +263,11 @@ fn render(response: &hailer_protocol::ExecResponse) -> String {
         text.push_str(&response.stderr);
     }
     if !response.success {
-        return format!("Execution failed.\n{}", text.trim_end());
+        let failed = tool_error(
+            &format!("the run failed: {}", error_summary(&response.stderr)),
+            &recovery_hint(&response.stderr),
+        );
+        return format!("{failed}\n{}", text.trim_end());
     }
     if text.is_empty() {
         "(no output)".to_owned()
@@ -235,13 +303,13 @@ notebook and which notebooks have a kernel session."
 
 /// The text of `marimo_status`.
 pub(super) async fn status_text(session: &Session) -> String {
-    let paths = super::prompt::KernelPaths::of(&session.loaded());
+    let paths = super::prompt::KernelPaths::of(session);
     let mut lines = vec![format!("kernel: {}", session.kernel_line())];
     lines.push(format!(
         "kernel paths (use these in code): workspace {}, data {}{}, notebooks {}",
         paths.workspace,
         paths.data,
-        if session.runtime() == Runtime::Docker {
+        if paths.runtime == Runtime::Docker {
             " (read-only)"
         } else {
             ""

@@ -69,6 +69,8 @@ pub(super) struct Changes {
     pub report: Option<String>,
     /// The cells whose chart is new or different, in notebook order.
     pub charts: Vec<CellSnapshot>,
+    /// The created or edited cells that failed, each as `<name or id>: <its first error>`.
+    pub failed: Vec<String>,
 }
 
 /// The changes since `before`: every created or edited cell is recorded in the audit trail,
@@ -95,7 +97,7 @@ pub(super) async fn changes_since(
                 .then(|| format!("(Check skipped: the cells could not be read: {error})"));
             return Changes {
                 report,
-                charts: Vec::new(),
+                ..Changes::default()
             };
         }
     };
@@ -103,10 +105,15 @@ pub(super) async fn changes_since(
     let changed = checks::changed_cells(before, &after);
     if changed.is_empty() {
         return Changes {
-            report: None,
             charts,
+            ..Changes::default()
         };
     }
+    let failed = after
+        .iter()
+        .filter(|cell| changed.contains(&cell.id))
+        .filter_map(failure)
+        .collect();
     record_cells(
         session,
         kernel,
@@ -121,7 +128,35 @@ pub(super) async fn changes_since(
     } else {
         None
     };
-    Changes { report, charts }
+    Changes {
+        report,
+        charts,
+        failed,
+    }
+}
+
+/// A cell that failed, as `<name or id>: <its first error>`; `None` for one that did not.
+fn failure(cell: &CellSnapshot) -> Option<String> {
+    // marimo's status type may print as `CellStatusType.exception`.
+    let status_failed = cell
+        .status
+        .as_deref()
+        .and_then(|status| status.rsplit('.').next())
+        .is_some_and(|status| matches!(status, "exception" | "marimo-error"));
+    let first = cell
+        .errors
+        .iter()
+        .flat_map(|error| error.lines())
+        .map(str::trim)
+        .find(|line| !line.is_empty());
+    if first.is_none() && !status_failed {
+        return None;
+    }
+    let label = cell.given_name().unwrap_or(&cell.id);
+    Some(format!(
+        "{label}: {}",
+        first.unwrap_or("it raised an error when it ran")
+    ))
 }
 
 /// The cells of `after` whose chart is not the one they showed in `before`.

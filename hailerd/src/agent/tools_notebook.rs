@@ -186,6 +186,7 @@ impl Tool for NotebookOpen {
             Ok(session) => session,
             Err(result) => return result,
         };
+        let reference = super::prompt::KernelPaths::of(&session).notebook_reference(&reference);
         let change = match session.open_notebook(&reference).await {
             Ok(change) => change,
             Err(error) => return session_error(&error),
@@ -236,6 +237,7 @@ freeing its memory. The active notebook stays active; its next run starts a fres
             Ok(session) => session,
             Err(result) => return result,
         };
+        let reference = super::prompt::KernelPaths::of(&session).notebook_reference(&reference);
         match session.close_notebook(&reference).await {
             Ok(change) => change.message,
             Err(error) => session_error(&error),

@@ -59,8 +59,9 @@ pub(super) async fn logout(
 
 /// Judges, as a session would at its next attach or turn, whether the model the asking shell's
 /// workspace names can be reached: the provider is declared and usable and a key is at hand,
-/// from the request's variables or where `hailer login` kept it. The key never leaves the
-/// daemon; the answer says only where it came from.
+/// from the request's variables, from what the workspace's live session keeps (a key another
+/// client sent), or where `hailer login` kept it. The key never leaves the daemon; the answer
+/// says only where it came from.
 #[utoipa::path(
     post, path = "/v1/credentials/check", operation_id = "checkModel", tag = "credentials",
     request_body = StartSessionParams,
@@ -75,7 +76,11 @@ pub(super) async fn check(
     State(daemon): State<Daemon>,
     JsonBody(params): JsonBody<StartSessionParams>,
 ) -> Result<Json<ModelCheck>, ApiError> {
+    let mut live = Vec::new();
+    for session in daemon.sessions.all().await {
+        live.push((session.workspace().to_path_buf(), session.client_env()));
+    }
     Ok(Json(
-        model_check::check(&params, &daemon.config.folders.config).await?,
+        model_check::check(&params, &daemon.config.folders.config, live).await?,
     ))
 }

@@ -247,6 +247,8 @@ pub(super) async fn start_turn(
     // Subscribed before the turn starts, so none of its events is missed.
     let follower = (params.wait || wants_event_stream(&headers))
         .then(|| TurnFollower::subscribe(std::sync::Arc::clone(&session)));
+    // The turn uses the key of the client that sent it; the session keeps it for later turns.
+    session.remember_keys(&params.env);
     let turn_id = agent.start_turn(&session, text, client).await?;
     let Some(follower) = follower else {
         return Ok(Json(StartTurnResponse {

@@ -14,8 +14,9 @@ use super::{SessionError, fatal_problems, load_inputs, sandbox_notebooks_gate};
 
 impl Session {
     /// Keeps what an attaching client said for the next reads of the configuration: its folder,
-    /// the flags it gave and, when it sent any, its environment (the page sends none and keeps
-    /// what a terminal sent).
+    /// the flags it gave and, when it sent any, its `HAILER_*` variables (the page sends none and
+    /// keeps what a terminal sent). Key and header variables are kept one by one
+    /// ([`Self::remember_keys`]): a client without a key never takes it away.
     pub(super) fn remember(&self, params: &StartSessionParams) {
         let Ok(mut inputs) = self.inputs.lock() else {
             return;
@@ -31,7 +32,29 @@ impl Session {
             inputs.model.clone_from(&params.model);
         }
         if !params.env.is_empty() {
-            inputs.env.clone_from(&params.env);
+            inputs.env.retain(|name, _| !is_settings_variable(name));
+            inputs.env.extend(
+                params
+                    .env
+                    .iter()
+                    .filter(|(name, _)| is_settings_variable(name))
+                    .map(|(name, value)| (name.clone(), value.clone())),
+            );
+        }
+        drop(inputs);
+        self.remember_keys(&params.env);
+    }
+
+    /// Keeps the last value received for each provider key and header variable in `env`;
+    /// a variable a client did not send, or sent empty, keeps the value the session had.
+    pub(crate) fn remember_keys(&self, env: &std::collections::BTreeMap<String, String>) {
+        let Ok(mut inputs) = self.inputs.lock() else {
+            return;
+        };
+        for (name, value) in env {
+            if !is_settings_variable(name) && !value.is_empty() {
+                inputs.env.insert(name.clone(), value.clone());
+            }
         }
     }
 
@@ -123,13 +146,51 @@ impl Session {
         Ok(())
     }
 
+    /// Tells every client, once per change, that the kernel restarts after the running turn to
+    /// apply settings that differ from those it runs with.
+    fn announce_pending_restart(&self, loaded: &Loaded) {
+        let next = KernelSettings::of(&self.kernel_spec(loaded));
+        let Some(current) = self.running_kernel() else {
+            return;
+        };
+        if current == next {
+            return;
+        }
+        let changes = current.changes_to(&next).join(", ");
+        let Ok(mut announced) = self.pending_announced.lock() else {
+            return;
+        };
+        if announced.as_deref() == Some(changes.as_str()) {
+            return;
+        }
+        *announced = Some(changes.clone());
+        drop(announced);
+        self.notice(
+            NoticeLevel::Warning,
+            format!(
+                "The kernel restarts when the running turn ends, to apply: {changes}. Until \
+                 then it keeps running as it is ({}).",
+                self.kernel_line()
+            ),
+        );
+    }
+
     /// Starts a kernel for `spec` in the background and remembers its settings.
     pub(super) fn start_kernel_with(self: &Arc<Self>, spec: crate::kernel::KernelSpec) {
         if let Ok(mut settings) = self.kernel_settings.lock() {
             *settings = Some(KernelSettings::of(&spec));
         }
+        if let Ok(mut announced) = self.pending_announced.lock() {
+            *announced = None;
+        }
         tokio::spawn(super::start_kernel(Arc::clone(self), spec));
     }
+}
+
+/// A `HAILER_*` variable: it changes the settings, and the client that attached last decides
+/// it. Every other variable a client sends is a provider's key or header variable.
+pub(crate) fn is_settings_variable(name: &str) -> bool {
+    name.starts_with("HAILER_")
 }
 
 impl Session {
@@ -151,8 +212,11 @@ impl Session {
             .await
         {
             Some(applied) => applied,
-            // A turn runs: the next one applies them.
-            None => Ok(()),
+            // A turn runs: the next one applies them, and every client hears so now.
+            None => {
+                self.announce_pending_restart(&loaded);
+                Ok(())
+            }
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::kernel::KernelSpec;
 
 /// What a kernel was started with, as far as the user can change it.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct KernelSettings {
+pub(crate) struct KernelSettings {
     pub runtime: Runtime,
     /// The docker image (`None`: the default one); unset for unsafe-local.
     pub image: Option<String>,

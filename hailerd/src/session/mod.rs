@@ -2,9 +2,10 @@
 
 mod agent_handle;
 mod charts;
+mod data_listing;
 mod error;
 mod follow_changes;
-mod kernel_settings;
+pub(crate) mod kernel_settings;
 mod kernel_setup;
 mod notebook_ops;
 #[allow(clippy::module_inception)]
@@ -23,6 +24,7 @@ use tokio::sync::Mutex;
 
 pub(crate) use agent_handle::{AgentFactory, AgentSetup, BoxFuture, SessionAgent};
 pub(crate) use error::SessionError;
+pub(crate) use follow_changes::is_settings_variable;
 
 use crate::owner_lock::OwnerLock;
 use hailer_agent::blocking::off_the_worker;
@@ -247,6 +249,7 @@ impl Sessions {
 async fn start_kernel(session: Arc<Session>, spec: crate::kernel::KernelSpec) {
     let setup = kernel_setup::KernelSetup::new(&session);
     let progress = |report: hailer_marimo::Report<'_>| setup.report(report);
+    session.data_listed_at_start(&spec.workspace_data);
     let starting = std::time::Instant::now();
     let started = tokio::select! {
         started = Kernel::start(&spec, &progress) => started,

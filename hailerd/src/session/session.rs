@@ -75,6 +75,10 @@ pub(crate) struct Session {
     /// Code runs in the kernel right now, a client's and the agent's: the kernel is `running`
     /// while there is one.
     runs: AtomicUsize,
+    /// The kernel settings changes last announced as waiting for the running turn to end.
+    pub(super) pending_announced: std::sync::Mutex<Option<String>>,
+    /// What each notebook's `data_files` were listed from.
+    pub(super) data_seen: std::sync::Mutex<super::data_listing::DataSeen>,
     idle_since: std::sync::Mutex<Option<Instant>>,
     pub stopping: CancellationToken,
     /// The agent, set right after the session is created.
@@ -133,6 +137,8 @@ impl Session {
             clients: AtomicUsize::new(0),
             in_flight: AtomicUsize::new(0),
             runs: AtomicUsize::new(0),
+            data_seen: std::sync::Mutex::default(),
+            pending_announced: std::sync::Mutex::new(None),
             idle_since: std::sync::Mutex::new(Some(Instant::now())),
             stopping: CancellationToken::new(),
             agent: std::sync::OnceLock::new(),
@@ -166,15 +172,34 @@ impl Session {
         self.loaded().config.hailer.notebooks_dir.clone()
     }
 
-    pub(crate) fn runtime(&self) -> Runtime {
-        self.loaded().config.kernel.runtime
+    /// The settings of the kernel that runs (or is starting); `None` before the first start.
+    /// They differ from the configuration's until a changed setting is applied, between turns.
+    pub(crate) fn running_kernel(&self) -> Option<super::kernel_settings::KernelSettings> {
+        self.kernel_settings
+            .lock()
+            .ok()
+            .and_then(|settings| settings.clone())
     }
 
-    /// The `Kernel:` line users see.
+    /// The runtime of the kernel that runs; the configured one before the first start.
+    pub(crate) fn runtime(&self) -> Runtime {
+        self.running_kernel().map_or_else(
+            || self.loaded().config.kernel.runtime,
+            |kernel| kernel.runtime,
+        )
+    }
+
+    /// The `Kernel:` line users see, of the kernel that really runs.
     pub(crate) fn kernel_line(&self) -> String {
-        self.loaded()
-            .config
-            .kernel_line(&hailer_kernel_bundle::contract())
+        let contract = hailer_kernel_bundle::contract();
+        match self.running_kernel() {
+            Some(kernel) => hailer_config::kernel_line(
+                kernel.runtime,
+                kernel.network.unwrap_or(false),
+                &contract,
+            ),
+            None => self.loaded().config.kernel_line(&contract),
+        }
     }
 
     pub(crate) async fn info(&self) -> SessionInfo {
@@ -435,6 +460,7 @@ impl Session {
         client: Option<&str>,
     ) -> Result<ExecResponse, crate::kernel::KernelError> {
         let _running = self.running();
+        self.refresh_data_lists(kernel, notebook).await;
         let record = self
             .audit
             .start_exec(client, &kernel.relative_name(notebook), code)

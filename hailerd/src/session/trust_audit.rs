@@ -35,6 +35,9 @@ impl Session {
         let first = last.is_none();
         *last = Some(seen);
         drop(last);
+        if !first {
+            self.notice(hailer_protocol::NoticeLevel::Info, what_changed(trust));
+        }
         if first && matches!(trust.state, TrustState::NotNeeded | TrustState::UserConfig) {
             return;
         }
@@ -47,6 +50,29 @@ impl Session {
         });
         entry.detail = Some(describe(trust));
         self.audit.write(entry);
+    }
+}
+
+/// What every client is told when the trust decision changed under the live session: it
+/// applies from now on (a kernel setting among them restarts the kernel first, which the
+/// session says on its own).
+fn what_changed(trust: &Trust) -> String {
+    let names = |settings: Vec<&str>| settings.join(", ");
+    match trust.state {
+        TrustState::Trusted | TrustState::UserConfig => format!(
+            "hailer.toml's trusted settings now apply to this session, from now on: {}.",
+            names(trust.settings.iter().map(|s| s.name.as_str()).collect())
+        ),
+        TrustState::NotTrusted | TrustState::Changed => format!(
+            "This session now leaves out, from now on, the settings of hailer.toml that need \
+             `hailer trust`: {}.",
+            names(trust.refused().map(|s| s.name.as_str()).collect())
+        ),
+        TrustState::NotNeeded => {
+            "hailer.toml no longer has settings that need trust; this session follows it from \
+             now on."
+                .to_owned()
+        }
     }
 }
 

@@ -37,6 +37,7 @@ pub(super) async fn run(
                 skill: None,
                 prompt: None,
                 wait: false,
+                env: std::collections::BTreeMap::new(),
             },
             REQUEST_TIMEOUT,
         )
