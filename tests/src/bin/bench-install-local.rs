@@ -1,7 +1,9 @@
 //! Benchmark of `hailer kernel install-local` into an empty environment, with pip and with uv
 //! side by side in one run: the same Python, the same pinned packages from the same wheelhouse
 //! (offline, so the network does not count), and a warm package cache (one run of each first,
-//! not counted). pip is what Hailer uses when `uv` is not on `PATH`; uv when it is.
+//! not counted). pip is what Hailer uses when `uv` is not on `PATH`; uv when it is. After each
+//! install, the first session in that environment is timed too (`hailer exec -c "import polars"`
+//! from a stopped daemon): an environment without bytecode pays for it there.
 //!
 //! Needs the test wheelhouse and the pinned uv (scripts/test-prereqs.sh). Run it on release
 //! builds: `cargo build --release --bins && target/release/bench-install-local --samples 3`.
@@ -19,8 +21,9 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 }
 
 /// One install into a new Hailer home, with `path` as the client's `PATH`; checks which
-/// installer the progress named.
-fn install(workspace: &TestWorkspace, path: &str, installer: &str) -> Duration {
+/// installer the progress named. Answers how long the install took, then the first session
+/// in the new environment (daemon start, kernel start, a first run).
+fn install(workspace: &TestWorkspace, path: &str, installer: &str) -> (Duration, Duration) {
     let home = tempfile::tempdir().unwrap();
     let wheels = wheelhouse().display().to_string();
     let started = Instant::now();
@@ -42,11 +45,29 @@ fn install(workspace: &TestWorkspace, path: &str, installer: &str) -> Duration {
             .any(|line| line.starts_with("Creating a Python") && line.contains(installer)),
         "{said}"
     );
-    let _ = workspace
-        .command(&["daemon", "stop"])
+    let stop = || {
+        let _ = workspace
+            .command(&["daemon", "stop"])
+            .env("HAILER_HOME", home.path())
+            .output();
+    };
+    stop();
+    let started = Instant::now();
+    let output = workspace
+        .command(&["exec", "-c", "import polars, duckdb, altair"])
         .env("HAILER_HOME", home.path())
-        .output();
-    elapsed
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let first_session = started.elapsed();
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stop();
+    (elapsed, first_session)
 }
 
 fn main() {
@@ -88,14 +109,18 @@ fn main() {
     // Warm both package caches; not counted.
     install(&workspace, &pip_path, "with pip");
     install(&workspace, &uv_path, "with uv");
-    let mut pip = Vec::new();
-    let mut with_uv = Vec::new();
+    let (mut pip, mut with_uv) = (Vec::new(), Vec::new());
+    let (mut pip_first, mut uv_first) = (Vec::new(), Vec::new());
     for _ in 0..samples {
-        pip.push(install(&workspace, &pip_path, "with pip"));
-        with_uv.push(install(&workspace, &uv_path, "with uv"));
+        let (install_time, first) = install(&workspace, &pip_path, "with pip");
+        pip.push(install_time);
+        pip_first.push(first);
+        let (install_time, first) = install(&workspace, &uv_path, "with uv");
+        with_uv.push(install_time);
+        uv_first.push(first);
     }
-    let pip = median(pip);
-    let with_uv = median(with_uv);
+    let (pip, with_uv) = (median(pip), median(with_uv));
+    let (pip_first, uv_first) = (median(pip_first), median(uv_first));
     println!(
         "hailer kernel install-local into an empty environment, offline, warm cache ({samples} samples, medians)"
     );
@@ -110,5 +135,18 @@ fn main() {
     println!(
         "  pip / uv   {:.1}",
         pip.as_secs_f64() / with_uv.as_secs_f64()
+    );
+    println!("the first session after the install (daemon and kernel start, one run), medians");
+    println!("  after pip  {:.2} s", pip_first.as_secs_f64());
+    println!("  after uv   {:.2} s", uv_first.as_secs_f64());
+    println!(
+        "  uv / pip   {:.2} (target: at most 1.10)",
+        uv_first.as_secs_f64() / pip_first.as_secs_f64()
+    );
+    hailer_tests::bench_row(
+        "first session after a uv setup (floor: after a pip setup)",
+        &format!("{:.2} s", uv_first.as_secs_f64()),
+        &format!("{:.2} s", pip_first.as_secs_f64()),
+        "at most 1.10 x",
     );
 }
