@@ -66,7 +66,7 @@ pub(crate) enum Command {
         /// Line-oriented chat: no colours, no cursor control (automatic when not a terminal).
         #[arg(long)]
         plain: bool,
-        /// The kernel runtime for a new session: docker or unsafe-local.
+        /// The kernel runtime for a new session: docker, sandbox or unsafe-local.
         #[arg(long, value_name = "RUNTIME")]
         kernel: Option<String>,
         /// The kernel alone, no chat: print its link, follow its log; Ctrl+C stops and removes
@@ -162,14 +162,14 @@ pub(crate) enum Command {
         #[arg(long, value_name = "SECS",
               value_parser = clap::value_parser!(u64).range(1..=hailer_protocol::MAX_EXEC_TIMEOUT_SECS))]
         timeout: Option<u64>,
-        /// The kernel runtime for a new session: docker or unsafe-local.
+        /// The kernel runtime for a new session: docker, sandbox or unsafe-local.
         #[arg(long, value_name = "RUNTIME")]
         kernel: Option<String>,
     },
     /// Serve the workspace's kernel and tools to another agent over MCP (standard input and
     /// output): its runs are isolated, audited and left in the notebook like the chat's.
     Mcp {
-        /// The kernel runtime for a new session: docker or unsafe-local.
+        /// The kernel runtime for a new session: docker, sandbox or unsafe-local.
         #[arg(long, value_name = "RUNTIME")]
         kernel: Option<String>,
     },
@@ -183,7 +183,7 @@ pub(crate) enum Command {
         /// Start a new conversation instead of resuming the stored one.
         #[arg(long)]
         new: bool,
-        /// The kernel runtime for a new session: docker or unsafe-local.
+        /// The kernel runtime for a new session: docker, sandbox or unsafe-local.
         #[arg(long, value_name = "RUNTIME")]
         kernel: Option<String>,
     },

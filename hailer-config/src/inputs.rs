@@ -18,7 +18,7 @@ pub struct Overrides {
     pub model: Option<String>,
     /// `--provider`.
     pub provider: Option<String>,
-    /// `--kernel` (`docker` or `unsafe-local`).
+    /// `--kernel` (`docker`, `sandbox` or `unsafe-local`).
     pub kernel: Option<String>,
     /// `--kernel-image`.
     pub kernel_image: Option<String>,

@@ -307,6 +307,7 @@ pub enum NotebookTemplate {
 pub struct CreateNotebookParams {
     /// A title the file name is made from (`Sales report (Q3)` becomes `sales_report_q3.py`);
     /// a name with `/`, `\` or `..` is refused, and one whose file exists is a conflict (409).
+    #[schema(min_length = 1)]
     pub name: String,
     /// The template the notebook starts from; `starter` when absent.
     #[serde(default)]

@@ -48,6 +48,7 @@ impl std::fmt::Debug for StartTurnParams {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SkillRequest {
     /// The skill's name or folder, in any case.
+    #[schema(min_length = 1)]
     pub name: String,
     /// The user's message that follows the skill; when blank, the turn's `text` is used.
     #[serde(default)]
@@ -59,6 +60,7 @@ pub struct SkillRequest {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PromptRequest {
     /// The template's file name without `.md`.
+    #[schema(min_length = 1)]
     pub name: String,
     /// The text put in place of `{{args}}`; when blank, the turn's `text` is used.
     #[serde(default)]

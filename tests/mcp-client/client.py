@@ -47,6 +47,7 @@ async def drive(read, write, codes, repeat):
         calls.append(describe(await session.call_tool("marimo_execute", {})))
         return {
             "server": init.server_info.name,
+            "instructions": init.instructions,
             "tools": [tool.name for tool in tools.tools],
             "schemas": {tool.name: tool.input_schema for tool in tools.tools},
             "descriptions": {tool.name: tool.description for tool in tools.tools},

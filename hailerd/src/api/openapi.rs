@@ -119,8 +119,8 @@ use utoipa::{Modify, OpenApi};
 pub(crate) struct ApiDoc;
 
 /// The refusals every route of a kind can answer, added to each operation that does not list
-/// them itself, so the document names every status the daemon sends: the guards' 401 and 403
-/// on every route, 400, 413 and 415 where a JSON body is taken, 400 where a query is parsed,
+/// them itself, so the document names every status the daemon sends: 500, and the guards' 401
+/// and 403, on every route, 400, 413 and 415 where a JSON body is taken, 400 where a query is parsed,
 /// 404 for a session that does not exist, and 400 and 426 on the WebSocket routes for a
 /// request that is not a WebSocket handshake. Each carries the JSON error body.
 struct CommonResponses;
@@ -157,6 +157,10 @@ fn common_refusals(
     operation: &utoipa::openapi::path::Operation,
 ) -> Vec<(&'static str, &'static str)> {
     let mut refusals = vec![
+        (
+            "500",
+            "An unexpected failure inside the daemon; its log file says more",
+        ),
         ("401", "Missing or wrong token"),
         (
             "403",

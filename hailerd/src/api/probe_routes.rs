@@ -19,6 +19,8 @@ use crate::daemon_state::Daemon;
         (status = 200, body = ProbeReport),
         (status = 502, description = "The probes could not run", body = hailer_protocol::ErrorBody),
         (status = 503, description = "The kernel could not start", body = hailer_protocol::ErrorBody),
+        (status = 409, description = "The session is stopping", body = hailer_protocol::ErrorBody),
+        (status = 504, description = "The kernel did not become ready in time", body = hailer_protocol::ErrorBody),
     ),
     security(("bearer" = []))
 )]

@@ -111,6 +111,8 @@ pub(super) async fn stop(
         (status = 400, body = hailer_protocol::ErrorBody),
         (status = 502, description = "The kernel failed or was restarted", body = hailer_protocol::ErrorBody),
         (status = 503, description = "The kernel could not start", body = hailer_protocol::ErrorBody),
+        (status = 409, description = "The session is stopping", body = hailer_protocol::ErrorBody),
+        (status = 504, description = "The kernel did not become ready in time", body = hailer_protocol::ErrorBody),
     ),
     security(("bearer" = []))
 )]

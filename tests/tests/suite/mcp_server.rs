@@ -72,6 +72,13 @@ async fn another_agent_runs_polars_in_the_isolated_kernel_over_stdio_and_http() 
         ]
     );
     assert_eq!(seen["server"], "hailer");
+    // The other agent is told what really keeps the kernel, as the session says it.
+    let instructions = seen["instructions"].as_str().unwrap_or_default();
+    assert!(
+        instructions.contains("Kernel: docker (hailer-kernel")
+            && instructions.contains("no network"),
+        "{instructions}"
+    );
     assert!(
         seen["descriptions"]["marimo_execute"]
             .as_str()

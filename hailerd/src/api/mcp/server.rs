@@ -46,14 +46,16 @@ fn mcp_tools(session: &Arc<Session>) -> Result<hailer_agent::ToolRegistry, Error
 
 impl ServerHandler for SessionServer {
     fn get_info(&self) -> ServerConfig {
+        // What isolates the kernel is said as the session says it (`docker (no network, …)`,
+        // `unsafe-local (runs as you; not isolated)`), never assumed.
+        let kernel = self
+            .session
+            .upgrade()
+            .map(|session| session.kernel_line())
+            .unwrap_or_else(|| "the session has ended".to_owned());
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("hailer", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "Hailer runs Python in a live marimo notebook kernel of this workspace: in \
-                 Docker the data folder is read-only, the network is closed and secrets are \
-                 withheld. Every run is in the workspace's audit trail (`hailer audit`). Call \
-                 marimo_status first for the paths to use in code.",
-            )
+            .with_instructions(instructions(&kernel))
     }
 
     async fn list_tools(
@@ -113,6 +115,15 @@ impl ServerHandler for SessionServer {
     }
 }
 
+/// What the MCP client's agent reads first: where code runs and how it is kept.
+fn instructions(kernel: &str) -> String {
+    format!(
+        "Hailer runs Python in a live marimo notebook kernel of this workspace. Kernel: {kernel}. \
+         Every run is in the workspace's audit trail (`hailer audit`). Call marimo_status \
+         first for the paths to use in code."
+    )
+}
+
 /// The pictures of the charts the call `call_id` made, as MCP image content.
 fn chart_pictures(session: &Session, call_id: &str) -> Vec<ContentBlock> {
     session
@@ -129,4 +140,24 @@ fn chart_pictures(session: &Session, call_id: &str) -> Vec<ContentBlock> {
             Some(ContentBlock::image(data, image.mimetype))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::instructions;
+
+    #[test]
+    fn the_instructions_claim_no_isolation_the_kernel_lacks() {
+        let said = instructions(&hailer_config::kernel_line(
+            hailer_config::Runtime::UnsafeLocal,
+            false,
+            "marimo0.24.2",
+        ));
+        assert!(
+            said.contains("Kernel: unsafe-local (runs as you; not isolated)."),
+            "{said}"
+        );
+        assert!(!said.to_lowercase().contains("docker"), "{said}");
+        assert!(!said.contains("read-only"), "{said}");
+    }
 }
