@@ -40,6 +40,7 @@ mod notebook_in_browser;
 mod readme_quick_start;
 mod sandbox_gate;
 mod session_docker;
+mod session_image_pull;
 mod session_local;
 mod session_sandbox;
 mod session_setup_progress;
