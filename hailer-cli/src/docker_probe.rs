@@ -33,6 +33,11 @@ pub(crate) async fn status_from(endpoint: &Endpoint, image: &str) -> anyhow::Res
         .context("hailerd could not say whether Docker works")
 }
 
+/// What to do once the user may open the engine's socket: hailerd still runs with the groups it
+/// started with.
+pub(crate) const RESTART_AFTER_GROUP: &str = "Once you may use Docker, run `hailer daemon stop` \
+     so that hailerd starts again with your new groups.";
+
 /// Whether the docker runtime can start a kernel here now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum KernelReadiness {
@@ -54,6 +59,12 @@ pub(crate) fn kernel_readiness(status: &DockerStatus, image: &str) -> KernelRead
             return not_ready(
                 format!("Docker runs {os} containers"),
                 "Switch the engine to Linux containers.",
+            );
+        }
+        DockerEngine::NoAccess { message } => {
+            return not_ready(
+                message.trim_end_matches('.').to_owned(),
+                RESTART_AFTER_GROUP,
             );
         }
         DockerEngine::NotInstalled { message } | DockerEngine::NotRunning { message } => {

@@ -146,7 +146,7 @@ pub fn credential_folders(
 }
 
 /// Hailer's own folder in the workspace.
-pub const STATE_DIR: &str = ".hailer";
+pub const STATE_DIR: &str = hailer_platform::state_folder::NAME;
 
 /// What a refused data folder would expose.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,6 +7,11 @@ use std::time::Duration;
 /// Results of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// How a user gets the right to open the engine's socket.
+pub(crate) const SOCKET_ACCESS_FIX: &str = "On Linux, add yourself to the docker group (`sudo usermod \
+     -aG docker $USER`) and log out and in again (or run `newgrp docker`); with Docker Desktop, \
+     make sure it is running and that your user may use it.";
+
 /// What a user can do when Docker itself is the problem and they accept running code as
 /// themselves.
 const UNSAFE_LOCAL_HINT: &str = "If you accept that notebook code then runs as you, with your \
@@ -38,6 +43,37 @@ pub enum Error {
         said: String,
         /// How to point Hailer at another engine, when the endpoint came from a docker context
         /// or from `DOCKER_HOST`; empty for the default endpoint.
+        context_hint: String,
+    },
+
+    /// The engine's socket is there, but this user may not open it (on Linux: not in the
+    /// `docker` group).
+    #[error(
+        "Docker is running, but you may not use it: permission denied on its socket {socket}. \
+         {SOCKET_ACCESS_FIX} {UNSAFE_LOCAL_HINT}"
+    )]
+    SocketDenied {
+        /// The endpoint that was tried, as a `DOCKER_HOST`-style address.
+        endpoint: String,
+        /// The socket's path on this machine.
+        socket: String,
+    },
+
+    /// An engine named by `DOCKER_HOST` or a docker context, at a network address, did not
+    /// answer.
+    #[error(
+        "the Docker engine at {endpoint}, {named_by}, cannot be reached (docker said: {said}). \
+         Start that engine or check the network to it{context_hint}. {UNSAFE_LOCAL_HINT}"
+    )]
+    Unreachable {
+        /// The endpoint that was tried.
+        endpoint: String,
+        /// Where the endpoint came from: "set by DOCKER_HOST", "from the docker context NAME",
+        /// or "the default address".
+        named_by: String,
+        /// What the client reported.
+        said: String,
+        /// How to point Hailer at another engine (as in [`Error::NotRunning`]).
         context_hint: String,
     },
 
@@ -267,7 +303,11 @@ impl Error {
     pub fn is_docker_unavailable(&self) -> bool {
         matches!(
             self,
-            Self::NotInstalled { .. } | Self::NotRunning { .. } | Self::NotLinux { .. }
+            Self::NotInstalled { .. }
+                | Self::NotRunning { .. }
+                | Self::NotLinux { .. }
+                | Self::SocketDenied { .. }
+                | Self::Unreachable { .. }
         )
     }
 }

@@ -51,6 +51,20 @@ pub const PUBLISHED_REPOSITORY: &str = "ghcr.io/hailer-dev/hailer-kernel";
 /// Where the docker kernel sees the workspace's data folder (mounted read-only).
 pub const DATA_IN_KERNEL: &str = "/work/data";
 
+/// The user and group the kernel image runs as (the Dockerfile's `USER 1000:1000`).
+pub const IMAGE_USER: (u32, u32) = (1000, 1000);
+
+/// The user and group a docker kernel runs as, given this host's user where its ids pass into
+/// the container unchanged (a Linux host): that user's own, so it reads the data files the user
+/// may read, but the image's user in place of root. The container gets no supplementary
+/// groups.
+pub fn docker_kernel_user(host_user: Option<(u32, u32)>) -> (u32, u32) {
+    match host_user {
+        Some((uid, gid)) if uid != 0 => (uid, gid),
+        _ => IMAGE_USER,
+    }
+}
+
 /// `<published repository>:<contract>`: the image name used unless the user names another.
 /// `hailer kernel pull` downloads it; `hailer kernel build` builds it under the same name.
 pub fn default_image_name(contract: &str) -> String {

@@ -19,6 +19,7 @@ pub mod os;
 pub mod path_model;
 pub mod private_fs;
 pub mod program;
+pub mod state_folder;
 pub mod stop_signal;
 #[cfg(windows)]
 pub mod wine;

@@ -45,6 +45,11 @@ pub enum DockerEngine {
         /// For a person: the endpoint where nothing was found, and how to install Docker.
         message: String,
     },
+    /// The engine's socket is there, but this user may not open it.
+    NoAccess {
+        /// For a person: the socket, and how to get the right to use it.
+        message: String,
+    },
     /// The engine did not answer, or the endpoint cannot be used.
     NotRunning {
         /// For a person: why the engine could not be reached or the endpoint used.

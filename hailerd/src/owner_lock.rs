@@ -17,7 +17,7 @@ pub(crate) struct OwnerLock {
 impl OwnerLock {
     /// Creates and locks a fresh owner lock in the workspace's `.hailer/` folder.
     pub(crate) fn acquire(state_dir: &Path) -> std::io::Result<Self> {
-        std::fs::create_dir_all(state_dir)?;
+        hailer_platform::state_folder::ensure(state_dir)?;
         let mut bytes = [0u8; 8];
         rand::fill(&mut bytes);
         let id = hex::encode(bytes);

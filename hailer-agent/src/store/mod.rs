@@ -22,7 +22,7 @@ use crate::usage::TokenUsage;
 /// The store's file name inside a workspace's state folder.
 pub const STORE_FILE: &str = "threads.sqlite";
 /// The workspace's state folder.
-pub const STATE_FOLDER: &str = ".hailer";
+pub const STATE_FOLDER: &str = hailer_platform::state_folder::NAME;
 
 /// A thread and its counters.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -180,7 +180,13 @@ impl ConversationStore {
 
     /// Opens the store of the workspace at `workspace` (`.hailer/threads.sqlite`).
     pub fn open_in_workspace(workspace: impl AsRef<Path>) -> Result<Self> {
-        Self::open(workspace.as_ref().join(STATE_FOLDER).join(STORE_FILE))
+        let folder = hailer_platform::state_folder::of(workspace.as_ref());
+        hailer_platform::state_folder::ensure(&folder).map_err(|source| Error::Io {
+            action: "create the folder of",
+            path: folder.join(STORE_FILE),
+            source,
+        })?;
+        Self::open(folder.join(STORE_FILE))
     }
 
     /// The store's file, as given to [`Self::open`].

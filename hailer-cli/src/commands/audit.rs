@@ -32,7 +32,9 @@ fn workspace_root(overrides: Overrides) -> anyhow::Result<PathBuf> {
 
 /// The workspace's `.hailer/` folder.
 fn state_dir(overrides: Overrides) -> anyhow::Result<PathBuf> {
-    Ok(workspace_root(overrides)?.join(".hailer"))
+    Ok(hailer_platform::state_folder::of(&workspace_root(
+        overrides,
+    )?))
 }
 
 /// Prints the records (newest last), or JSON with `json`.
@@ -91,7 +93,7 @@ pub(crate) fn show(overrides: Overrides, filter: &Filter, json: bool) -> anyhow:
 /// was changed or follows a removal, or what was removed.
 pub(crate) fn verify(overrides: Overrides) -> anyhow::Result<ExitCode> {
     let root = workspace_root(overrides)?;
-    let dir = root.join(".hailer");
+    let dir = hailer_platform::state_folder::of(&root);
     let home = HailerHome::from_env()?;
     let anchor = hailer_audit::anchor_path(&home.data_dir, &root);
     match hailer_audit::verify_dir(&dir, &anchor)? {

@@ -214,6 +214,12 @@ async fn kernel_note(home: &HailerHome, runtime: Runtime, image: &str) -> Kernel
                 };
             }
             DockerEngine::NotLinux { os } => format!("the engine runs {os} containers"),
+            DockerEngine::NoAccess { message } => {
+                return note(format!(
+                    "Kernel: docker. {message}\n  {}",
+                    docker_probe::RESTART_AFTER_GROUP
+                ));
+            }
             DockerEngine::NotInstalled { message } | DockerEngine::NotRunning { message } => {
                 message.trim_end_matches('.').to_owned()
             }

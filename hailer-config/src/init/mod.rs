@@ -154,7 +154,10 @@ pub fn init(workspace: &Path, force: bool, kernel: Option<Runtime>) -> Result<In
     scaffold.file(Path::new(defaults::NOTEBOOK), STARTER_NOTEBOOK)?;
     scaffold.folder(Path::new(defaults::DATA_DIR))?;
     scaffold.private_folder(Path::new(STATE_DIR))?;
-    scaffold.file(&Path::new(STATE_DIR).join(".gitignore"), "*\n")?;
+    scaffold.file(
+        &Path::new(STATE_DIR).join(hailer_platform::state_folder::IGNORE_FILE),
+        hailer_platform::state_folder::IGNORE_TEXT,
+    )?;
 
     Ok(InitReport {
         workspace: scaffold.root,

@@ -2,6 +2,7 @@
 //! "Windows containers" apart.
 
 pub mod endpoint;
+mod failure;
 
 use std::time::Duration;
 
@@ -9,7 +10,8 @@ use bollard::Docker;
 
 pub use endpoint::{Endpoint, EndpointSource, Transport};
 
-use crate::error::{Error, Result, engine_said};
+use crate::error::{Error, Result};
+use failure::{Failure, context_hint};
 
 /// How long any one engine request may take.
 const REQUEST_TIMEOUT_SECS: u64 = 60;
@@ -35,14 +37,12 @@ impl Engine {
     /// Connects to `endpoint` and checks that it answers and runs Linux containers.
     pub async fn connect_to(endpoint: Endpoint) -> Result<Self> {
         let docker = client_for(&endpoint)?;
-        let not_running = |said: String| Error::NotRunning {
-            endpoint: endpoint.host.clone(),
-            said,
-            context_hint: context_hint(&endpoint),
-        };
+        let not_running = |said: String| failure::to_error(&endpoint, Failure::NoAnswer(said));
+        let failed =
+            |error: &bollard::errors::Error| failure::to_error(&endpoint, Failure::of(error));
         let docker = match tokio::time::timeout(PROBE_TIMEOUT, docker.negotiate_version()).await {
             Ok(Ok(docker)) => docker,
-            Ok(Err(error)) => return Err(not_running(engine_said(&error))),
+            Ok(Err(error)) => return Err(failed(&error)),
             Err(_) => {
                 return Err(not_running(format!(
                     "nothing within {} s",
@@ -53,7 +53,7 @@ impl Engine {
         let version = tokio::time::timeout(PROBE_TIMEOUT, docker.version())
             .await
             .map_err(|_| not_running("no version within 20 s".to_owned()))?
-            .map_err(|error| not_running(engine_said(&error)))?;
+            .map_err(|error| failed(&error))?;
         let os = version.os.clone().unwrap_or_default();
         if !os.eq_ignore_ascii_case("linux") {
             return Err(Error::NotLinux {
@@ -121,11 +121,7 @@ pub fn fit_cpus(requested: f64, available: Option<u32>) -> (f64, Option<String>)
 fn client_for(endpoint: &Endpoint) -> Result<Docker> {
     let host = endpoint.host.as_str();
     let version = bollard::API_DEFAULT_VERSION;
-    let not_running = |e: bollard::errors::Error| Error::NotRunning {
-        endpoint: host.to_owned(),
-        said: engine_said(&e),
-        context_hint: context_hint(endpoint),
-    };
+    let failed = |e: bollard::errors::Error| failure::to_error(endpoint, Failure::of(&e));
     let unsupported = || Error::BadEndpoint {
         endpoint: host.to_owned(),
         reason: "only unix:// sockets, npipe:// pipes (on Windows) and plain tcp:// or http:// \
@@ -133,44 +129,36 @@ fn client_for(endpoint: &Endpoint) -> Result<Docker> {
             .to_owned(),
     };
     match endpoint.transport() {
-        Transport::Unix(path) if !path.exists() => Err(if docker_cli_on_path() {
-            Error::NotRunning {
-                endpoint: host.to_owned(),
-                said: format!("there is no socket at {}", path.display()),
-                context_hint: context_hint(endpoint),
-            }
-        } else {
-            Error::NotInstalled {
-                endpoint: host.to_owned(),
-            }
-        }),
+        Transport::Unix(path) if matches!(path.try_exists(), Ok(false)) => {
+            Err(if docker_cli_on_path() {
+                Error::NotRunning {
+                    endpoint: host.to_owned(),
+                    said: format!("there is no socket at {}", path.display()),
+                    context_hint: context_hint(endpoint),
+                }
+            } else {
+                Error::NotInstalled {
+                    endpoint: host.to_owned(),
+                }
+            })
+        }
         #[cfg(unix)]
-        Transport::Unix(_) => {
-            Docker::connect_with_unix(host, REQUEST_TIMEOUT_SECS, version).map_err(not_running)
+        Transport::Unix(path) => {
+            if let Some(denied) = failure::socket_access(&path) {
+                return Err(failure::to_error(endpoint, denied));
+            }
+            Docker::connect_with_unix(host, REQUEST_TIMEOUT_SECS, version).map_err(failed)
         }
         #[cfg(windows)]
         Transport::NamedPipe(_) => {
-            Docker::connect_with_named_pipe(host, REQUEST_TIMEOUT_SECS, version)
-                .map_err(not_running)
+            Docker::connect_with_named_pipe(host, REQUEST_TIMEOUT_SECS, version).map_err(failed)
         }
         Transport::Tcp(_) => Docker::connect_with_http(host, REQUEST_TIMEOUT_SECS, version)
             .map_err(|e| Error::BadEndpoint {
                 endpoint: host.to_owned(),
-                reason: engine_said(&e),
+                reason: crate::error::engine_said(&e),
             }),
         _ => Err(unsupported()),
-    }
-}
-
-/// How to get away from a docker context that points at an engine that is not there.
-fn context_hint(endpoint: &Endpoint) -> String {
-    match &endpoint.source {
-        EndpointSource::Context(name) => format!(
-            ", or leave the docker context {name} (`docker context use default`, or set \
-             DOCKER_CONTEXT)"
-        ),
-        EndpointSource::DockerHost => ", or correct DOCKER_HOST".to_owned(),
-        EndpointSource::Default => String::new(),
     }
 }
 
@@ -213,7 +201,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_engine_that_does_not_answer_is_not_running_with_what_it_said() {
+    async fn an_address_that_does_not_answer_is_unreachable_with_what_it_said() {
         // A port nothing listens on: the connection is refused.
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
@@ -224,7 +212,13 @@ mod tests {
         };
         let error = Engine::connect_to(endpoint).await.unwrap_err();
         let text = error.to_string();
-        assert!(text.starts_with("Docker is not running"), "{text}");
+        assert!(
+            text.starts_with(&format!(
+                "the Docker engine at tcp://127.0.0.1:{port}, set by DOCKER_HOST, cannot be \
+                 reached"
+            )),
+            "{text}"
+        );
         assert!(text.contains("docker said:"), "{text}");
         assert!(text.contains("correct DOCKER_HOST"), "{text}");
     }

@@ -51,6 +51,31 @@ pub async fn image_contract(engine: &Engine, image: &str) -> Result<Option<Strin
         .map(|labels| labels.get(CONTRACT_LABEL).cloned().unwrap_or_default()))
 }
 
+/// Which image `image` is: its registry digest (`repository@sha256:...`) when it came from a
+/// registry, else its id; `None` when the engine does not say.
+pub async fn image_digest(engine: &Engine, image: &str) -> Option<String> {
+    let inspect = engine.docker().inspect_image(image).await.ok()?;
+    let digests = inspect.repo_digests.unwrap_or_default();
+    let own = format!("{}@", repository_of(image));
+    digests
+        .iter()
+        .find(|digest| digest.starts_with(&own))
+        .or(digests.first())
+        .cloned()
+        .or(inspect.id)
+}
+
+/// `image` without its tag or digest: `registry:5000/team/kernel:tag` is
+/// `registry:5000/team/kernel`.
+fn repository_of(image: &str) -> &str {
+    let image = image.split_once('@').map_or(image, |(name, _)| name);
+    let last_part = image.rfind('/').map_or(0, |slash| slash + 1);
+    match image[last_part..].rfind(':') {
+        Some(colon) => &image[..last_part + colon],
+        None => image,
+    }
+}
+
 /// The labels of `image`: `None` when the image is not here.
 pub async fn image_labels(
     engine: &Engine,
@@ -307,6 +332,19 @@ fn pull_error(image: &str, said: &str) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_repository_of_an_image_drops_its_tag_and_digest() {
+        assert_eq!(
+            repository_of("127.0.0.1:5000/team/kernel:marimo0.24.2-abc"),
+            "127.0.0.1:5000/team/kernel"
+        );
+        assert_eq!(repository_of("kernel@sha256:00"), "kernel");
+        assert_eq!(
+            repository_of("127.0.0.1:5000/kernel"),
+            "127.0.0.1:5000/kernel"
+        );
+    }
 
     #[test]
     fn a_base_digest_prefers_the_registry_digest() {

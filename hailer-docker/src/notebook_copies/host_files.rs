@@ -202,7 +202,7 @@ pub(super) fn set_marker(state_dir: &Path) -> std::io::Result<()> {
     if path.exists() {
         return Ok(());
     }
-    std::fs::create_dir_all(state_dir)?;
+    hailer_platform::state_folder::ensure(state_dir)?;
     std::fs::write(
         path,
         "Notebooks written by a docker kernel were copied into the notebooks folder.\n",

@@ -17,8 +17,6 @@ pub const DATA_IN_KERNEL: &str = hailer_kernel_bundle::DATA_IN_KERNEL;
 pub(super) const TOKEN_IN_KERNEL: &str = "/run/secrets/hailer-token";
 /// The kernel user's home folder in the image.
 pub(super) const HOME_IN_KERNEL: &str = "/home/analyst";
-/// The user the image runs as when the host's own id is not used.
-pub(super) const IMAGE_USER: (u32, u32) = (1000, 1000);
 
 /// Everything one start of a docker kernel needs.
 #[derive(Debug, Clone)]
@@ -50,7 +48,7 @@ pub struct DockerSpec {
 impl DockerSpec {
     /// The `.hailer/` folder of the workspace.
     pub fn state_dir(&self) -> PathBuf {
-        self.workspace.join(".hailer")
+        hailer_platform::state_folder::of(&self.workspace)
     }
 }
 
@@ -68,14 +66,13 @@ pub fn nano_cpus(cpus: f64) -> Result<i64> {
 /// read data files only the user may read), else the image's user.
 pub fn kernel_user() -> (u32, u32) {
     #[cfg(target_os = "linux")]
-    {
-        let uid = nix::unistd::getuid().as_raw();
-        let gid = nix::unistd::getgid().as_raw();
-        if uid != 0 {
-            return (uid, gid);
-        }
-    }
-    IMAGE_USER
+    let host_user = Some((
+        nix::unistd::getuid().as_raw(),
+        nix::unistd::getgid().as_raw(),
+    ));
+    #[cfg(not(target_os = "linux"))]
+    let host_user = None;
+    hailer_kernel_bundle::docker_kernel_user(host_user)
 }
 
 #[cfg(test)]

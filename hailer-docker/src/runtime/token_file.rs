@@ -28,7 +28,7 @@ impl TokenFile {
         token: &SecretString,
         reader: (u32, u32),
     ) -> Result<Self> {
-        private_fs::create_dir_all_private(state_dir).map_err(Error::file(
+        hailer_platform::state_folder::ensure(state_dir).map_err(Error::file(
             "cannot create the workspace's state folder",
             state_dir,
         ))?;
@@ -157,6 +157,10 @@ mod tests {
             "the token outlives its file name"
         );
         assert!(!dir.exists());
-        assert_eq!(std::fs::read_dir(&state).unwrap().count(), 0);
+        let left: Vec<_> = std::fs::read_dir(&state)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert_eq!(left, [hailer_platform::state_folder::IGNORE_FILE]);
     }
 }

@@ -360,11 +360,14 @@ fn apply_event(
             } else {
                 (StreamKind::Stderr, &mut outcome.stderr)
             };
-            sink.push_str(&event.data);
-            on_chunk(ExecChunk {
-                kind,
-                text: &event.data,
-            });
+            // An error marimo rendered as HTML (a highlighted traceback) is its one line.
+            let text = match kind {
+                StreamKind::Stderr => super::html_error::plain_line(&event.data),
+                StreamKind::Stdout => None,
+            }
+            .unwrap_or(event.data);
+            sink.push_str(&text);
+            on_chunk(ExecChunk { kind, text: &text });
             false
         }
         "done" => match serde_json::from_str::<DoneEvent>(data) {

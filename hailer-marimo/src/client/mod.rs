@@ -3,6 +3,7 @@
 mod cells;
 mod execute;
 mod files;
+mod html_error;
 mod http;
 mod notebook_state;
 mod server_token;

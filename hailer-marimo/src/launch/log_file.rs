@@ -18,9 +18,10 @@ const TAIL_BYTES: u64 = 64 * 1024;
 
 /// Creates (truncating) the log file for this process under `<workspace>/.hailer/`.
 pub(super) fn create_log(workspace: &Path) -> Result<(PathBuf, File)> {
-    let state_dir = workspace.join(".hailer");
-    private_fs::create_dir_all_private(&state_dir)
-        .map_err(|e| Error::io(format!("could not create {}", state_dir.display()), e))?;
+    let state_dir = hailer_platform::state_folder::ensure_in(workspace).map_err(|e| {
+        let state_dir = hailer_platform::state_folder::of(workspace);
+        Error::io(format!("could not create {}", state_dir.display()), e)
+    })?;
     let path = state_dir.join(format!("marimo-{}.log", std::process::id()));
     let file = private_fs::private_open_options()
         .write(true)

@@ -41,6 +41,7 @@ pub(super) async fn status(JsonBody(params): JsonBody<DockerStatusParams>) -> Js
             let engine = match error {
                 hailer_docker::Error::NotLinux { os } => DockerEngine::NotLinux { os },
                 hailer_docker::Error::NotInstalled { .. } => DockerEngine::NotInstalled { message },
+                hailer_docker::Error::SocketDenied { .. } => DockerEngine::NoAccess { message },
                 _ => DockerEngine::NotRunning { message },
             };
             return Json(DockerStatus {

@@ -28,6 +28,8 @@ pub(super) struct DockerServer {
     pub memory: String,
     /// The image name the kernel was started from, and the kernel contract.
     image: String,
+    /// The image's digest (`repository@sha256:...`, or its id), when the engine said.
+    pub image_digest: Option<String>,
     contract: String,
     periodic: tokio::task::JoinHandle<()>,
     audit: crate::audit::Audit,
@@ -154,7 +156,7 @@ pub(super) async fn start(
         .ok_or_else(|| KernelError::Invalid("the docker settings are missing".to_owned()))?;
     let engine = Engine::connect().await?;
     let workspace_id = labels::workspace_id(&spec.workspace);
-    let state_dir = spec.workspace.join(".hailer");
+    let state_dir = hailer_platform::state_folder::of(&spec.workspace);
     let is_owner_alive = |owner: &str| -> bool { owner_alive(&spec.workspace, owner) };
     let contract = hailer_kernel_bundle::contract();
     let image = docker
@@ -168,7 +170,15 @@ pub(super) async fn start(
     );
     let removed = removed?;
     tracing::info!(?removed, "leftovers of earlier sessions");
-    checked?;
+    match checked {
+        // An image that is not here is downloaded, with progress; one that is here, of whatever
+        // contract, is never downloaded again unasked.
+        Err(hailer_docker::Error::ImageMissing { .. }) => {
+            hailer_docker::pull(&engine, &image, &contract, progress).await?;
+        }
+        other => other?,
+    }
+    let image_digest = hailer_docker::image::image_digest(&engine, &image).await;
     progress(hailer_marimo::Report::Note("Starting the kernel container"));
     let (image_name, contract_name) = (image.clone(), contract.clone());
     let kernel = DockerKernel::start(
@@ -218,6 +228,7 @@ pub(super) async fn start(
         state_dir,
         memory: docker.memory.to_string(),
         image: image_name,
+        image_digest,
         contract: contract_name,
         periodic,
         audit: spec.audit.clone(),

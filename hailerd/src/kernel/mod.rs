@@ -159,6 +159,8 @@ pub(crate) struct Kernel {
     local_python: Option<PathBuf>,
     /// The docker kernel's memory limit, for messages; empty for unsafe-local.
     memory: String,
+    /// The docker kernel's image digest, for the audit trail.
+    image_digest: Option<String>,
     server: tokio::sync::Mutex<Option<Server>>,
     /// When it became ready.
     pub started_at: std::time::Instant,
@@ -202,6 +204,7 @@ impl Kernel {
                     kernel_notebooks_dir: PathBuf::from(docker::KERNEL_NOTEBOOKS),
                     local_python: None,
                     memory: server.memory.clone(),
+                    image_digest: server.image_digest.clone(),
                     server: tokio::sync::Mutex::new(Some(Server::Docker(server))),
                     started_at: std::time::Instant::now(),
                 })
@@ -216,6 +219,7 @@ impl Kernel {
                     kernel_notebooks_dir: spec.notebooks_dir.clone(),
                     local_python: Some(server.python.clone()),
                     memory: String::new(),
+                    image_digest: None,
                     server: tokio::sync::Mutex::new(Some(Server::Local(server))),
                     started_at: std::time::Instant::now(),
                 })
@@ -310,6 +314,11 @@ impl Kernel {
             Some(session) => Ok(Some(self.client.kernel_status_of(&session).await?)),
             None => Ok(None),
         }
+    }
+
+    /// The docker kernel's image digest (`repository@sha256:...`, or the image's id).
+    pub(crate) fn image_digest(&self) -> Option<&str> {
+        self.image_digest.as_deref()
     }
 
     /// The token marimo wants: for masking, and for links people open.

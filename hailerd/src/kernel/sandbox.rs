@@ -36,12 +36,12 @@ pub(crate) fn isolation() -> &'static str {
 /// Marks, as the docker runtime's copies do, that notebooks here may have been written by
 /// confined code: an unsafe-local start then asks before running them as the user.
 pub(super) fn mark_notebooks_written(workspace: &Path) {
-    let state_dir = workspace.join(".hailer");
+    let state_dir = hailer_platform::state_folder::of(workspace);
     let marker = state_dir.join(hailer_docker::notebook_copies::MARKER_FILE);
     if marker.exists() {
         return;
     }
-    let written = std::fs::create_dir_all(&state_dir).and_then(|()| {
+    let written = hailer_platform::state_folder::ensure(&state_dir).and_then(|()| {
         std::fs::write(
             &marker,
             "A sandbox kernel could write the notebooks in the notebooks folder.\n",

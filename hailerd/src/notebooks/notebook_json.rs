@@ -102,7 +102,7 @@ impl NotebookState {
 
     /// Writes the state atomically.
     pub(crate) fn save(&self, state_dir: &Path) -> std::io::Result<()> {
-        std::fs::create_dir_all(state_dir)?;
+        hailer_platform::state_folder::ensure(state_dir)?;
         let mut temp = tempfile::NamedTempFile::new_in(state_dir)?;
         serde_json::to_writer_pretty(&mut temp, self)?;
         temp.write_all(b"\n")?;

@@ -256,7 +256,7 @@ async fn start_kernel(session: Arc<Session>, spec: crate::kernel::KernelSpec) {
         () = session.stopping.cancelled() => return,
     };
     setup.finish(started.as_ref().err());
-    record_kernel_start(&session, &spec, starting, started.as_ref().err());
+    record_kernel_start(&session, &spec, starting, &started);
     match started {
         Ok(kernel) => {
             session.redact_secret(kernel.token());
@@ -298,8 +298,9 @@ fn record_kernel_start(
     session: &Session,
     spec: &crate::kernel::KernelSpec,
     starting: std::time::Instant,
-    error: Option<&crate::kernel::KernelError>,
+    started: &Result<Kernel, crate::kernel::KernelError>,
 ) {
+    let error = started.as_ref().err();
     let mut entry = session
         .audit
         .entry(hailer_protocol::AuditKind::KernelStart, Some("daemon"));
@@ -318,6 +319,9 @@ fn record_kernel_start(
             crate::kernel::sandbox::isolation(),
             spec.memory.written
         ));
+    }
+    if let Some(digest) = started.as_ref().ok().and_then(Kernel::image_digest) {
+        detail.push_str(&format!("; image {digest}"));
     }
     if let Some(error) = error {
         detail.push_str(&format!("; did not start: {error}"));

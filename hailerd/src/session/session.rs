@@ -601,7 +601,7 @@ struct Replay {
 
 /// The workspace's `.hailer/` folder.
 pub(super) fn state_dir(loaded: &Loaded) -> PathBuf {
-    loaded.workspace.root.join(".hailer")
+    hailer_platform::state_folder::of(&loaded.workspace.root)
 }
 
 /// Decrements the client count and starts the linger clock at zero.

@@ -459,15 +459,6 @@ async fn kernel_pull_downloads_a_published_image_and_sessions_use_it() {
     // An image the workspace's file names is the user's to agree to.
     workspace.trust();
 
-    // Before the pull, a session start says what to run.
-    let before = tokio::task::block_in_place(|| workspace.hailer(&["exec", "-c", "print(1)"]));
-    assert!(!before.status.success(), "{before:?}");
-    assert!(
-        text(&before).contains("hailer kernel pull"),
-        "{}",
-        text(&before)
-    );
-
     let pull = tokio::task::block_in_place(|| workspace.hailer(&["kernel", "pull"]));
     let said = text(&pull);
     assert!(pull.status.success(), "{said}");

@@ -3,7 +3,7 @@
 use hailer_config::home::HailerHome;
 use hailer_config::{Area, LoadInputs, Loaded, Problem, Runtime, Severity};
 
-use super::{Row, Verdict, docker_rows};
+use super::{Row, Verdict, data_access, docker_rows};
 use crate::session_client::SessionFlags;
 
 /// Every row, in order.
@@ -151,10 +151,37 @@ fn data_row(problems: &[&Problem], loaded: &Loaded) -> Row {
         return row;
     }
     let data = &loaded.config.hailer.data_dir;
-    let shown = data
-        .strip_prefix(&loaded.workspace.root)
-        .unwrap_or(data)
-        .display();
+    let relative = |path: &std::path::Path| {
+        path.strip_prefix(&loaded.workspace.root)
+            .unwrap_or(path)
+            .to_path_buf()
+    };
+    let shown = relative(data);
+    let shown = shown.display();
+    if loaded.config.kernel.runtime == Runtime::Docker {
+        let user = data_access::kernel_user();
+        let (found, count) = data_access::unreadable(data, user);
+        if count > 0 {
+            let mut row = Row::new(
+                "data",
+                Verdict::Warn,
+                format!(
+                    "{shown}: the kernel (user {}, group {}, in its container) cannot read {count} \
+                     of its files or folders",
+                    user.0, user.1
+                ),
+            );
+            for entry in &found {
+                row = row.hint(entry.fix(&relative(&entry.path)));
+            }
+            if count > found.len() {
+                row = row.hint(format!("... and {} more", count - found.len()));
+            }
+            return row.hint(
+                "Run these to let it read them (folders need a+rx), or move the files out of the data folder.",
+            );
+        }
+    }
     Row::new(
         "data",
         Verdict::Ok,

@@ -38,6 +38,17 @@ pub(super) async fn engine_and_image(home: &HailerHome, loaded: &Loaded) -> Vec<
             format!("Docker runs {os} containers"),
         )
         .hint("Switch the engine to Linux containers."),
+        DockerEngine::NoAccess { message } => {
+            return vec![
+                Row::new("docker", Verdict::Fail, message.clone())
+                    .hint(docker_probe::RESTART_AFTER_GROUP),
+                Row::new(
+                    "image",
+                    Verdict::Warn,
+                    format!("{image}: not checked, Docker refuses you"),
+                ),
+            ];
+        }
         DockerEngine::NotInstalled { message } | DockerEngine::NotRunning { message } => {
             return vec![
                 Row::new("docker", Verdict::Fail, message.clone()).hint(

@@ -2,6 +2,7 @@
 //! shell's environment; starts no kernel and calls no model. Exits 1 on any FAIL.
 
 mod checks;
+mod data_access;
 mod docker_rows;
 pub(crate) mod probe;
 mod trust_row;
