@@ -7,6 +7,8 @@
   const WS_PROTOCOL = "hailer.v1";
   const WS_TOKEN_PREFIX = "hailer.token.";
   const RETRY_MS = [250, 500, 1000, 2000, 4000];
+  // How often a page whose session ended looks for a restarted daemon (about ten minutes).
+  const END_WATCH_ATTEMPTS = 160;
   const NODES_PER_FRAME = 2500;
 
   const $ = (id) => document.getElementById(id);
@@ -569,6 +571,7 @@
       session.socket = null;
       if (session.stopped) {
         setConnection("Session ended");
+        watchAfterEnd(session);
         return;
       }
       setConnection("Connection lost; reconnecting…", true);
@@ -600,6 +603,21 @@
       return;
     }
     connect(session);
+  }
+
+  // After the session ended, find out whether the daemon itself went away: one that comes back
+  // has a new token (the sign-in notice); one that still runs no longer knows the session.
+  async function watchAfterEnd(session, attempt = 0) {
+    if (current !== session || attempt >= END_WATCH_ATTEMPTS) return;
+    try {
+      await api("GET", `/v1/sessions/${encodeURIComponent(session.id)}`);
+    } catch (error) {
+      if (error instanceof AuthError) return refused();
+      if (error.status === 404) return;
+    }
+    // Unreachable (a daemon stopping or restarting), or the session not gone yet: look again.
+    const delay = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)];
+    setTimeout(() => watchAfterEnd(session, attempt + 1), delay);
   }
 
   function openSession(info) {

@@ -258,11 +258,12 @@ async fn a_missing_checker_makes_the_report_say_it_was_skipped() {
     assert!(text.contains("ty unresolved-reference"), "{text}");
 }
 
-/// Cells written the way Altair, Polars and DuckDB are used every day.
+/// Cells written the way Altair, Polars and DuckDB are used every day (the starter notebook
+/// imports `pl` and `duckdb`: a second import of a name is an error in marimo).
 const IDIOMATIC_CELLS: [(&str, &str); 4] = [
     (
         "sales_frame",
-        "import polars as pl\n\nsales = pl.DataFrame(\n    {\n        \"city\": [\"Oslo\", \"Lima\", \"Pune\"],\n        \"month\": [\"2026-01\", \"2026-01\", \"2026-02\"],\n        \"revenue\": [120.5, 80.0, 99.9],\n    }\n)\ntotals = (\n    sales.lazy()\n    .filter(pl.col(\"revenue\") > 0)\n    .group_by(\"city\")\n    .agg(pl.col(\"revenue\").sum().alias(\"total\"), pl.len().alias(\"rows\"))\n    .sort(\"total\", descending=True)\n    .collect()\n)\nby_month = sales.with_columns(pl.col(\"month\").str.to_date(\"%Y-%m\"))\n",
+        "sales = pl.DataFrame(\n    {\n        \"city\": [\"Oslo\", \"Lima\", \"Pune\"],\n        \"month\": [\"2026-01\", \"2026-01\", \"2026-02\"],\n        \"revenue\": [120.5, 80.0, 99.9],\n    }\n)\ntotals = (\n    sales.lazy()\n    .filter(pl.col(\"revenue\") > 0)\n    .group_by(\"city\")\n    .agg(pl.col(\"revenue\").sum().alias(\"total\"), pl.len().alias(\"rows\"))\n    .sort(\"total\", descending=True)\n    .collect()\n)\nby_month = sales.with_columns(pl.col(\"month\").str.to_date(\"%Y-%m\"))\n",
     ),
     (
         "revenue_chart",
@@ -274,7 +275,7 @@ const IDIOMATIC_CELLS: [(&str, &str); 4] = [
     ),
     (
         "duckdb_totals",
-        "import duckdb\n\nper_city = duckdb.sql(\"SELECT city, sum(revenue) AS total FROM sales GROUP BY city\").pl()\nanswer = duckdb.sql(\"SELECT 42 AS answer\").fetchall()\nas_pandas_free = duckdb.sql(\"SELECT * FROM sales WHERE revenue > 90\").pl()\nper_city\n",
+        "per_city = duckdb.sql(\"SELECT city, sum(revenue) AS total FROM sales GROUP BY city\").pl()\nanswer = duckdb.sql(\"SELECT 42 AS answer\").fetchall()\nas_pandas_free = duckdb.sql(\"SELECT * FROM sales WHERE revenue > 90\").pl()\nper_city\n",
     ),
 ];
 

@@ -67,9 +67,27 @@ async fn doctor_status_and_the_session_give_one_judgement() {
         .unwrap();
     let workspace = TestWorkspace::scripted(&model.base_url());
 
+    // No key anywhere yet: the same sentence from all three, naming the variable. (Once a client
+    // sent a key, the live session keeps it: a client without one takes nothing away.)
+    let missing = with_key(&workspace, &["run", "First question"], None);
+    assert!(!missing.status.success(), "{missing:?}");
+    let problem = session_says(&workspace)
+        .await
+        .expect("the session names the problem");
+    assert!(problem.contains(SCRIPTED_KEY_VARIABLE), "{problem}");
+    assert_eq!(
+        doctor_says(&workspace, None),
+        ("FAIL".to_owned(), problem.clone())
+    );
+    assert_eq!(status_says(&workspace, None), problem);
+
     // A key the session cannot send: the turn is refused, and doctor and status say why in
     // the session's own words, without the key.
-    let refused = with_key(&workspace, &["run", "First question"], Some(UNSENDABLE_KEY));
+    let refused = with_key(
+        &workspace,
+        &["run", "Second question"],
+        Some(UNSENDABLE_KEY),
+    );
     assert!(!refused.status.success(), "{refused:?}");
     let problem = session_says(&workspace)
         .await
@@ -83,19 +101,6 @@ async fn doctor_status_and_the_session_give_one_judgement() {
     for said in [&problem, &summary] {
         assert!(!said.contains("5d2e"), "the key is shown: {said}");
     }
-
-    // No key anywhere: the same sentence from all three, naming the variable.
-    let missing = with_key(&workspace, &["run", "Second question"], None);
-    assert!(!missing.status.success(), "{missing:?}");
-    let problem = session_says(&workspace)
-        .await
-        .expect("the session names the problem");
-    assert!(problem.contains(SCRIPTED_KEY_VARIABLE), "{problem}");
-    assert_eq!(
-        doctor_says(&workspace, None),
-        ("FAIL".to_owned(), problem.clone())
-    );
-    assert_eq!(status_says(&workspace, None), problem);
 
     // The good key: all three agree it is there, and the turn is answered.
     let expected = format!("{SCRIPTED_KEY_VARIABLE} from the environment");
