@@ -40,21 +40,49 @@ const WATCH: &str = "(() => {
   requestAnimationFrame(tick);
 })();";
 
-/// Asks `arguments[0]` from the message box and answers the ms until the frame that shows the
-/// `arguments[2]`-th rendered answer, which starts with `arguments[1]` (-1 after 60 s).
+/// Asks `arguments[0]` from the message box and answers the ms until the frames that show the
+/// question, the answer's text (starting with `arguments[1]`) and the `arguments[2]`-th rendered
+/// answer: `{asked, answered, rendered}` (`rendered` -1 after 60 s).
 const NEW_ANSWER: &str = "const [question, start, want, done] = arguments;
   const rendered = document.getElementsByClassName('html');
+  const users = document.getElementsByClassName('user');
+  const answers = document.getElementsByClassName('assistant');
+  const asked = users.length;
   const box = document.getElementById('message');
   const t0 = performance.now();
+  const times = { asked: 0, answered: 0, rendered: 0 };
   box.value = question;
   document.getElementById('composer').requestSubmit();
   const tick = () => {
+    const now = performance.now() - t0;
+    if (!times.asked && users.length > asked) times.asked = now;
+    const answer = answers[answers.length - 1];
+    if (!times.answered && answer && answer.textContent.includes(start)) times.answered = now;
     const last = rendered[rendered.length - 1];
-    if (rendered.length >= want && last.textContent.includes(start)) return done(performance.now() - t0);
-    if (performance.now() - t0 > 60000) return done(-1);
+    if (rendered.length >= want && last.textContent.includes(start)) { times.rendered = now; return done(times); }
+    if (now > 60000) { times.rendered = -1; return done(times); }
     requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);";
+
+/// The renderer's counters from the DevTools protocol, by name.
+async fn metrics(browser: &Browser) -> std::collections::HashMap<String, f64> {
+    let reply = browser
+        .cdp("Performance.getMetrics", json!({}))
+        .await
+        .unwrap();
+    reply["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|metric| {
+            (
+                metric["name"].as_str().unwrap().to_owned(),
+                metric["value"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
 
 struct Figures {
     made: Duration,
@@ -62,6 +90,10 @@ struct Figures {
     opened: f64,
     at_bottom: bool,
     answers: Vec<f64>,
+    asked: Vec<f64>,
+    answered: Vec<f64>,
+    /// Per new answer: layouts, ms of layout, ms of style, ms of script in the page.
+    work: Vec<[f64; 4]>,
 }
 
 fn median(samples: &[f64]) -> f64 {
@@ -121,9 +153,14 @@ fn measure(runtime: &tokio::runtime::Runtime, turns: usize, samples: usize) -> F
         tokio::time::sleep(Duration::from_millis(500)).await;
         let shown = browser.eval(RENDERED_AND_AT_BOTTOM).await.unwrap();
         assert_eq!(shown[0], json!(turns), "answers rendered: {shown}");
+        browser.cdp("Performance.enable", json!({})).await.unwrap();
         let mut answers = Vec::new();
+        let mut asked = Vec::new();
+        let mut answered = Vec::new();
+        let mut work = Vec::new();
         for sample in 0..samples {
             let turn = turns + sample;
+            let before = metrics(&browser).await;
             let took = browser
                 .client
                 .execute_async(
@@ -135,13 +172,25 @@ fn measure(runtime: &tokio::runtime::Runtime, turns: usize, samples: usize) -> F
                     ],
                 )
                 .await
-                .unwrap()
-                .as_f64()
                 .unwrap();
-            assert!(took >= 0.0, "answer {turn} was not rendered within 60 s");
-            answers.push(took);
+            let rendered = took["rendered"].as_f64().unwrap();
+            assert!(
+                rendered >= 0.0,
+                "answer {turn} was not rendered within 60 s"
+            );
+            answers.push(rendered);
+            asked.push(took["asked"].as_f64().unwrap());
+            answered.push(took["answered"].as_f64().unwrap());
             // The audit panel and the shortcuts load after each answer; let them settle.
             tokio::time::sleep(Duration::from_millis(500)).await;
+            let after = metrics(&browser).await;
+            let delta = |name: &str| after[name] - before[name];
+            work.push([
+                delta("LayoutCount"),
+                delta("LayoutDuration") * 1000.0,
+                delta("RecalcStyleDuration") * 1000.0,
+                delta("ScriptDuration") * 1000.0,
+            ]);
         }
         let followed = browser.eval(RENDERED_AND_AT_BOTTOM).await.unwrap();
         browser.close().await;
@@ -151,6 +200,9 @@ fn measure(runtime: &tokio::runtime::Runtime, turns: usize, samples: usize) -> F
             opened: state["all"].as_f64().unwrap(),
             at_bottom: shown[1] == json!(true) && followed[1] == json!(true),
             answers,
+            asked,
+            answered,
+            work,
         }
     });
     let _ = workspace.hailer(&["daemon", "stop"]);
@@ -195,6 +247,18 @@ fn main() {
         short.opened,
         "<= 1500 ms",
     );
+    row(
+        "new answer: send to the question shown",
+        median(&long.asked),
+        median(&short.asked),
+        "-",
+    );
+    row(
+        "new answer: send to its text shown",
+        median(&long.answered),
+        median(&short.answered),
+        "-",
+    );
     let long_answer = median(&long.answers);
     let short_answer = median(&short.answers);
     row(
@@ -214,6 +278,29 @@ fn main() {
         "  new answers, each (ms): long {}; short {}",
         all(&long.answers),
         all(&short.answers)
+    );
+    let per_answer = |figures: &Figures| {
+        let column = |index: usize| {
+            median(
+                &figures
+                    .work
+                    .iter()
+                    .map(|work| work[index])
+                    .collect::<Vec<_>>(),
+            )
+        };
+        format!(
+            "{:.0} layouts, {:.1} ms layout, {:.1} ms style, {:.1} ms script",
+            column(0),
+            column(1),
+            column(2),
+            column(3)
+        )
+    };
+    println!(
+        "  the page's work per new answer (medians, with 0.5 s after it): long {}; short {}",
+        per_answer(&long),
+        per_answer(&short)
     );
     println!(
         "  view at the bottom once opened and after the new answers: long {}, short {}",
