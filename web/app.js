@@ -10,6 +10,9 @@
   // How often a page whose session ended looks for a restarted daemon (about ten minutes).
   const END_WATCH_ATTEMPTS = 160;
   const NODES_PER_FRAME = 2500;
+  // The newest messages stay laid out always; those before them are left to the browser to lay
+  // out when they come into view (the `settled` class).
+  const LAID_OUT = 12;
 
   const $ = (id) => document.getElementById(id);
 
@@ -91,6 +94,7 @@
     changes: [],
     texts: new Set(),
     scheduled: false,
+    settled: 0,
     // Whether the view keeps to the newest message; only the reader's own scrolling changes it.
     following: true,
     // Where the last frame scrolled the view to: a scroll event that finds it there is that
@@ -106,6 +110,7 @@
       this.texts.clear();
       this.following = true;
       this.ownTop = null;
+      this.settled = 0;
       this.turns.clear();
       this.tools.clear();
       $("conversation").replaceChildren();
@@ -154,7 +159,11 @@
       if (batch.length) {
         const fragment = document.createDocumentFragment();
         for (const node of batch) fragment.append(node);
-        $("conversation").append(fragment);
+        const list = $("conversation");
+        list.append(fragment);
+        const upTo = list.children.length - LAID_OUT;
+        for (let index = this.settled; index < upTo; index += 1) list.children[index].classList.add("settled");
+        this.settled = Math.max(this.settled, upTo);
       }
       if (this.following) {
         // Every write of the frame is done: this read lays the page out once, and the frame
