@@ -11,9 +11,10 @@
 # benchmark prints its own lines as it goes, and one `BENCH` line per row of the table; the full
 # output is kept in .cache/bench/. Nothing printed is a figure from elsewhere.
 #
-# Needs what the test command needs; it installs the same prerequisites first (reused when
-# present), then builds the kernel image with the documented `hailer kernel build` options for a
-# machine that reaches no registry.
+# Needs part of what the test command needs; it installs only that first (`test-prereqs.sh
+# --bench`: no Wine, mingw, cross targets, build tools or LiteLLM; reused when present), then
+# builds the kernel image with the documented `hailer kernel build` options for a machine that
+# reaches no registry.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -25,7 +26,7 @@ samples() { if [ "$quick" -eq 1 ]; then echo "$1"; else echo "$2"; fi; }
 step() { printf '\n==> %s\n' "$*" >&2; }
 
 step "Prerequisites"
-eval "$(bash scripts/test-prereqs.sh --base-image)"
+eval "$(bash scripts/test-prereqs.sh --base-image --bench)"
 
 step "Release build of the binaries, the benchmarks and the examples"
 cargo build --release --locked --workspace --bins
@@ -70,6 +71,7 @@ run tools "$bin/bench-tools" --samples "$(samples 3 9)"
 run fanout "$bin/bench-fanout"
 run audit "$bin/bench-audit"
 run mcp "$bin/bench-mcp" --samples "$(samples 5 15)"
+run page "$bin/bench-page" --samples "$(samples 3 5)"
 run install-local "$bin/bench-install-local" --samples "$(samples 1 3)"
 run docker "$bin/examples/docker_bench" "$(samples 1 3)"
 # The managed environment the session benchmark's daemons used (the tests' shared one).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepares everything the tests need, and says where it is.
 #
-#   scripts/test-prereqs.sh [--base-image]
+#   scripts/test-prereqs.sh [--base-image] [--bench]
 #
 # - installs the Debian packages the tests use (only those missing);
 # - fills .cache/wheelhouse/ with the wheels of kernel-image/requirements*.txt for this machine's
@@ -19,6 +19,10 @@
 #   (scripts/start-test-registry.sh);
 # - installs the LiteLLM proxy (scripts/install-test-gateway.sh) and the official Python MCP
 #   client (scripts/install-test-mcp-client.sh), each in a venv of its own.
+#
+# With --bench, only what the benchmarks (scripts/bench.sh) use: no Wine, no mingw, no cross
+# targets or build tools, no API testers, no LiteLLM and no registry; its exports go to
+# .cache/bench-env.sh instead, so the tests' file keeps all of theirs.
 #
 # Progress goes to standard error. Standard output gets only `export NAME=value` lines, which are
 # also written to .cache/test-env.sh, so either of these sets up a shell for the tests:
@@ -49,7 +53,9 @@ IMAGE_WHEELHOUSE="$CACHE/wheelhouse-image"
 IMAGE_PYTHON_VERSION=3.13
 BASE_IMAGE=hailer-base:trixie
 REQUIREMENTS=("$KERNEL_IMAGE/requirements.txt" "$KERNEL_IMAGE/requirements-local.txt" "$KERNEL_IMAGE/requirements-dev.txt")
-APT_PACKAGES=(python3-venv debootstrap chromium chromium-driver fonts-liberation tmux curl ca-certificates docker-registry gcc-mingw-w64-x86-64 wine64)
+APT_PACKAGES=(python3-venv debootstrap chromium chromium-driver fonts-liberation tmux curl ca-certificates)
+# What the tests use and the benchmarks do not: the registry and the cross checks.
+TEST_ONLY_APT_PACKAGES=(docker-registry gcc-mingw-w64-x86-64 wine64)
 RUST_TARGETS=(x86_64-pc-windows-gnu aarch64-apple-darwin)
 BUILD_VENV="$CACHE/build-venv"
 BUILD_REQUIREMENTS="$ROOT/scripts/requirements-build.txt"
@@ -64,16 +70,23 @@ die() {
 trap 'status=$?; printf "test-prereqs: failed (exit %s) at line %s: %s\n" "$status" "$LINENO" "$BASH_COMMAND" >&2; exit "$status"' ERR
 
 with_base_image=0
+for_bench=0
 for arg in "$@"; do
     case "$arg" in
         --base-image) with_base_image=1 ;;
+        --bench) for_bench=1 ;;
         -h | --help)
-            sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+            sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
             exit 0
             ;;
         *) die "unknown option $arg (see --help)" ;;
     esac
 done
+if [ "$for_bench" -eq 1 ]; then
+    ENV_FILE="$CACHE/bench-env.sh"
+else
+    APT_PACKAGES+=("${TEST_ONLY_APT_PACKAGES[@]}")
+fi
 
 mkdir -p "$CACHE"
 exec 9>"$CACHE/.test-prereqs.lock"
@@ -234,46 +247,52 @@ fi
 
 if [ "$with_base_image" -eq 1 ]; then
     "$ROOT/scripts/make-base-image.sh" >&2
-    # 9>&-: the registry outlives this script and must not hold its lock
-    registry="$("$ROOT/scripts/start-test-registry.sh" "$CACHE" 9>&-)"
+    if [ "$for_bench" -eq 0 ]; then
+        # 9>&-: the registry outlives this script and must not hold its lock
+        registry="$("$ROOT/scripts/start-test-registry.sh" "$CACHE" 9>&-)"
+    fi
 fi
 
-gateway="$("$ROOT/scripts/install-test-gateway.sh" "$CACHE" "$PYTHON" 9>&-)"
 mcp_client="$("$ROOT/scripts/install-test-mcp-client.sh" "$CACHE" "$PYTHON" 9>&-)"
 
-# The cross checks: rustup's targets, the build tools, and the DLL Wine 8 lacks.
-installed_targets="$(rustup target list --installed 2>/dev/null || true)"
-for target in "${RUST_TARGETS[@]}"; do
-    grep -qx "$target" <<<"$installed_targets" || {
-        say "rustup target add $target"
-        rustup target add "$target" >&2
+# The test-only parts: the LiteLLM proxy, and the cross checks (rustup's targets, the build
+# tools, the DLL Wine 8 lacks) and the API testers.
+install_test_only() {
+    gateway="$("$ROOT/scripts/install-test-gateway.sh" "$CACHE" "$PYTHON" 9>&-)"
+    installed_targets="$(rustup target list --installed 2>/dev/null || true)"
+    for target in "${RUST_TARGETS[@]}"; do
+        grep -qx "$target" <<<"$installed_targets" || {
+            say "rustup target add $target"
+            rustup target add "$target" >&2
+        }
+    done
+    # tool_venv DIR REQUIREMENTS: a virtual environment of binary wheels from PyPI with exactly the
+    # pins of REQUIREMENTS, made again only when that file (or this machine's Python) changes.
+    tool_venv() {
+        local dir="$1" requirements="$2" hash
+        hash="$( (cat "$requirements"; printf '%s\n' "$platform_tag") | sha256sum | cut -d' ' -f1)"
+        if [ "$(cat "$dir/.requirements.sha256" 2>/dev/null)" != "$hash" ]; then
+            say "$(basename "$dir"): installing $(basename "$requirements")"
+            rm -rf "$dir"
+            "$PYTHON" -m venv "$dir"
+            "$dir/bin/python" -m pip install -q --only-binary=:all: -r "$requirements" >&2
+            printf '%s\n' "$hash" >"$dir/.requirements.sha256"
+        else
+            say "$(basename "$dir"): up to date"
+        fi
     }
-done
-# tool_venv DIR REQUIREMENTS: a virtual environment of binary wheels from PyPI with exactly the
-# pins of REQUIREMENTS, made again only when that file (or this machine's Python) changes.
-tool_venv() {
-    local dir="$1" requirements="$2" hash
-    hash="$( (cat "$requirements"; printf '%s\n' "$platform_tag") | sha256sum | cut -d' ' -f1)"
-    if [ "$(cat "$dir/.requirements.sha256" 2>/dev/null)" != "$hash" ]; then
-        say "$(basename "$dir"): installing $(basename "$requirements")"
-        rm -rf "$dir"
-        "$PYTHON" -m venv "$dir"
-        "$dir/bin/python" -m pip install -q --only-binary=:all: -r "$requirements" >&2
-        printf '%s\n' "$hash" >"$dir/.requirements.sha256"
-    else
-        say "$(basename "$dir"): up to date"
+    tool_venv "$BUILD_VENV" "$BUILD_REQUIREMENTS"
+    tool_venv "$API_VENV" "$ROOT/scripts/requirements-api-tools.txt"
+    wine_source="$ROOT/scripts/wine/bcryptprimitives.c"
+    wine_hash="$(sha256sum "$wine_source" | cut -d' ' -f1)"
+    if [ "$(cat "$WINE_DLL.sha256" 2>/dev/null)" != "$wine_hash" ]; then
+        say "building $(basename "$WINE_DLL") for Wine"
+        mkdir -p "$(dirname "$WINE_DLL")"
+        x86_64-w64-mingw32-gcc -shared -O2 -o "$WINE_DLL" "$wine_source" -ladvapi32 >&2
+        printf '%s\n' "$wine_hash" >"$WINE_DLL.sha256"
     fi
 }
-tool_venv "$BUILD_VENV" "$BUILD_REQUIREMENTS"
-tool_venv "$API_VENV" "$ROOT/scripts/requirements-api-tools.txt"
-wine_source="$ROOT/scripts/wine/bcryptprimitives.c"
-wine_hash="$(sha256sum "$wine_source" | cut -d' ' -f1)"
-if [ "$(cat "$WINE_DLL.sha256" 2>/dev/null)" != "$wine_hash" ]; then
-    say "building $(basename "$WINE_DLL") for Wine"
-    mkdir -p "$(dirname "$WINE_DLL")"
-    x86_64-w64-mingw32-gcc -shared -O2 -o "$WINE_DLL" "$wine_source" -ladvapi32 >&2
-    printf '%s\n' "$wine_hash" >"$WINE_DLL.sha256"
-fi
+[ "$for_bench" -eq 1 ] || install_test_only
 
 chromium_path="$(command -v chromium || true)"
 chromedriver_path="$(command -v chromedriver || true)"
@@ -294,14 +313,19 @@ exports=(
     "HAILER_TEST_CHROMIUM=$chromium_path"
     "HAILER_TEST_CHROMEDRIVER=$chromedriver_path"
     "HAILER_TEST_TMUX=$tmux_path"
-    "HAILER_TEST_LITELLM=$gateway"
     "HAILER_TEST_MCP_PYTHON=$mcp_client"
-    "HAILER_TEST_BUILD_VENV=$BUILD_VENV"
-    "HAILER_TEST_API_VENV=$API_VENV"
-    "HAILER_TEST_WINE_DLL=$WINE_DLL"
 )
+if [ "$for_bench" -eq 0 ]; then
+    exports+=(
+        "HAILER_TEST_LITELLM=$gateway"
+        "HAILER_TEST_BUILD_VENV=$BUILD_VENV"
+        "HAILER_TEST_API_VENV=$API_VENV"
+        "HAILER_TEST_WINE_DLL=$WINE_DLL"
+    )
+fi
 if [ "$with_base_image" -eq 1 ]; then
-    exports+=("HAILER_TEST_BASE_IMAGE=$BASE_IMAGE" "HAILER_TEST_REGISTRY=$registry")
+    exports+=("HAILER_TEST_BASE_IMAGE=$BASE_IMAGE")
+    [ "$for_bench" -eq 1 ] || exports+=("HAILER_TEST_REGISTRY=$registry")
 fi
 {
     printf '# Written by scripts/test-prereqs.sh; source it before running the tests.\n'

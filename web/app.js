@@ -10,6 +10,9 @@
   // How often a page whose session ended looks for a restarted daemon (about ten minutes).
   const END_WATCH_ATTEMPTS = 160;
   const NODES_PER_FRAME = 2500;
+  // The newest messages stay laid out always; those before them are left to the browser to lay
+  // out when they come into view (the `settled` class).
+  const LAID_OUT = 12;
 
   const $ = (id) => document.getElementById(id);
 
@@ -80,18 +83,34 @@
     );
   }
 
-  // ---- the conversation: a list of items, drawn into the page a few hundred per frame ----
+  // ---- the conversation: a list of items, drawn into the page once per frame ----
 
+  // Events never touch the page's layout: they queue new nodes and changes to shown ones, and
+  // the next animation frame applies them all, then keeps the view at the bottom when the
+  // reader was following it. So a frame costs one layout however many events arrived in it.
   const conversation = {
     items: [],
     pending: [],
+    changes: [],
+    texts: new Set(),
     scheduled: false,
+    settled: 0,
+    // Whether the view keeps to the newest message; only the reader's own scrolling changes it.
+    following: true,
+    // Where the last frame scrolled the view to: a scroll event that finds it there is that
+    // frame's own, not the reader's.
+    ownTop: null,
     turns: new Map(),
     tools: new Map(),
 
     reset() {
       this.items = [];
       this.pending = [];
+      this.changes = [];
+      this.texts.clear();
+      this.following = true;
+      this.ownTop = null;
+      this.settled = 0;
       this.turns.clear();
       this.tools.clear();
       $("conversation").replaceChildren();
@@ -105,6 +124,23 @@
       return item;
     },
 
+    // Shows `item.text` as its text at the next frame.
+    showText(item) {
+      this.texts.add(item);
+      this.schedule();
+    },
+
+    // Runs `change` (a write to nodes, never a read of their layout) at the next frame.
+    change(change) {
+      this.changes.push(change);
+      this.schedule();
+    },
+
+    // Brings the view to the bottom at the next frame, when the reader follows it.
+    follow() {
+      this.schedule();
+    },
+
     schedule() {
       if (this.scheduled) return;
       this.scheduled = true;
@@ -114,18 +150,39 @@
     flush() {
       this.scheduled = false;
       const view = scroller();
-      const stick = view.scrollHeight - view.scrollTop - view.clientHeight < 80;
+      for (const item of this.texts) item.textNode.textContent = item.text;
+      this.texts.clear();
+      const changes = this.changes;
+      this.changes = [];
+      for (const change of changes) change();
       const batch = this.pending.splice(0, NODES_PER_FRAME);
-      const fragment = document.createDocumentFragment();
-      for (const node of batch) fragment.append(node);
-      $("conversation").append(fragment);
-      if (stick) view.scrollTop = view.scrollHeight;
+      if (batch.length) {
+        const fragment = document.createDocumentFragment();
+        for (const node of batch) fragment.append(node);
+        const list = $("conversation");
+        list.append(fragment);
+        const upTo = list.children.length - LAID_OUT;
+        for (let index = this.settled; index < upTo; index += 1) list.children[index].classList.add("settled");
+        this.settled = Math.max(this.settled, upTo);
+      }
+      if (this.following) {
+        // Every write of the frame is done: this read lays the page out once, and the frame
+        // is painted from that layout.
+        view.scrollTop = view.scrollHeight;
+        this.ownTop = view.scrollTop;
+      }
       if (this.pending.length) this.schedule();
     },
 
-    followIfNear() {
+    // What scrolls (`target`) moved: once the reader is near the bottom the view follows the
+    // conversation again; while they read further up, it does not.
+    scrolled(target) {
       const view = scroller();
-      if (view.scrollHeight - view.scrollTop - view.clientHeight < 160) view.scrollTop = view.scrollHeight;
+      if (target !== (view === document.scrollingElement ? document : view)) return;
+      const top = view.scrollTop;
+      if (top === this.ownTop) return;
+      this.ownTop = null;
+      this.following = view.scrollHeight - top - view.clientHeight < 80;
     },
   };
 
@@ -160,6 +217,8 @@
       node.append(window.hailerWork.toolNode(item));
     } else if (item.kind === "chart") {
       item.figure = window.hailerWork.chartNode(item.chart, current && current.notebookLink);
+      // The picture's height is known once it loads: keep the bottom in view then.
+      item.figure.addEventListener("load", () => conversation.follow(), true);
       node.append(item.figure);
     } else {
       node.textContent = item.text;
@@ -170,26 +229,33 @@
   // The turn's charts move under its answer once it has one, so each answer shows its charts.
   function placeCharts(turn, answer) {
     if (!answer || !turn.charts) return;
-    for (const chart of turn.charts) {
+    const charts = turn.charts;
+    turn.charts = [];
+    for (const chart of charts) {
       const waiting = conversation.pending.indexOf(chart.node);
       if (waiting >= 0) conversation.pending.splice(waiting, 1);
-      chart.node.remove();
-      answer.node.append(chart.figure);
     }
-    turn.charts = [];
+    conversation.change(() => {
+      for (const chart of charts) {
+        chart.node.remove();
+        answer.node.append(chart.figure);
+      }
+    });
   }
 
   async function renderMarkdown(item) {
     try {
       const { html } = await api("POST", "/v1/render", { markdown: item.text });
       // The daemon sanitised it: no script, handler, style, image or javascript: link survives.
-      item.textNode.innerHTML = html;
-      item.textNode.classList.add("html");
+      conversation.change(() => {
+        conversation.texts.delete(item);
+        item.textNode.innerHTML = html;
+        item.textNode.classList.add("html");
+      });
     } catch (error) {
       if (error instanceof AuthError) refused();
       // Otherwise the plain text stays.
     }
-    conversation.followIfNear();
   }
 
   // ---- session events ----
@@ -219,10 +285,10 @@
     if (finalText !== undefined && finalText !== "" && (!answer || answer.closed)) answer = answerOf(turnId);
     if (!answer) return null;
     if (finalText !== undefined && finalText !== "") answer.text = finalText;
-    answer.textNode.textContent = answer.text;
+    conversation.showText(answer);
     answer.streaming = false;
     answer.closed = true;
-    answer.node.setAttribute("aria-busy", "false");
+    conversation.change(() => answer.node.setAttribute("aria-busy", "false"));
     return answer;
   }
 
@@ -268,8 +334,7 @@
       case "textDelta": {
         const answer = answerOf(event.turn_id);
         answer.text += event.delta;
-        answer.textNode.textContent = answer.text;
-        conversation.followIfNear();
+        conversation.showText(answer);
         break;
       }
       case "toolCallStarted": {
@@ -286,7 +351,7 @@
         item.done = true;
         item.ok = event.ok;
         item.result = event.output || event.preview;
-        if (item.statusNode) window.hailerWork.finishTool(item);
+        if (item.statusNode) conversation.change(() => window.hailerWork.finishTool(item));
         break;
       }
       case "chart": {
@@ -357,9 +422,11 @@
   }
 
   // The conversation so far, sent when the page attaches: shown as live turns are, once (a
-  // page that already shows turns keeps them).
+  // page that already shows turns keeps them). It is drawn in one frame; the answers' Markdown
+  // is rendered newest first, so what the reader sees at the bottom is ready first.
   function showHistory(turns) {
     if (conversation.items.length) return;
+    const answers = [];
     for (const turn of turns) {
       conversation.add({ kind: "user", text: turn.text });
       for (const call of turn.tools || []) {
@@ -376,9 +443,10 @@
         const answer = conversation.add({ kind: "assistant", text: turn.answer, streaming: false });
         answer.closed = true;
         placeCharts(charts, answer);
-        renderMarkdown(answer);
+        answers.push(answer);
       }
     }
+    for (const answer of answers.reverse()) renderMarkdown(answer);
   }
 
   // A new conversation began (here or in another client): the earlier turns leave the view.
@@ -604,8 +672,19 @@
       return;
     }
     if (session !== current) return;
-    const entries = (list.entries || []).slice().reverse();
-    $("audit-list").replaceChildren(...entries.map(window.hailerAudit.item));
+    // Records never change once written: only those past the newest one shown are added, so
+    // a long session's panel is not built again after every answer.
+    const entries = list.entries || [];
+    const newest = entries.reduce((seq, entry) => Math.max(seq, entry.seq || 0), 0);
+    const shown = session.auditSeq || 0;
+    const panel = $("audit-list");
+    if (newest < shown) {
+      panel.replaceChildren(...entries.slice().reverse().map(window.hailerAudit.item));
+    } else {
+      const fresh = entries.filter((entry) => (entry.seq || 0) > shown).reverse();
+      if (fresh.length) panel.prepend(...fresh.map(window.hailerAudit.item));
+    }
+    session.auditSeq = newest;
     $("audit-empty").hidden = entries.length > 0;
   }
 
@@ -816,6 +895,10 @@
       }
     });
     $("back").addEventListener("click", backToList);
+    // The list scrolls on a laptop's layout, the whole page on a phone's.
+    const scrolled = (event) => conversation.scrolled(event.target);
+    $("conversation").addEventListener("scroll", scrolled, { passive: true });
+    window.addEventListener("scroll", scrolled, { passive: true });
     $("message").addEventListener("keydown", (event) => {
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
         event.preventDefault();

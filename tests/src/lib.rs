@@ -12,6 +12,7 @@ pub mod job_log;
 pub mod kernel_code;
 pub mod kernel_envs;
 pub mod live;
+pub mod long_chat;
 pub mod marimo_floor;
 pub mod mcp_client;
 pub mod prereqs;

@@ -51,6 +51,7 @@ mod unasked_settings;
 mod web_page;
 mod web_page_charts;
 mod web_page_commands;
+mod web_page_long_chat;
 mod web_page_performance;
 mod web_page_tables;
 mod workspace_trust;

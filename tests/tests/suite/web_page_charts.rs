@@ -16,7 +16,7 @@ const WAIT: Duration = Duration::from_secs(90);
 
 /// Code mode making a named cell whose output is a bar chart (underscore names stay private to
 /// the cell, so nothing clashes with the starter notebook's imports).
-const CHART_CODE: &str = "import marimo._code_mode as cm\n\
+pub(super) const CHART_CODE: &str = "import marimo._code_mode as cm\n\
 async with cm.get_context() as ctx:\n    \
 cid = ctx.create_cell('import altair as _alt\\nimport polars as _pl\\n_sales = _pl.DataFrame({\"city\": [\"Oslo\", \"Lima\", \"Pune\"], \"n\": [3, 1, 2]})\\n_alt.Chart(_sales).mark_bar().encode(x=\"city\", y=\"n\").properties(title=\"Rows per city\")', name='city_chart')\n    \
 ctx.run_cell(cid)\n\
