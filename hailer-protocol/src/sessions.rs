@@ -164,6 +164,11 @@ pub struct SessionInfo {
     /// Warnings from the configuration, shown once to each attaching client.
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// What became of the conversation when the session was set up (resumed with its earlier
+    /// turns, or started anew because the model changed), for a chat to say; not a warning,
+    /// and absent once a new conversation begins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation_note: Option<String>,
     /// Why the agent cannot answer now (no key, say), judged from the configuration and the key
     /// as they are at this attach; running code does not need the agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
