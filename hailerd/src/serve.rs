@@ -104,6 +104,11 @@ async fn accept_loop(
                 }
             }
         };
+        // Events go out as small writes as they happen: Nagle's algorithm would hold each one
+        // back until the client acknowledged the one before (a delayed ACK: milliseconds).
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "could not turn off Nagle's algorithm on a connection");
+        }
         let registered = connections.register();
         let service =
             TowerToHyperService::new(counted(app.clone(), Arc::clone(&registered.activity)));
