@@ -25,7 +25,8 @@ use crate::daemon_state::Daemon;
 pub(super) async fn status(
     State(daemon): State<Daemon>,
     JsonBody(params): JsonBody<StatusParams>,
-) -> Json<StatusReport> {
+) -> Result<Json<StatusReport>, ApiError> {
+    refuse_malformed(&params)?;
     let docker = async {
         match &params.image {
             Some(image) => Some(daemon.docker.get(image).await),
@@ -51,13 +52,40 @@ pub(super) async fn status(
         Ok(check) => (Some(check), None),
         Err(error) => (None, Some(said(&ApiError::from(error)))),
     };
-    Json(StatusReport {
+    Ok(Json(StatusReport {
         daemon: super::daemon_routes::describe(&daemon).await,
         sessions,
         model_check,
         model_check_error,
         docker,
-    })
+    }))
+}
+
+/// A request outside the documented shape is refused (400), not judged: the model judgement's
+/// own refusals are part of the report.
+fn refuse_malformed(params: &StatusParams) -> Result<(), ApiError> {
+    let session = &params.session;
+    if !std::path::Path::new(&session.cwd).is_absolute() {
+        return Err(ApiError::BadRequest(
+            "session.cwd must be an absolute path".to_owned(),
+        ));
+    }
+    if let Some(kernel) = &session.kernel
+        && !["docker", "sandbox", "unsafe-local"].contains(&kernel.as_str())
+    {
+        return Err(ApiError::BadRequest(
+            "session.kernel must be docker, sandbox or unsafe-local".to_owned(),
+        ));
+    }
+    if session
+        .exec_timeout_secs
+        .is_some_and(|secs| !(1..=86_400).contains(&secs))
+    {
+        return Err(ApiError::BadRequest(
+            "session.execTimeoutSecs must be between 1 and 86400".to_owned(),
+        ));
+    }
+    Ok(())
 }
 
 /// The error's message, and its hint on a line of its own when it does not carry it already.

@@ -391,6 +391,9 @@ fn schemathesis(venv: &Path, daemon: &TestDaemon, document: &Path) -> Command {
         "login",
         "logout",
         "startSession",
+        // Its body carries a session start's (Hypothesis writes an integer as `376.0`, which
+        // serde refuses, as for startSession).
+        "getStatus",
         "followDaemonEvents",
         "followSessionEvents",
         "followKernelLog",
