@@ -478,7 +478,8 @@
     const problem = info.agentProblem
       ? [`The agent is not available: ${info.agentProblem.message}${info.agentProblem.hint ? ` ${info.agentProblem.hint}` : ""}`]
       : [];
-    warnings.replaceChildren(...[...(info.warnings || []), ...problem].map((text) => element("li", "", text)));
+    const note = info.conversationNote ? [info.conversationNote] : [];
+    warnings.replaceChildren(...[...(info.warnings || []), ...note, ...problem].map((text) => element("li", "", text)));
     showKernel();
   }
 

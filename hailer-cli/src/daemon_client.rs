@@ -47,6 +47,19 @@ pub(crate) async fn find(home: &HailerHome) -> Option<Connected> {
     })
 }
 
+/// Where the runtime file says a daemon listens, and its pid, without asking it: for a caller
+/// whose first request checks the pid itself (`hailer status`, to cost one round-trip).
+pub(crate) fn advertised(home: &HailerHome) -> Option<(Endpoint, u32)> {
+    let file = read_runtime_file(&home.runtime_file())?;
+    Some((
+        Endpoint {
+            port: file.port,
+            token: file.token,
+        },
+        file.pid,
+    ))
+}
+
 /// The running daemon, or a new one started in the background.
 pub(crate) async fn find_or_start(home: &HailerHome) -> anyhow::Result<Connected> {
     if let Some(connected) = find(home).await {

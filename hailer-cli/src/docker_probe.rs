@@ -122,16 +122,10 @@ fn short_digest(digest: &str) -> String {
     }
 }
 
-/// One line on the kernel image `image` for `hailer status`: its contract and base image, or
-/// why it cannot be used and the command that fixes that. `daemon` is the running hailerd, if
-/// any (`status` starts none).
-pub(crate) async fn describe_image(daemon: Option<&Endpoint>, image: &str) -> String {
-    let Some(daemon) = daemon else {
-        return format!("{image} (hailerd is not running: not checked)");
-    };
-    let Ok(status) = status_from(daemon, image).await else {
-        return format!("{image} (hailerd could not ask Docker: not checked)");
-    };
+/// One line on the kernel image `image` for `hailer status`, from what hailerd found of the
+/// engine and the image: its contract and base image, or why it cannot be used and the command
+/// that fixes that.
+pub(crate) fn describe_image(status: &DockerStatus, image: &str) -> String {
     let contract = hailer_kernel_bundle::contract();
     match &status.image {
         Some(

@@ -23,6 +23,40 @@ pub struct DaemonInfo {
     pub idle_exit_secs: u64,
 }
 
+/// What `POST /v1/status` looks at for `hailer status`: the asking shell's workspace as a session
+/// start from it would send it, and the kernel image its configuration names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StatusParams {
+    /// The shell's folder, flags and variables, judged as a session start would judge them.
+    pub session: crate::StartSessionParams,
+    /// The docker kernel's image to describe; absent under the other runtimes.
+    #[serde(default)]
+    pub image: Option<String>,
+}
+
+/// What `POST /v1/status` answers: everything `hailer status` prints, in one reply.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusReport {
+    /// The daemon's identity and counters.
+    pub daemon: DaemonInfo,
+    /// Every live session, in no particular order.
+    pub sessions: Vec<crate::SessionInfo>,
+    /// Whether the shell's session could reach its model; absent when it could not be judged
+    /// (`modelCheckError` says why).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_check: Option<crate::ModelCheck>,
+    /// Why the model could not be judged (the configuration has fatal problems, say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_check_error: Option<String>,
+    /// The engine and the image asked about, as the daemon last found them (looked at again
+    /// every few seconds while asked for, not at each request); absent when no image was asked
+    /// about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub docker: Option<crate::DockerStatus>,
+}
+
 /// The file hailerd writes (mode 0600) so clients can find it.
 ///
 /// `Debug` is written by hand so the token never reaches a log line.

@@ -28,7 +28,7 @@ pub use audit::{AuditEntry, AuditKind, AuditList, AuditOutcome};
 pub use charts::{Chart, ChartImage};
 pub use conversation::{ConversationReason, ConversationStarted, NewConversationParams};
 pub use credentials::{CredentialTarget, CredentialsResponse, LoginParams, ModelCheck};
-pub use daemon::{DaemonInfo, RuntimeFile, ShutdownResponse};
+pub use daemon::{DaemonInfo, RuntimeFile, ShutdownResponse, StatusParams, StatusReport};
 pub use docker::{DockerEngine, DockerStatus, DockerStatusParams, KernelImageStatus};
 pub use error::{ErrorBody, ErrorCode};
 pub use events::{DaemonEvent, EventEnvelope};

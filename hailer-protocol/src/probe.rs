@@ -5,7 +5,7 @@ use utoipa::ToSchema;
 
 /// What the probe is told besides what the daemon knows.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProbeParams {
     /// Files the kernel must not be able to read (the daemon's runtime file, which holds its
     /// token); only whether they are readable is reported, never their content.

@@ -32,7 +32,11 @@ pub struct StartSessionParams {
     pub new_thread: bool,
     /// `--exec-timeout`: how long one run of code may take, in seconds, over
     /// `[kernel] exec_timeout_secs`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::numbers::optional_whole"
+    )]
     #[schema(minimum = 1, maximum = 86400)]
     pub exec_timeout_secs: Option<u64>,
     /// The user agreed to run, as themselves with the unsafe-local runtime, notebooks a docker
@@ -164,6 +168,11 @@ pub struct SessionInfo {
     /// Warnings from the configuration, shown once to each attaching client.
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// What became of the conversation when the session was set up (resumed with its earlier
+    /// turns, or started anew because the model changed), for a chat to say; not a warning,
+    /// and absent once a new conversation begins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation_note: Option<String>,
     /// Why the agent cannot answer now (no key, say), judged from the configuration and the key
     /// as they are at this attach; running code does not need the agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -41,6 +41,8 @@ pub(crate) struct DaemonState {
     pub events: EventBus,
     pub shutdown: CancellationToken,
     pub sessions: Sessions,
+    /// The Docker engine and kernel images as last found, for `hailer status`.
+    pub docker: crate::docker_status::DockerStatusCache,
     clients: AtomicUsize,
     last_busy: Mutex<Instant>,
 }
@@ -61,6 +63,7 @@ impl DaemonState {
             started: Instant::now(),
             events: EventBus::new(DAEMON_CAPACITY, 0),
             shutdown: CancellationToken::new(),
+            docker: crate::docker_status::DockerStatusCache::default(),
             clients: AtomicUsize::new(0),
             last_busy: Mutex::new(Instant::now()),
         }
@@ -119,5 +122,8 @@ pub(crate) struct ClientGuard {
 impl Drop for ClientGuard {
     fn drop(&mut self) {
         self.daemon.clients.fetch_sub(1, Ordering::Relaxed);
+        // The client's buffers are free now; after a burst of leavers the trimmer gives the
+        // memory back.
+        crate::memory::freed();
     }
 }

@@ -41,9 +41,20 @@ pub async fn serve(
     let app = crate::api::router(daemon.clone());
 
     let background = tokio::spawn(watch(daemon.clone(), shutdown));
+    // The default kernel image's status is looked at now and kept fresh while asked for.
+    let default_image = hailer_kernel_bundle::default_image_name(&hailer_kernel_bundle::contract());
+    let trimmer = tokio::spawn(crate::memory::trim_after_bursts(daemon.shutdown.clone()));
+    let docker = tokio::spawn(
+        daemon
+            .docker
+            .clone()
+            .refresh_until(default_image, daemon.shutdown.clone()),
+    );
     tracing::info!(port, "serving");
     let result = accept_loop(&listener, app, &daemon).await;
     background.abort();
+    docker.abort();
+    trimmer.abort();
     daemon.sessions.stop_all("the daemon is stopping").await;
     // Upgraded event streams are not part of the HTTP drain: they end on the shutdown signal after
     // sending what was published before it. Let them finish before the process exits.
@@ -93,6 +104,11 @@ async fn accept_loop(
                 }
             }
         };
+        // Events go out as small writes as they happen: Nagle's algorithm would hold each one
+        // back until the client acknowledged the one before (a delayed ACK: milliseconds).
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "could not turn off Nagle's algorithm on a connection");
+        }
         let registered = connections.register();
         let service =
             TowerToHyperService::new(counted(app.clone(), Arc::clone(&registered.activity)));

@@ -255,6 +255,9 @@ impl Chat {
                 self.screen.line(warning.clone());
             }
         }
+        if let Some(note) = &link.session.conversation_note {
+            self.screen.line(note.clone());
+        }
         if let Some(problem) = &link.session.agent_problem {
             self.screen
                 .line(style.yellow(&format!("The agent is not available: {}", problem.message)));

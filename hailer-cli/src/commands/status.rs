@@ -6,13 +6,16 @@ use std::time::Duration;
 
 use hailer_config::home::HailerHome;
 use hailer_config::{LoadInputs, Overrides};
-use hailer_protocol::{DaemonInfo, SessionInfo, SessionList};
+use hailer_protocol::{DaemonInfo, SessionInfo, StatusParams, StatusReport};
 use serde::Serialize;
 
 use crate::daemon_client;
-use crate::session_client::SessionFlags;
+use crate::http::Endpoint;
+use crate::session_client::{SessionFlags, start_params};
 
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+/// The daemon may read a stored key from the OS credential store, and ask the engine when it has
+/// not lately: both can be slow.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -73,32 +76,40 @@ pub(crate) async fn run(
             }),
             session: None,
         });
-    let mut workspace = workspace;
-    let daemon = daemon_client::find(home).await;
-    if let Some(image) = workspace.as_mut().and_then(|w| w.image.as_mut()) {
-        let endpoint = daemon.as_ref().map(|connected| &connected.endpoint);
-        *image = crate::docker_probe::describe_image(endpoint, image).await;
-    }
     let mut status = Status {
         daemon: None,
         sessions: Vec::new(),
         workspace,
     };
-    if let Some(connected) = daemon {
-        if let Some(workspace) = status.workspace.as_mut() {
-            workspace.credentials = match crate::model_check::ask(&connected.endpoint, &flags).await
-            {
-                Ok(check) => crate::model_check::summary(&check),
-                Err(error) => format!("not checked: {error:#}"),
+    // One request: the daemon answers everything at once, the engine's status as last found.
+    let image = status.workspace.as_ref().and_then(|w| w.image.clone());
+    let report = match daemon_client::advertised(home) {
+        Some((endpoint, pid)) => ask(&endpoint, &flags, image.clone())
+            .await
+            .filter(|report| report.daemon.pid == pid),
+        None => None,
+    };
+    if let Some(workspace) = status.workspace.as_mut() {
+        if let Some(shown) = workspace.image.as_mut() {
+            *shown = match &report {
+                Some(report) => match &report.docker {
+                    Some(docker) => crate::docker_probe::describe_image(docker, shown),
+                    None => format!("{shown} (hailerd could not ask Docker: not checked)"),
+                },
+                None => format!("{shown} (hailerd is not running: not checked)"),
             };
         }
-        status.sessions = connected
-            .endpoint
-            .get("/v1/sessions", REQUEST_TIMEOUT)
-            .await?
-            .json::<SessionList>()?
-            .sessions;
-        status.daemon = Some(connected.info);
+        if let Some(report) = &report {
+            workspace.credentials = match (&report.model_check, &report.model_check_error) {
+                (Some(check), _) => crate::model_check::summary(check),
+                (None, Some(error)) => format!("not checked: {error}"),
+                (None, None) => "not checked".to_owned(),
+            };
+        }
+    }
+    if let Some(report) = report {
+        status.sessions = report.sessions;
+        status.daemon = Some(report.daemon);
     }
     if let Some(workspace) = &mut status.workspace {
         let live = status
@@ -128,6 +139,24 @@ pub(crate) async fn run(
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Everything the daemon at `endpoint` says for `status`, or `None` when it does not answer.
+async fn ask(
+    endpoint: &Endpoint,
+    flags: &SessionFlags,
+    image: Option<String>,
+) -> Option<StatusReport> {
+    let params = StatusParams {
+        session: start_params(flags).ok()?,
+        image,
+    };
+    endpoint
+        .post("/v1/status", &params, REQUEST_TIMEOUT)
+        .await
+        .ok()?
+        .json::<StatusReport>()
+        .ok()
 }
 
 /// The live session's kernel, and the one `configured` names when it differs: that one runs

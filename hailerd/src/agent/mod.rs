@@ -265,6 +265,8 @@ impl Agent {
                 drop(store);
             }
             agent.end_turn(number);
+            // The turn's buffers (the model's stream, tool results) are free now.
+            crate::memory::freed();
         });
         started
             .await

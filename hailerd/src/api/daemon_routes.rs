@@ -20,7 +20,12 @@ use crate::daemon_state::Daemon;
     security(("bearer" = []))
 )]
 pub(super) async fn info(State(daemon): State<Daemon>) -> Json<DaemonInfo> {
-    Json(DaemonInfo {
+    Json(describe(&daemon).await)
+}
+
+/// The daemon's identity and counters now.
+pub(super) async fn describe(daemon: &Daemon) -> DaemonInfo {
+    DaemonInfo {
         version: crate::VERSION.to_owned(),
         pid: daemon.pid,
         port: daemon.port,
@@ -29,7 +34,7 @@ pub(super) async fn info(State(daemon): State<Daemon>) -> Json<DaemonInfo> {
         sessions: daemon.sessions.count().await,
         clients: daemon.clients(),
         idle_exit_secs: daemon.config.idle_exit.map_or(0, |idle| idle.as_secs()),
-    })
+    }
 }
 
 /// Stops the daemon: clients are told, sessions end, the runtime file goes.

@@ -57,6 +57,11 @@ pub(super) async fn require_token(
     });
     match presented {
         Some(token) if daemon.config.token.matches(token) => {
+            let path = request
+                .extensions()
+                .get::<axum::extract::OriginalUri>()
+                .map_or_else(|| request.uri().path(), |original| original.path());
+            tracing::debug!(method = %request.method(), %path, "API request");
             daemon.touch().await;
             next.run(request).await
         }

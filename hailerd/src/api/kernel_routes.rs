@@ -33,9 +33,13 @@ pub(super) async fn build(
     JsonBody(params): JsonBody<KernelBuildParams>,
 ) -> Response {
     tracing::info!(?params, "kernel build");
+    let docker = daemon.docker.clone();
     job_response(&daemon, "kernel-build", move |progress| async move {
         let sink = move |report: Report<'_>| progress.report(report);
-        image_jobs::build(params, &sink).await
+        let line = image_jobs::build(params, &sink).await;
+        // What was found of the images before no longer holds.
+        docker.forget();
+        line
     })
 }
 
@@ -54,9 +58,13 @@ pub(super) async fn pull(
     JsonBody(params): JsonBody<KernelPullParams>,
 ) -> Response {
     tracing::info!(image = %params.image, "kernel pull");
+    let docker = daemon.docker.clone();
     job_response(&daemon, "kernel-pull", move |progress| async move {
         let sink = move |report: Report<'_>| progress.report(report);
-        image_jobs::pull(params, &sink).await
+        let line = image_jobs::pull(params, &sink).await;
+        // What was found of the images before no longer holds.
+        docker.forget();
+        line
     })
 }
 

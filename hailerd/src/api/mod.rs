@@ -19,6 +19,7 @@ mod probe_routes;
 mod render;
 mod session_events;
 mod sessions;
+mod status_route;
 mod turn_follow;
 mod web_page;
 mod workspace_routes;
@@ -71,6 +72,7 @@ pub(crate) fn router(daemon: Daemon) -> Router {
         .route("/kernel/pull", post(kernel_routes::pull))
         .route("/kernel/stop", post(kernel_routes::stop))
         .route("/docker/status", post(docker_routes::status))
+        .route("/status", post(status_route::status))
         .route("/sessions", post(sessions::start).get(sessions::list))
         .route("/sessions/{id}", get(sessions::get).delete(sessions::stop))
         .route(

@@ -31,6 +31,7 @@ use utoipa::{Modify, OpenApi};
         super::kernel_routes::pull,
         super::kernel_routes::stop,
         super::docker_routes::status,
+        super::status_route::status,
         super::credential_routes::login,
         super::credential_routes::logout,
         super::credential_routes::check,
@@ -47,6 +48,8 @@ use utoipa::{Modify, OpenApi};
     components(schemas(
         hailer_protocol::DaemonInfo,
         hailer_protocol::ShutdownResponse,
+        hailer_protocol::StatusParams,
+        hailer_protocol::StatusReport,
         hailer_protocol::ErrorBody,
         hailer_protocol::ProbeParams,
         hailer_protocol::ProbeReport,

@@ -38,11 +38,33 @@ impl<S: Send + Sync> FromRequestParts<S> for Upgrade {
                      `{WS_TOKEN_PROTOCOL_PREFIX}<token>` subprotocol."
                 )),
             })?;
+        let upgrade = bounded(upgrade);
         Ok(Self(match chosen_protocol(&offered) {
             Some(protocol) => upgrade.protocols([protocol]),
             None => upgrade,
         }))
     }
+}
+
+/// What one client's connection may hold. Clients send the daemon next to nothing (a close, a
+/// ping), so a small read buffer and small messages do; what goes out is written through a
+/// small buffer (each burst of events is flushed at once anyway), and a client that stops
+/// reading is cut off once this much waits for it, rather than growing without limit.
+const READ_BUFFER: usize = 4 * 1024;
+const MAX_INCOMING_MESSAGE: usize = 64 * 1024;
+const WRITE_BUFFER: usize = 16 * 1024;
+/// Room for the largest message the daemon sends (a long conversation's history) and more.
+const MAX_WAITING_TO_BE_WRITTEN: usize = 64 * 1024 * 1024;
+
+/// The upgrade with the connection's buffers bounded (tungstenite's defaults are 128 KiB each
+/// way, allocated per connection, and an unbounded write queue).
+fn bounded(upgrade: WebSocketUpgrade) -> WebSocketUpgrade {
+    upgrade
+        .read_buffer_size(READ_BUFFER)
+        .write_buffer_size(WRITE_BUFFER)
+        .max_write_buffer_size(MAX_WAITING_TO_BE_WRITTEN)
+        .max_message_size(MAX_INCOMING_MESSAGE)
+        .max_frame_size(MAX_INCOMING_MESSAGE)
 }
 
 /// The subprotocols the client offered, in its order.

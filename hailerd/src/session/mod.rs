@@ -173,8 +173,8 @@ impl Sessions {
         session.audit_trust(&session.loaded());
         let setup = (self.agents)(&session, params.new_thread);
         let _ = session.agent.set(setup.agent);
-        if let (Some(notice), Ok(mut notices)) = (setup.notice, session.notices.lock()) {
-            notices.push(notice);
+        if let (Some(notice), Ok(mut note)) = (setup.notice, session.conversation_note.lock()) {
+            *note = Some(notice);
         }
         if agreed {
             session.audit_consent(&params.client);

@@ -85,6 +85,8 @@ pub(crate) struct Session {
     pub agent: std::sync::OnceLock<Arc<dyn super::SessionAgent>>,
     /// Notices from setting the session up, shown to each client that attaches.
     pub(super) notices: std::sync::Mutex<Vec<String>>,
+    /// What setting the agent up did with the stored conversation, for chats that attach.
+    pub(super) conversation_note: std::sync::Mutex<Option<String>>,
     /// The conversation so far and the running turn's events, for clients that attach.
     turn_replay: std::sync::Mutex<Replay>,
     redactor: hailer_redact::Redactor,
@@ -143,6 +145,7 @@ impl Session {
             stopping: CancellationToken::new(),
             agent: std::sync::OnceLock::new(),
             notices: std::sync::Mutex::new(notebooks_warning.into_iter().collect()),
+            conversation_note: std::sync::Mutex::new(None),
             turn_replay: std::sync::Mutex::new(Replay::default()),
             charts: super::charts::ChartBook::default(),
             redactor,
@@ -237,6 +240,11 @@ impl Session {
                 .map(|warning| hailer_config::sanitize::escape_visible(&warning.message))
                 .chain(self.notices.lock().map(|n| n.clone()).unwrap_or_default())
                 .collect(),
+            conversation_note: self
+                .conversation_note
+                .lock()
+                .ok()
+                .and_then(|note| note.clone()),
             agent_problem: self.agent.get().and_then(|agent| agent.problem()),
         }
     }
@@ -246,6 +254,9 @@ impl Session {
     pub(crate) fn forget_setup_notices(&self) {
         if let Ok(mut notices) = self.notices.lock() {
             notices.clear();
+        }
+        if let Ok(mut note) = self.conversation_note.lock() {
+            *note = None;
         }
     }
 

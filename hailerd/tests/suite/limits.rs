@@ -480,3 +480,50 @@ async fn past_the_cap_the_oldest_idle_connections_make_room() {
         String::from_utf8_lossy(&reply)
     );
 }
+
+#[tokio::test]
+async fn unknown_fields_and_bodies_sent_to_bodiless_routes_are_refused() {
+    let daemon = Served::start().await;
+    // Each body would be taken without its extra field; with it, it is refused before the
+    // route looks at anything (a session that does not exist included).
+    let extra: [(&str, &str); 9] = [
+        ("/v1/render", r#"{"markdown": "hi", "surprise": 1}"#),
+        ("/v1/docker/status", r#"{"image": "x", "surprise": 1}"#),
+        ("/v1/status", r#"{"session": {"cwd": "/"}, "surprise": 1}"#),
+        ("/v1/status", r#"{"session": {"cwd": "/", "surprise": 1}}"#),
+        ("/v1/credentials/check", r#"{"cwd": "/", "surprise": 1}"#),
+        ("/v1/kernel/stop", r#"{"workspace": "/x", "surprise": 1}"#),
+        (
+            "/v1/sessions/none/probe",
+            r#"{"tokenPaths": [], "surprise": 1}"#,
+        ),
+        ("/v1/sessions/none/exec", r#"{"code": "1", "surprise": 1}"#),
+        (
+            "/v1/sessions/none/turns",
+            r#"{"text": "hi", "surprise": 1}"#,
+        ),
+    ];
+    for (path, body) in extra {
+        let (status, reply) = daemon.post_json(path, body.as_bytes()).await;
+        assert_eq!(status, 400, "{path} {body}: {reply}");
+        assert!(
+            reply.contains("unknown field `surprise`"),
+            "{path}: {reply}"
+        );
+    }
+    let host = daemon.host();
+    for head in [
+        format!("DELETE /v1/sessions/none HTTP/1.1\r\nHost: {host}"),
+        format!("POST /v1/sessions/none/cancel HTTP/1.1\r\nHost: {host}"),
+        format!("POST /v1/daemon/shutdown HTTP/1.1\r\nHost: {host}"),
+    ] {
+        let (status, reply) = daemon.raw(&head, br#"{"now": true}"#).await;
+        assert_eq!(status, 400, "{head}: {reply}");
+        assert!(reply.contains("takes no request body"), "{head}: {reply}");
+    }
+    // The refused shutdown did not stop the daemon.
+    let (status, _) = daemon
+        .raw(&format!("GET /v1/daemon HTTP/1.1\r\nHost: {host}"), b"")
+        .await;
+    assert_eq!(status, 200);
+}

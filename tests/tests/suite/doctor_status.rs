@@ -152,3 +152,49 @@ fn status_without_a_daemon_starts_nothing() {
     assert_eq!(status["sessions"][0]["kernel"], "idle", "{status}");
     assert_eq!(status["workspace"]["session"], status["sessions"][0]["id"]);
 }
+
+/// The daemon's API requests logged so far (its debug log names each one).
+fn api_requests(workspace: &TestWorkspace) -> Vec<String> {
+    workspace
+        .daemon_log()
+        .lines()
+        .filter(|line| line.contains("API request"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `hailer status` costs one round-trip: everything it prints comes in one reply, the Docker
+/// engine's status as the daemon last found it.
+#[test]
+fn status_asks_the_daemon_once() {
+    let workspace = TestWorkspace::docker();
+    // A daemon that logs each API request.
+    let stop = workspace.hailer(&["daemon", "stop"]);
+    assert!(stop.status.success(), "{stop:?}");
+    let start = workspace
+        .command(&["daemon", "start"])
+        .env("HAILER_LOG", "hailerd=debug")
+        .output()
+        .unwrap();
+    assert!(start.status.success(), "{start:?}");
+    let first = workspace.hailer(&["status", "--json"]);
+    assert!(first.status.success(), "{first:?}");
+
+    let before = api_requests(&workspace).len();
+    let output = workspace.hailer(&["status"]);
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(text.contains("hailerd "), "{text}");
+    assert!(text.contains("Credentials: "), "{text}");
+    assert!(text.contains("Image:       "), "{text}");
+    assert!(!text.contains("not checked"), "{text}");
+    // The log is written behind the requests: give it a moment.
+    let mut made = Vec::new();
+    for _ in 0..20 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        made = api_requests(&workspace).split_off(before);
+    }
+    let _ = workspace.hailer(&["daemon", "stop"]);
+    assert_eq!(made.len(), 1, "{made:#?}");
+    assert!(made[0].contains("path=/v1/status"), "{made:#?}");
+}

@@ -13,6 +13,7 @@ mod conversation_switch;
 mod daemon_connections;
 mod daemon_guard;
 mod daemon_lifecycle;
+mod daemon_memory;
 mod daemon_secrets;
 mod data_access;
 mod data_folder;

@@ -1,0 +1,109 @@
+//! hailerd gives memory back after a burst: 1,500 WebSocket clients follow a session's events
+//! and leave, and the daemon's resident size returns to within 20 MB of where it was.
+
+use std::time::Duration;
+
+use futures_util::StreamExt as _;
+use hailer_scripted_model::{Script, ScriptedModel};
+use hailer_tests::TestWorkspace;
+use hailer_tests::live::LiveSession;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+
+const CLIENTS: usize = 1_500;
+/// Clients connecting at once.
+const BATCH: usize = 100;
+const ALLOWED_GROWTH_KIB: u64 = 20 * 1024;
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// The process's resident size, from `/proc/<pid>/status`.
+fn resident_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|kib| kib.parse().ok())
+        .unwrap_or_else(|| panic!("no VmRSS in {status}"))
+}
+
+/// One client following the session, once the daemon has sent it the session and the
+/// conversation so far.
+async fn follow(live: &LiveSession) -> Socket {
+    let url = format!(
+        "{}/v1/sessions/{}/events",
+        live.base.replace("http://", "ws://"),
+        live.id
+    );
+    let mut request = url.into_client_request().unwrap();
+    request.headers_mut().insert(
+        "Authorization",
+        HeaderValue::from_str(&format!("Bearer {}", live.token)).unwrap(),
+    );
+    let (mut socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    for expected in ["attached", "history"] {
+        let message = tokio::time::timeout(Duration::from_secs(60), socket.next())
+            .await
+            .unwrap_or_else(|_| panic!("no {expected} event"))
+            .unwrap()
+            .unwrap();
+        assert!(
+            message
+                .to_text()
+                .unwrap()
+                .contains(&format!(r#""type":"{expected}""#)),
+            "{message:?}"
+        );
+    }
+    socket
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_returns_after_a_burst_of_event_stream_clients() {
+    let model = ScriptedModel::start(Script::new().reply_text("An answer for the history."))
+        .await
+        .unwrap();
+    let workspace = TestWorkspace::scripted(&model.base_url());
+    let mut live = LiveSession::start(&workspace).await;
+    live.ask("A question").await;
+    live.until("turnFinished").await;
+    let pid = workspace.runtime().pid;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let start = resident_kib(pid);
+
+    let mut sockets = Vec::with_capacity(CLIENTS);
+    while sockets.len() < CLIENTS {
+        let batch = futures_util::future::join_all((0..BATCH).map(|_| follow(&live))).await;
+        sockets.extend(batch);
+    }
+    let peak = resident_kib(pid);
+    let clients = workspace.get_json("/v1/daemon").await["clients"].clone();
+    assert!(clients.as_u64().unwrap() > CLIENTS as u64, "{clients}");
+
+    for batch in sockets.chunks_mut(BATCH) {
+        futures_util::future::join_all(batch.iter_mut().map(|socket| socket.close(None))).await;
+    }
+    drop(sockets);
+    // The daemon counts them gone, then gives the memory back once things are quiet.
+    for _ in 0..100 {
+        if workspace.get_json("/v1/daemon").await["clients"] == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let end = resident_kib(pid);
+    println!(
+        "hailerd RSS: {} MB at the start, {} MB with {CLIENTS} clients, {} MB after they left",
+        start / 1024,
+        peak / 1024,
+        end / 1024
+    );
+    let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
+    assert!(
+        end <= start + ALLOWED_GROWTH_KIB,
+        "RSS went from {start} KiB to {end} KiB (peak {peak} KiB)"
+    );
+}
