@@ -107,3 +107,63 @@ async fn memory_returns_after_a_burst_of_event_stream_clients() {
         "RSS went from {start} KiB to {end} KiB (peak {peak} KiB)"
     );
 }
+
+/// The growth three 10 MB outputs may leave behind.
+const ALLOWED_GROWTH_AFTER_OUTPUTS_KIB: u64 = 15 * 1024;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_returns_after_a_turn_with_three_ten_megabyte_outputs() {
+    use hailer_scripted_model::Reply;
+    let big = serde_json::json!({"code": "print('x' * 10_000_000)"});
+    let script = Script::new()
+        // The first turn runs the same path with a small output: the kernel is up and the
+        // daemon's pools are warm before the measure starts.
+        .reply(Reply::tool_call(
+            "marimo_execute",
+            serde_json::json!({"code": "print('x' * 100_000)"}),
+        ))
+        .reply(Reply::text("Warm."))
+        .reply(Reply::tool_call("marimo_execute", big.clone()))
+        .reply(Reply::tool_call("marimo_execute", big.clone()))
+        .reply(Reply::tool_call("marimo_execute", big))
+        .reply(Reply::text("Three large outputs."));
+    let model = ScriptedModel::start(script).await.unwrap();
+    let workspace = TestWorkspace::scripted(&model.base_url());
+    let run = |question: &str| {
+        let output = tokio::task::block_in_place(|| workspace.hailer(&["run", question]));
+        assert!(
+            output.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    assert!(run("Warm up.").contains("Warm."));
+    let pid = workspace.runtime().pid;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let start = resident_kib(pid);
+    assert!(run("Print a lot.").contains("Three large outputs."));
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let end = resident_kib(pid);
+    println!(
+        "hailerd RSS: {} MB before a turn with three 10 MB outputs, {} MB after it",
+        start / 1024,
+        end / 1024
+    );
+    // The model was handed each output capped, never the 10 MB.
+    let requests = model.requests();
+    let longest = requests
+        .iter()
+        .flat_map(|request| request.conversation())
+        .filter(|message| message["role"] == "tool")
+        .map(|message| message["content"].as_str().unwrap_or_default().len())
+        .max()
+        .unwrap();
+    assert!(longest < 100_000, "a tool result of {longest} bytes");
+    let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
+    assert!(
+        end <= start + ALLOWED_GROWTH_AFTER_OUTPUTS_KIB,
+        "RSS went from {start} KiB to {end} KiB"
+    );
+}
