@@ -155,7 +155,7 @@ async fn memory_returns_after_a_turn_with_three_ten_megabyte_outputs() {
     let requests = model.requests();
     let longest = requests
         .iter()
-        .flat_map(|request| request.conversation())
+        .flat_map(hailer_scripted_model::RecordedRequest::conversation)
         .filter(|message| message["role"] == "tool")
         .map(|message| message["content"].as_str().unwrap_or_default().len())
         .max()
