@@ -13,8 +13,14 @@ pub struct NewConversationParams {
     /// `null`: keep the model; the stored conversation is deleted and the counters start again.
     /// `name` or `provider:name`: use that model for the rest of the session (the provider must
     /// be declared in the workspace's configuration; a bare name keeps the provider in use) in a
-    /// new conversation; the earlier one is kept.
+    /// new conversation; the earlier one is kept. A name that is empty, longer than 200
+    /// characters, or holds spaces or control characters is refused (400).
     #[serde(default)]
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = "^[^\\s\\x00-\\x1f\\x7f-\\x9f]+$"
+    )]
     pub model: Option<String>,
     /// Who asks: `terminal`, `browser` or `api`, shown to the other clients.
     #[serde(default)]

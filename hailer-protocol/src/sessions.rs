@@ -315,8 +315,9 @@ pub enum NotebookTemplate {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateNotebookParams {
     /// A title the file name is made from (`Sales report (Q3)` becomes `sales_report_q3.py`);
-    /// a name with `/`, `\` or `..` is refused, and one whose file exists is a conflict (409).
-    #[schema(min_length = 1)]
+    /// a name with `/`, `\` or `..`, or without a letter or digit of `A`–`Z`, `a`–`z`, `0`–`9`,
+    /// is refused (400), and one whose file exists is a conflict (409).
+    #[schema(min_length = 1, pattern = "[A-Za-z0-9]")]
     pub name: String,
     /// The template the notebook starts from; `starter` when absent.
     #[serde(default)]

@@ -15,7 +15,7 @@ use super::{Activity, Agent, InUse, Ready};
 use crate::session::{Session, SessionError};
 
 /// The longest model name (or `provider:name`) accepted; real names are far shorter.
-pub(super) const MAX_MODEL_SPEC_BYTES: usize = 200;
+pub(super) const MAX_MODEL_SPEC_CHARS: usize = 200;
 
 /// A provider and a model name, checked against the configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub(super) fn parse_model(
     current_provider: &str,
     config: &Config,
 ) -> Result<ModelChoice, SessionError> {
-    let spec = spec.trim();
+    // Taken as sent, as the schema says: the clients trim what a user typed.
     let usage = "Give the model as `name` or `provider:name`, or null to keep the model in use.";
     let refuse = |message: String| SessionError::Rejected {
         message,
@@ -40,10 +40,10 @@ pub(super) fn parse_model(
     if spec.is_empty() {
         return Err(refuse("the model name is empty".to_owned()));
     }
-    if spec.len() > MAX_MODEL_SPEC_BYTES {
+    let length = spec.chars().count();
+    if length > MAX_MODEL_SPEC_CHARS {
         return Err(refuse(format!(
-            "the model name is {} bytes long; at most {MAX_MODEL_SPEC_BYTES} are accepted",
-            spec.len()
+            "the model name is {length} characters long; at most {MAX_MODEL_SPEC_CHARS} are accepted"
         )));
     }
     if spec.chars().any(|c| c.is_whitespace() || c.is_control()) {

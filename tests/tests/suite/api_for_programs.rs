@@ -345,8 +345,17 @@ async fn the_openapi_document_is_valid_and_schemathesis_finds_nothing_against_a_
     );
 
     let daemon = TestDaemon::start(&[]).unwrap();
-    let output =
-        tokio::task::block_in_place(|| schemathesis(&venv, &daemon, &document).output().unwrap());
+    let target = Target {
+        base_url: daemon.base_url(),
+        token: daemon.token().to_owned(),
+        scratch: daemon.log_dir().to_path_buf(),
+        session: None,
+    };
+    let output = tokio::task::block_in_place(|| {
+        schemathesis(&venv, &target, &document, DAEMON_EXCLUDED)
+            .output()
+            .unwrap()
+    });
     let report = format!(
         "{}{}",
         String::from_utf8_lossy(&output.stdout),
@@ -356,45 +365,116 @@ async fn the_openapi_document_is_valid_and_schemathesis_finds_nothing_against_a_
     assert!(report.contains("passed"), "{report}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn schemathesis_finds_nothing_on_the_routes_of_a_live_session() {
+    let venv = prereqs::api_venv();
+    let document = repository().join("docs/openapi.json");
+    let model = ScriptedModel::start(Script::new()).await.unwrap();
+    let workspace = TestWorkspace::scripted(&model.base_url());
+    let started = tokio::task::block_in_place(|| workspace.hailer(&["exec", "-c", "print(1)"]));
+    assert!(started.status.success(), "{started:?}");
+    let id = workspace.get_json("/v1/sessions").await["sessions"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (_, base_url, token) = workspace.api();
+    let scratch = tempfile::tempdir().unwrap();
+    let target = Target {
+        base_url,
+        token,
+        scratch: scratch.path().to_path_buf(),
+        session: Some(id.clone()),
+    };
+    let output = tokio::task::block_in_place(|| {
+        schemathesis(&venv, &target, &document, SESSION_EXCLUDED)
+            .args(["--include-path-regex", "^/v1/sessions/\\{id\\}"])
+            .output()
+            .unwrap()
+    });
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // The session lived through it, and schemathesis reached its routes.
+    let session = workspace.get_json(&format!("/v1/sessions/{id}")).await;
+    let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
+    assert!(output.status.success(), "{report}");
+    assert!(report.contains("passed"), "{report}");
+    assert_eq!(session["id"], id.as_str(), "{session}");
+}
+
+/// Where schemathesis sends its requests.
+struct Target {
+    base_url: String,
+    token: String,
+    /// Its caches and Hypothesis's examples go here, not into the checkout.
+    scratch: PathBuf,
+    /// The session every `{id}` names; schemathesis makes ids up when there is none.
+    session: Option<String>,
+}
+
+/// Operations left out against a bare daemon: those that act on the machine or end the daemon
+/// (building and pulling images, installing environments, storing keys, stopping kernels,
+/// shutting down), the session start, whose folder would be any path schemathesis makes up,
+/// and the WebSocket routes, which it cannot speak.
+const DAEMON_EXCLUDED: &[&str] = &[
+    "buildKernelImage",
+    "pullKernelImage",
+    "installLocalEnvironment",
+    "stopWorkspaceKernels",
+    "shutdownDaemon",
+    "login",
+    "logout",
+    "startSession",
+    "followDaemonEvents",
+    "followSessionEvents",
+    "followKernelLog",
+];
+
+/// Operations left out against a live session: those that would run made-up code in its
+/// kernel (a run, a turn, the isolation probe, an MCP call) or end the session, and the
+/// WebSocket routes.
+const SESSION_EXCLUDED: &[&str] = &[
+    "execCode",
+    "startTurn",
+    "probe",
+    "mcp_message",
+    "stopSession",
+    "followSessionEvents",
+    "followKernelLog",
+];
+
 /// `st run` against the daemon: a bounded number of examples per operation, every default
-/// check. Operations that act on the machine or end the daemon (building and pulling images,
-/// installing environments, storing keys, stopping kernels, shutting down) and the session
-/// start, whose folder would be any path schemathesis makes up, are left out; so are the
-/// WebSocket routes, which it cannot speak.
-fn schemathesis(venv: &Path, daemon: &TestDaemon, document: &Path) -> Command {
+/// check, leaving out the operations `excluded` names.
+fn schemathesis(venv: &Path, target: &Target, document: &Path, excluded: &[&str]) -> Command {
     let mut command = Command::new(venv.join("bin/st"));
+    let config = if target.session.is_some() {
+        "tests/schemathesis-session.toml"
+    } else {
+        "tests/schemathesis.toml"
+    };
     command
         .arg("--config-file")
-        .arg(repository().join("tests/schemathesis.toml"))
+        .arg(repository().join(config))
         .arg("run")
         .arg(document)
-        .args(["--url", &daemon.base_url()])
+        .args(["--url", &target.base_url])
         .args([
             "--header",
-            &format!("Authorization: Bearer {}", daemon.token()),
+            &format!("Authorization: Bearer {}", target.token),
         ])
         .args(["--max-examples", "30", "--seed", "1", "--no-color"])
         .args(["--request-timeout", "30"])
-        // Its caches and Hypothesis's examples go to the daemon's temporary home, not the
-        // checkout.
-        .current_dir(daemon.log_dir())
+        .current_dir(&target.scratch)
         .env(
             "HYPOTHESIS_STORAGE_DIRECTORY",
-            daemon.log_dir().join("hypothesis"),
+            target.scratch.join("hypothesis"),
         );
-    for operation in [
-        "buildKernelImage",
-        "pullKernelImage",
-        "installLocalEnvironment",
-        "stopWorkspaceKernels",
-        "shutdownDaemon",
-        "login",
-        "logout",
-        "startSession",
-        "followDaemonEvents",
-        "followSessionEvents",
-        "followKernelLog",
-    ] {
+    if let Some(id) = &target.session {
+        command.env("HAILER_TEST_SESSION_ID", id);
+    }
+    for operation in excluded {
         command.args(["--exclude-operation-id", operation]);
     }
     command
