@@ -6,8 +6,10 @@
 use std::path::{Path, PathBuf};
 
 /// At most this many entries are looked at: a folder larger than that is judged by its start.
+#[cfg(unix)]
 const MAX_ENTRIES: usize = 50_000;
 /// At most this many unreadable entries are listed.
+#[cfg(unix)]
 pub(super) const MAX_LISTED: usize = 10;
 
 /// An entry the kernel's user cannot use.
@@ -30,6 +32,7 @@ impl Unreadable {
 /// Whether the permission bits `mode` of an entry owned by `owner` give `user` every bit of
 /// `want` (4 read, 1 traverse), with the rule of the system: the owner's class when the user
 /// owns it, else the group's when its group is the user's, else the others'.
+#[cfg_attr(not(unix), allow(dead_code))]
 pub(super) fn allows(mode: u32, owner: (u32, u32), user: (u32, u32), want: u32) -> bool {
     let bits = if owner.0 == user.0 {
         (mode >> 6) & 0o7
