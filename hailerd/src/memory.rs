@@ -56,11 +56,10 @@ pub(crate) fn release_free_pages() {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux", target_env = "gnu"))]
 mod tests {
     use super::*;
 
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
     fn resident_kib() -> u64 {
         let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
         status
@@ -71,7 +70,6 @@ mod tests {
             .unwrap_or(0)
     }
 
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
     #[test]
     fn freed_small_blocks_go_back_to_the_system() {
         // Many small blocks, then all but the last freed: glibc keeps the heap below the last
