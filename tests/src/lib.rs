@@ -18,6 +18,7 @@ pub mod mcp_client;
 pub mod prereqs;
 pub mod relay;
 pub mod running;
+pub mod system;
 pub mod tmux;
 pub mod workspace;
 

@@ -43,16 +43,6 @@ fn time_command(
     median(runs)
 }
 
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|kib| kib.parse().ok())
-        .unwrap_or(0)
-}
-
 /// Spawn to the first successful `/v1/daemon` answer.
 fn daemon_start_to_serving(samples: usize) -> (Duration, u64) {
     let mut times = Vec::new();
@@ -80,7 +70,7 @@ fn daemon_start_to_serving(samples: usize) -> (Duration, u64) {
         }
         times.push(started.elapsed());
         std::thread::sleep(Duration::from_millis(500));
-        rss.push(rss_kib(child.id()));
+        rss.push(hailer_tests::system::resident_kib(child.id()));
         child.kill().unwrap();
         child.wait().unwrap();
         assert!(runtime_path(home.path()).exists());

@@ -7,6 +7,7 @@ use futures_util::StreamExt as _;
 use hailer_scripted_model::{Script, ScriptedModel};
 use hailer_tests::TestWorkspace;
 use hailer_tests::live::LiveSession;
+use hailer_tests::system::resident_kib;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 
@@ -17,17 +18,6 @@ const ALLOWED_GROWTH_KIB: u64 = 20 * 1024;
 
 type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-/// The process's resident size, from `/proc/<pid>/status`.
-fn resident_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|kib| kib.parse().ok())
-        .unwrap_or_else(|| panic!("no VmRSS in {status}"))
-}
 
 /// One client following the session, once the daemon has sent it the session and the
 /// conversation so far.

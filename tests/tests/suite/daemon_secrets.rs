@@ -62,34 +62,6 @@ seen.append("kernel environment: " + " ".join(sorted(os.environ)))
 print("\n".join(seen))
 "#;
 
-/// The user's ids, making the user when it does not exist yet.
-fn probe_user() -> (u32, u32) {
-    let exists = Command::new("id").args(["-u", USER]).output().unwrap();
-    if !exists.status.success() {
-        let made = Command::new("useradd")
-            .args([
-                "--system",
-                "--no-create-home",
-                "--shell",
-                "/usr/sbin/nologin",
-                USER,
-            ])
-            .output()
-            .unwrap();
-        // Another test process may have made it meanwhile.
-        let again = Command::new("id").args(["-u", USER]).output().unwrap();
-        assert!(again.status.success(), "useradd: {made:?}");
-    }
-    let id = |flag: &str| -> u32 {
-        let output = Command::new("id").args([flag, USER]).output().unwrap();
-        String::from_utf8_lossy(&output.stdout)
-            .trim()
-            .parse()
-            .unwrap()
-    };
-    (id("-u"), id("-g"))
-}
-
 fn copy_into(from: &Path, to: &Path) {
     std::fs::copy(from, to).unwrap_or_else(|error| panic!("{}: {error}", from.display()));
 }
@@ -114,7 +86,7 @@ struct Area {
 
 impl Area {
     fn new() -> Self {
-        let (uid, gid) = probe_user();
+        let (uid, gid) = hailer_tests::system::system_user(USER);
         let root = tempfile::tempdir().unwrap();
         let area = Self { root, uid, gid };
         let bin = area.path("bin");

@@ -9,34 +9,6 @@ use std::process::{Command, Output};
 /// The ordinary user, in no group but its own.
 const USER: &str = "hailer-nodocker";
 
-/// The user's ids, making the user when it does not exist yet.
-fn plain_user() -> (u32, u32) {
-    let exists = Command::new("id").args(["-u", USER]).output().unwrap();
-    if !exists.status.success() {
-        let made = Command::new("useradd")
-            .args([
-                "--system",
-                "--no-create-home",
-                "--shell",
-                "/usr/sbin/nologin",
-                USER,
-            ])
-            .output()
-            .unwrap();
-        // Another test process may have made it meanwhile.
-        let again = Command::new("id").args(["-u", USER]).output().unwrap();
-        assert!(again.status.success(), "useradd: {made:?}");
-    }
-    let id = |flag: &str| -> u32 {
-        let output = Command::new("id").args([flag, USER]).output().unwrap();
-        String::from_utf8_lossy(&output.stdout)
-            .trim()
-            .parse()
-            .unwrap()
-    };
-    (id("-u"), id("-g"))
-}
-
 /// The binaries, a home and a workspace in a folder the user owns.
 struct Area {
     root: tempfile::TempDir,
@@ -46,7 +18,7 @@ struct Area {
 
 impl Area {
     fn new() -> Self {
-        let (uid, gid) = plain_user();
+        let (uid, gid) = hailer_tests::system::system_user(USER);
         let area = Self {
             root: tempfile::tempdir().unwrap(),
             uid,
