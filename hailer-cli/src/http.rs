@@ -42,7 +42,7 @@ impl Reply {
     pub(crate) fn json<T: DeserializeOwned>(self) -> anyhow::Result<T> {
         if !(200..300).contains(&self.status) {
             match self.error_body() {
-                Some(body) => bail!("{}", said(&body)),
+                Some(body) => bail!("{}", body.said()),
                 None => bail!(
                     "hailerd answered {}: {}",
                     self.status,
@@ -59,22 +59,6 @@ impl Reply {
             return None;
         }
         serde_json::from_slice(&self.body).ok()
-    }
-}
-
-/// What the user reads of the daemon's error: its message, then its hint on a line of its own,
-/// once (a message that carries its hint already keeps it once). The status is the daemon's
-/// business and stays in its log.
-fn said(body: &hailer_protocol::ErrorBody) -> String {
-    let message = body.message.trim_end();
-    match body
-        .hint
-        .as_deref()
-        .map(str::trim)
-        .filter(|hint| !hint.is_empty())
-    {
-        Some(hint) if !message.contains(hint) => format!("{message}\n  {hint}"),
-        _ => message.to_owned(),
     }
 }
 

@@ -14,6 +14,23 @@ pub struct ErrorBody {
     pub hint: Option<String>,
 }
 
+impl ErrorBody {
+    /// What a person reads: the message, then the hint on a line of its own, once (a message
+    /// that carries its hint already keeps it once).
+    pub fn said(&self) -> String {
+        let message = self.message.trim_end();
+        match self
+            .hint
+            .as_deref()
+            .map(str::trim)
+            .filter(|hint| !hint.is_empty())
+        {
+            Some(hint) if !message.contains(hint) => format!("{message}\n  {hint}"),
+            _ => message.to_owned(),
+        }
+    }
+}
+
 /// Stable machine-readable error codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -62,4 +79,28 @@ pub enum ErrorCode {
     /// 500 for a failure inside the daemon (files, the conversation store); 503 when the OS
     /// credential store could not be used.
     Internal,
+}
+
+#[cfg(test)]
+mod said_tests {
+    use super::{ErrorBody, ErrorCode};
+
+    fn body(message: &str, hint: Option<&str>) -> ErrorBody {
+        ErrorBody {
+            code: ErrorCode::BadRequest,
+            message: message.to_owned(),
+            hint: hint.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn the_hint_follows_on_its_own_line_once() {
+        assert_eq!(body("No.", Some("Try this.")).said(), "No.\n  Try this.");
+        assert_eq!(
+            body("No. Try this.", Some("Try this.")).said(),
+            "No. Try this."
+        );
+        assert_eq!(body("No.\n", Some("  ")).said(), "No.");
+        assert_eq!(body("No.", None).said(), "No.");
+    }
 }

@@ -50,7 +50,7 @@ pub(super) async fn status(
     let (docker, judged, sessions) = tokio::join!(docker, judged, listed);
     let (model_check, model_check_error) = match judged {
         Ok(check) => (Some(check), None),
-        Err(error) => (None, Some(said(&ApiError::from(error)))),
+        Err(error) => (None, Some(ApiError::from(error).body().said())),
     };
     Ok(Json(StatusReport {
         daemon: super::daemon_routes::describe(&daemon).await,
@@ -86,19 +86,4 @@ fn refuse_malformed(params: &StatusParams) -> Result<(), ApiError> {
         ));
     }
     Ok(())
-}
-
-/// The error's message, and its hint on a line of its own when it does not carry it already.
-fn said(error: &ApiError) -> String {
-    let body = error.body();
-    let message = body.message.trim_end();
-    match body
-        .hint
-        .as_deref()
-        .map(str::trim)
-        .filter(|hint| !hint.is_empty())
-    {
-        Some(hint) if !message.contains(hint) => format!("{message}\n  {hint}"),
-        _ => message.to_owned(),
-    }
 }
