@@ -303,7 +303,7 @@ async fn hostile_conversation_requests_are_refused_and_the_session_goes_on() {
     for (model_spec, expected) in [
         ("nowhere:some-model", "declared: openai, scripted, second"),
         ("", "empty"),
-        ("   ", "empty"),
+        ("   ", "spaces or control characters"),
         ("scripted:", "no model name"),
         (":some-model", "provider before ':' is empty"),
         ("gpt 5", "spaces or control characters"),
