@@ -5,11 +5,11 @@
 //! the conversation store; hailerd's environment holds none of the keys at all, and the audit
 //! trail and the log mask the proxy's password.
 
-use std::os::unix::fs::PermissionsExt as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use hailer_scripted_model::{Reply, Script, ScriptedModel};
+use hailer_tests::system::UserArea;
 use serde_json::json;
 
 /// The ordinary user the test runs Hailer as.
@@ -62,77 +62,32 @@ seen.append("kernel environment: " + " ".join(sorted(os.environ)))
 print("\n".join(seen))
 "#;
 
-fn copy_into(from: &Path, to: &Path) {
-    std::fs::copy(from, to).unwrap_or_else(|error| panic!("{}: {error}", from.display()));
-}
-
-fn chown_tree(path: &Path, uid: u32, gid: u32) {
-    let done = Command::new("chown")
-        .arg("-R")
-        .arg(format!("{uid}:{gid}"))
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(done.success());
-}
-
 /// Everything the user needs, in a folder the user owns: the binaries, uv, the wheels, a home
 /// for Hailer and a workspace.
-struct Area {
-    root: tempfile::TempDir,
-    uid: u32,
-    gid: u32,
-}
+struct Area(UserArea);
 
 impl Area {
     fn new() -> Self {
-        let (uid, gid) = hailer_tests::system::system_user(USER);
-        let root = tempfile::tempdir().unwrap();
-        let area = Self { root, uid, gid };
-        let bin = area.path("bin");
-        std::fs::create_dir_all(&bin).unwrap();
-        for name in ["hailer", "hailerd"] {
-            copy_into(&hailer_tests::bins::path(name), &bin.join(name));
-        }
-        copy_into(&hailer_tests::prereqs::uv(), &bin.join("uv"));
-        let wheels = area.path("wheelhouse");
-        std::fs::create_dir_all(&wheels).unwrap();
+        let area = UserArea::new(USER);
+        area.copy_in(&hailer_tests::prereqs::uv(), "bin/uv");
+        std::fs::create_dir_all(area.path("wheelhouse")).unwrap();
         for wheel in std::fs::read_dir(hailer_tests::prereqs::wheelhouse()).unwrap() {
             let wheel = wheel.unwrap().path();
-            copy_into(&wheel, &wheels.join(wheel.file_name().unwrap()));
+            let name = wheel.file_name().unwrap().to_string_lossy().into_owned();
+            area.copy_in(&wheel, &format!("wheelhouse/{name}"));
         }
-        for folder in ["home", "hailer-home", "workspace"] {
-            std::fs::create_dir_all(area.path(folder)).unwrap();
-        }
-        std::fs::set_permissions(area.root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-        chown_tree(area.root.path(), uid, gid);
-        area
+        area.hand_over();
+        Self(area)
     }
 
     fn path(&self, relative: &str) -> PathBuf {
-        self.root.path().join(relative)
+        self.0.path(relative)
     }
 
     /// `hailer ARGS` in the workspace as the user, from a shell holding the planted secrets.
     fn hailer(&self, args: &[&str]) -> Output {
-        let mut command = Command::new("setpriv");
+        let mut command = self.0.hailer(args);
         command
-            .arg(format!("--reuid={}", self.uid))
-            .arg(format!("--regid={}", self.gid))
-            .arg("--clear-groups")
-            .arg("--")
-            .arg(self.path("bin/hailer"))
-            .args(args)
-            .current_dir(self.path("workspace"))
-            .env_clear()
-            .env(
-                "PATH",
-                format!("{}:/usr/bin:/bin", self.path("bin").display()),
-            )
-            .env("HOME", self.path("home"))
-            .env("LANG", "C.UTF-8")
-            .env("HAILER_HOME", self.path("hailer-home"))
-            .env("HAILER_DAEMON_BIN", self.path("bin/hailerd"))
             .env("HAILER_WHEELHOUSE", self.path("wheelhouse"))
             .env(PROXY.0, PROXY.1)
             .env("NO_PROXY", "127.0.0.1,localhost");
@@ -140,12 +95,6 @@ impl Area {
             command.env(name, value);
         }
         command.output().unwrap()
-    }
-}
-
-impl Drop for Area {
-    fn drop(&mut self) {
-        let _ = self.hailer(&["daemon", "stop"]);
     }
 }
 
