@@ -6,6 +6,7 @@
 
 #![warn(missing_docs)]
 
+pub mod container_ids;
 pub mod detach;
 pub mod docker_endpoint;
 pub mod drives;

@@ -65,14 +65,9 @@ pub fn nano_cpus(cpus: f64) -> Result<i64> {
 /// The user id and group id the kernel runs as: this user's own on a Linux host (so it can
 /// read data files only the user may read), else the image's user.
 pub fn kernel_user() -> (u32, u32) {
-    #[cfg(target_os = "linux")]
-    let host_user = Some((
-        nix::unistd::getuid().as_raw(),
-        nix::unistd::getgid().as_raw(),
-    ));
-    #[cfg(not(target_os = "linux"))]
-    let host_user = None;
-    hailer_kernel_bundle::docker_kernel_user(host_user)
+    hailer_kernel_bundle::docker_kernel_user(
+        hailer_platform::container_ids::host_ids_in_containers(),
+    )
 }
 
 #[cfg(test)]

@@ -94,14 +94,9 @@ pub(super) fn unreadable(_data: &Path, _user: (u32, u32)) -> (Vec<Unreadable>, u
 
 /// The user the docker kernel runs as on this machine.
 pub(super) fn kernel_user() -> (u32, u32) {
-    #[cfg(target_os = "linux")]
-    let host_user = Some((
-        nix::unistd::getuid().as_raw(),
-        nix::unistd::getgid().as_raw(),
-    ));
-    #[cfg(not(target_os = "linux"))]
-    let host_user = None;
-    hailer_kernel_bundle::docker_kernel_user(host_user)
+    hailer_kernel_bundle::docker_kernel_user(
+        hailer_platform::container_ids::host_ids_in_containers(),
+    )
 }
 
 /// `text` as one word for a POSIX shell: as it is when plain, else in single quotes.
