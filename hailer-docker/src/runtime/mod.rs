@@ -288,35 +288,40 @@ async fn create_and_wait(
         let name = object_name(Role::Forwarder, &spec.workspace_id, &suffix);
         let asked = Unanswered::Container(name.clone());
         created.asking(asked.clone());
-        let (kernel_started, forwarder) = tokio::join!(
-            start_kernel,
-            create_container(
+        // The forwarder is made, joined and started while the kernel starts: it dials the kernel
+        // only when a connection comes, and the readiness probe waits for both.
+        let forwarder_started = async {
+            let forwarder = create_container(
                 docker,
                 &name,
                 forwarder_body(&spec.image, &kernel_name, &ownership),
                 "forwarder",
             )
-        );
-        // Recorded before anything else can fail, so every exit path removes it.
-        created.answered(&asked);
-        let forwarder = forwarder?;
-        created.containers.push(forwarder.clone());
-        tracing::debug!(elapsed = ?began.elapsed(), "forwarder created");
-        kernel_started?;
-        let connect = NetworkConnectRequest {
-            container: forwarder.id.clone(),
-            endpoint_config: None,
+            .await;
+            // Recorded before anything else can fail, so every exit path removes it.
+            created.answered(&asked);
+            let forwarder = forwarder?;
+            created.containers.push(forwarder.clone());
+            tracing::debug!(elapsed = ?began.elapsed(), "forwarder created");
+            let connect = NetworkConnectRequest {
+                container: forwarder.id.clone(),
+                endpoint_config: None,
+            };
+            docker
+                .connect_network(&network_name, connect)
+                .await
+                .map_err(Error::engine("join the forwarder to the kernel's network"))?;
+            tracing::debug!(elapsed = ?began.elapsed(), "forwarder joined the network");
+            docker
+                .start_container(&forwarder.id, None)
+                .await
+                .map_err(Error::engine(format!("start {}", forwarder.name)))?;
+            tracing::debug!(elapsed = ?began.elapsed(), "forwarder started");
+            Ok::<_, Error>(forwarder)
         };
-        docker
-            .connect_network(&network_name, connect)
-            .await
-            .map_err(Error::engine("join the forwarder to the kernel's network"))?;
-        tracing::debug!(elapsed = ?began.elapsed(), "forwarder joined the network");
-        docker
-            .start_container(&forwarder.id, None)
-            .await
-            .map_err(Error::engine(format!("start {}", forwarder.name)))?;
-        forwarder
+        let (kernel_started, forwarder) = tokio::join!(start_kernel, forwarder_started);
+        kernel_started?;
+        forwarder?
     };
     tracing::debug!(elapsed = ?began.elapsed(), "kernel containers started");
     let mut watched = vec![Watched {

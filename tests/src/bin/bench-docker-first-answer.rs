@@ -1,0 +1,157 @@
+//! Benchmark of the first answer on the default runtime, docker: `hailer run` with a one-tool
+//! turn (the scripted model asks for `marimo_execute` with Polars code that reads the workspace's
+//! CSV file, then answers) in a new workspace made by `hailer init` (the starter notebook, whose
+//! cells run when its kernel starts), from the command's start to the first byte of the answer.
+//! The daemon is running, as it usually is; the session and its kernel container are not.
+//!
+//! The floor, measured side by side in the same run, is a plain `docker run --rm` of the same
+//! image running the same Polars code on the same file, mounted read-only, with no network:
+//! what a user who runs the code in a container by hand waits for. The target is at most twice
+//! that floor.
+//!
+//! Needs the kernel image of this contract (built from the test wheelhouse when missing, the way
+//! a user builds it). Run it on release builds:
+//! `cargo build --release --bins && target/release/bench-docker-first-answer --samples 5`.
+//! Exits 1 when the median is over the target.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Read as _;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use hailer_scripted_model::{Reply, Script, ScriptedModel};
+use hailer_tests::TestWorkspace;
+use serde_json::json;
+
+const ANSWER: &str = "The file has 3 rows.";
+/// The code both sides run: the agent through the kernel, the floor through `python -c`.
+const CODE: &str = "import polars as pl\nprint(pl.read_csv('/work/data/sales.csv').height)";
+const CSV: &str = "region,amount\nnorth,10\nsouth,20\neast,30\n";
+/// The target: the first answer within this many times a plain `docker run`.
+const TARGET_RATIO: f64 = 2.0;
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn ms(duration: Duration) -> String {
+    format!("{:.1} ms", duration.as_secs_f64() * 1000.0)
+}
+
+/// One cold `hailer run`: the time to the answer's first byte.
+fn first_answer(workspace: &TestWorkspace) -> Duration {
+    let started = Instant::now();
+    let mut child = workspace
+        .command(&["run", "How many rows has the sales file?"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let said = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let mut stdout = child.stdout.take().unwrap();
+    let mut printed = Vec::new();
+    let mut first_byte = None;
+    let mut chunk = [0_u8; 4096];
+    loop {
+        let read = stdout.read(&mut chunk).unwrap();
+        if read == 0 {
+            break;
+        }
+        printed.extend_from_slice(&chunk[..read]);
+        // The answer's first words, not a notice printed before them.
+        if first_byte.is_none() && String::from_utf8_lossy(&printed).contains("The ") {
+            first_byte = Some(started.elapsed());
+        }
+    }
+    let status = child.wait().unwrap();
+    let said = said.join().unwrap_or_default();
+    let printed = String::from_utf8_lossy(&printed);
+    assert!(status.success(), "hailer run failed: {status}\n{said}{printed}");
+    assert!(printed.contains(ANSWER), "{printed}");
+    first_byte.unwrap()
+}
+
+/// One plain `docker run` of [`CODE`] on the same data file: (time, what it printed).
+fn plain_docker_run(image: &str, data: &std::path::Path) -> Duration {
+    let started = Instant::now();
+    let output = Command::new("docker")
+        .args(["run", "--rm", "--network", "none", "--user", "1000:1000", "-v"])
+        .arg(format!("{}:/work/data:ro", data.display()))
+        .args([image, "python", "-c", CODE])
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && printed.trim() == "3",
+        "the plain docker run failed: {printed}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    took
+}
+
+fn main() {
+    let samples: usize = std::env::args()
+        .skip_while(|arg| arg != "--samples")
+        .nth(1)
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(5);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let image = runtime.block_on(hailer_tests::docker_image::kernel_image());
+    let mut script = Script::new();
+    for _ in 0..samples {
+        script = script
+            .reply(Reply::tool_call("marimo_execute", json!({"code": CODE})))
+            .reply(Reply::text(ANSWER).in_deltas(3));
+    }
+    let model = runtime.block_on(ScriptedModel::start(script)).unwrap();
+
+    // One warm-up of each side, unmeasured: the engine's first container start after the image
+    // was made reads its layers from disk.
+    let warm = TestWorkspace::docker();
+    warm.write("data/sales.csv", CSV);
+    plain_docker_run(&image, &warm.path().join("data"));
+
+    let mut floors = Vec::new();
+    let mut firsts = Vec::new();
+    for _ in 0..samples {
+        // A fresh workspace each time: its session and kernel container start cold.
+        let mut workspace = TestWorkspace::docker();
+        workspace.env.push((
+            hailer_tests::workspace::SCRIPTED_KEY_VARIABLE.to_owned(),
+            hailer_tests::workspace::SCRIPTED_KEY.to_owned(),
+        ));
+        workspace.write("data/sales.csv", CSV);
+        workspace.use_scripted_model(&model.base_url(), "chat", true, "");
+        assert!(workspace.hailer(&["daemon", "start"]).status.success());
+        let data = workspace.path().join("data");
+        // The data folder must be readable by the container's user, as `hailer init` leaves it.
+        floors.push(plain_docker_run(&image, &data));
+        firsts.push(first_answer(&workspace));
+        let _ = workspace.hailer(&["daemon", "stop"]);
+    }
+    let floor = median(floors);
+    let first = median(firsts);
+    let ratio = first.as_secs_f64() / floor.as_secs_f64();
+    println!("first answer of a one-tool Polars turn, cold docker kernel, starter notebook");
+    println!("({samples} samples, medians; image {image})");
+    println!("  floor: plain `docker run` of the same code on the same file {}", ms(floor));
+    println!("  hailer run: start to the answer's first byte               {}", ms(first));
+    println!("  ratio                                                      {ratio:.2}   target <= {TARGET_RATIO}");
+    hailer_tests::bench_row(
+        "first answer, cold docker kernel, starter notebook (floor: plain docker run)",
+        &ms(first),
+        &ms(floor),
+        "<= 2 x floor",
+    );
+    if ratio > TARGET_RATIO {
+        eprintln!("the docker first answer is {ratio:.2} x a plain docker run, over {TARGET_RATIO}");
+        std::process::exit(1);
+    }
+}
