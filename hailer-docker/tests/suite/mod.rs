@@ -2,3 +2,4 @@ pub(crate) mod common;
 mod kernel_image;
 mod kernel_isolation;
 mod kernel_lifecycle;
+mod kernel_start;

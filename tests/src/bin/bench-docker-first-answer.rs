@@ -72,7 +72,10 @@ fn first_answer(workspace: &TestWorkspace) -> Duration {
     let status = child.wait().unwrap();
     let said = said.join().unwrap_or_default();
     let printed = String::from_utf8_lossy(&printed);
-    assert!(status.success(), "hailer run failed: {status}\n{said}{printed}");
+    assert!(
+        status.success(),
+        "hailer run failed: {status}\n{said}{printed}"
+    );
     assert!(printed.contains(ANSWER), "{printed}");
     first_byte.unwrap()
 }
@@ -81,7 +84,15 @@ fn first_answer(workspace: &TestWorkspace) -> Duration {
 fn plain_docker_run(image: &str, data: &std::path::Path) -> Duration {
     let started = Instant::now();
     let output = Command::new("docker")
-        .args(["run", "--rm", "--network", "none", "--user", "1000:1000", "-v"])
+        .args([
+            "run",
+            "--rm",
+            "--network",
+            "none",
+            "--user",
+            "1000:1000",
+            "-v",
+        ])
         .arg(format!("{}:/work/data:ro", data.display()))
         .args([image, "python", "-c", CODE])
         .output()
@@ -141,9 +152,17 @@ fn main() {
     let ratio = first.as_secs_f64() / floor.as_secs_f64();
     println!("first answer of a one-tool Polars turn, cold docker kernel, starter notebook");
     println!("({samples} samples, medians; image {image})");
-    println!("  floor: plain `docker run` of the same code on the same file {}", ms(floor));
-    println!("  hailer run: start to the answer's first byte               {}", ms(first));
-    println!("  ratio                                                      {ratio:.2}   target <= {TARGET_RATIO}");
+    println!(
+        "  floor: plain `docker run` of the same code on the same file {}",
+        ms(floor)
+    );
+    println!(
+        "  hailer run: start to the answer's first byte               {}",
+        ms(first)
+    );
+    println!(
+        "  ratio                                                      {ratio:.2}   target <= {TARGET_RATIO}"
+    );
     hailer_tests::bench_row(
         "first answer, cold docker kernel, starter notebook (floor: plain docker run)",
         &ms(first),
@@ -151,7 +170,9 @@ fn main() {
         "<= 2 x floor",
     );
     if ratio > TARGET_RATIO {
-        eprintln!("the docker first answer is {ratio:.2} x a plain docker run, over {TARGET_RATIO}");
+        eprintln!(
+            "the docker first answer is {ratio:.2} x a plain docker run, over {TARGET_RATIO}"
+        );
         std::process::exit(1);
     }
 }
