@@ -19,6 +19,7 @@ mod data_access;
 mod data_folder;
 mod demo;
 mod docker_access;
+mod docker_attach;
 mod docker_leftovers;
 mod docker_limits;
 mod doctor_probe;
