@@ -1,0 +1,106 @@
+"""schemathesis hooks for the API test that starts sessions, runs code and asks turns
+(tests/tests/suite/api_for_programs_sandbox.rs).
+
+Every request is rewritten just before it is sent, in every phase, so that whatever
+schemathesis made up:
+
+- a session's folders (`cwd`, `workspace`, `config`) are the test's own throwaway workspace,
+  never a made-up or real folder elsewhere;
+- the kernel is the sandbox (Landlock and namespaces): a runtime name the schema allows becomes
+  `sandbox`, and any other that names a runtime becomes a name the daemon refuses;
+- the model is the scripted one, and no `HAILER_*` variable reaches the daemon (such a variable
+  could name another runtime, folder or configuration);
+- a run of code may take a few seconds at most.
+
+A value of the wrong type, or a string that breaks the schema in a way the daemon refuses before
+it looks at any folder (a `cwd` that is not absolute), is left as it is, so a request
+schemathesis meant as invalid stays invalid.
+"""
+
+import json
+import os
+import re
+
+import schemathesis
+
+WORKSPACE = os.environ["HAILER_TEST_WORKSPACE"]
+KEY_VARIABLE = os.environ["HAILER_TEST_KEY_VARIABLE"]
+KEY = os.environ["HAILER_TEST_KEY"]
+# The variables the test's own client sends (the shared kernel environment's folder).
+CLIENT_ENV = json.loads(os.environ["HAILER_TEST_CLIENT_ENV"])
+# The most seconds one run of made-up code may take.
+RUN_SECONDS = 5
+RUNTIME_NAMES = re.compile(r"(docker|sandbox|unsafe-local)")
+REFUSED_RUNTIME = "no-such-runtime"
+MODEL_PROVIDER = "scripted"
+
+
+def _is_whole(value, low, high):
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and value == int(value)
+        and low <= value <= high
+    )
+
+
+def _confine_env(env):
+    """Renames `HAILER_*` variables out of the daemon's sight, keeping their values (and so
+    whether the request is valid), and sends what the test's client sends: its variables and
+    the scripted model's key."""
+    if not isinstance(env, dict):
+        return env
+    confined = {}
+    for name, value in env.items():
+        if name.upper().startswith("HAILER"):
+            name = "FUZZED_" + name
+        confined[name] = value
+    confined.update(CLIENT_ENV)
+    confined[KEY_VARIABLE] = KEY
+    return confined
+
+
+def _confine_start(body):
+    cwd = body.get("cwd")
+    if isinstance(cwd, str) and cwd.startswith("/"):
+        body["cwd"] = WORKSPACE
+    if isinstance(body.get("workspace"), str):
+        body["workspace"] = WORKSPACE
+    if isinstance(body.get("config"), str):
+        body["config"] = os.path.join(WORKSPACE, "hailer.toml")
+    kernel = body.get("kernel")
+    if isinstance(kernel, str):
+        if RUNTIME_NAMES.fullmatch(kernel):
+            body["kernel"] = "sandbox"
+        elif any(word in kernel.lower() for word in ("docker", "sandbox", "unsafe", "local")):
+            body["kernel"] = REFUSED_RUNTIME
+    model = body.get("model")
+    if isinstance(model, str) and ":" in model:
+        body["model"] = MODEL_PROVIDER + ":" + model.split(":", 1)[1]
+    if "env" in body:
+        body["env"] = _confine_env(body["env"])
+
+
+def _bound_run(body):
+    timeout = body.get("timeoutSecs")
+    if timeout is None or _is_whole(timeout, 1, 86400):
+        body["timeoutSecs"] = RUN_SECONDS
+
+
+def _confine_turn(body):
+    if "env" in body:
+        body["env"] = _confine_env(body["env"])
+
+
+CONFINE = {
+    ("POST", "/v1/sessions"): _confine_start,
+    ("POST", "/v1/sessions/{id}/exec"): _bound_run,
+    ("POST", "/v1/sessions/{id}/turns"): _confine_turn,
+}
+
+
+@schemathesis.hook
+def before_call(ctx, case, kwargs):
+    confine = CONFINE.get((case.operation.method.upper(), case.operation.path))
+    if confine is not None and isinstance(case.body, dict):
+        confine(case.body)
