@@ -4,8 +4,8 @@
 Every request is rewritten just before it is sent, in every phase, so that whatever
 schemathesis made up:
 
-- a session's folders (`cwd`, `workspace`, `config`) are the test's own throwaway workspace,
-  never a made-up or real folder elsewhere;
+- a session's folders (`cwd`, `workspace`) are the test's own throwaway workspace, never a
+  made-up or real folder elsewhere, and a made-up `config` file is left out;
 - the kernel is the sandbox (Landlock and namespaces): a runtime name the schema allows becomes
   `sandbox`, and any other that names a runtime becomes a name the daemon refuses;
 - the model is the scripted one, and no `HAILER_*` variable reaches the daemon (such a variable
@@ -67,18 +67,24 @@ def _confine_start(body):
     if isinstance(body.get("workspace"), str):
         body["workspace"] = WORKSPACE
     if isinstance(body.get("config"), str):
-        body["config"] = os.path.join(WORKSPACE, "hailer.toml")
+        # Another configuration file is another set of settings, which would replace the
+        # test's session; the field is optional, so leaving it out keeps the request valid.
+        del body["config"]
     kernel = body.get("kernel")
-    if isinstance(kernel, str):
-        if RUNTIME_NAMES.fullmatch(kernel):
-            body["kernel"] = "sandbox"
-        elif any(word in kernel.lower() for word in ("docker", "sandbox", "unsafe", "local")):
+    if kernel is None or (isinstance(kernel, str) and RUNTIME_NAMES.fullmatch(kernel)):
+        # Every start names the runtime, as the test's own start does: a runtime named by the
+        # client is not one of the file's settings that trust covers, and a start whose trusted
+        # settings differ from the live session's replaces it when it is idle.
+        body["kernel"] = "sandbox"
+    elif isinstance(kernel, str):
+        if any(word in kernel.lower() for word in ("docker", "sandbox", "unsafe", "local")):
             body["kernel"] = REFUSED_RUNTIME
     model = body.get("model")
     if isinstance(model, str) and ":" in model:
         body["model"] = MODEL_PROVIDER + ":" + model.split(":", 1)[1]
-    if "env" in body:
-        body["env"] = _confine_env(body["env"])
+    # A client always sends its variables; a start without them would be another set of
+    # settings, which replaces the test's idle session.
+    body["env"] = _confine_env(body.get("env", {}))
 
 
 def _bound_run(body):
@@ -104,3 +110,4 @@ def before_call(ctx, case, kwargs):
     confine = CONFINE.get((case.operation.method.upper(), case.operation.path))
     if confine is not None and isinstance(case.body, dict):
         confine(case.body)
+

@@ -13,9 +13,7 @@ A request with a method that its path does not take (`PUT /v1/sessions`, say) is
 405, an `Allow` header naming the methods the path takes, and the JSON error body with the code \
 `method_not_allowed`: the response `MethodNotAllowed` under `components.responses`. It is stated \
 once, here, rather than in the operations, because OpenAPI lists responses per operation, that is \
-per path and method, and a method a path does not take has no operation to list it under. \
-`/v1/sessions/{id}/mcp` is the Model Context Protocol's endpoint, which answers 405 itself \
-for the methods it does not take."
+per path and method, and a method a path does not take has no operation to list it under."
     ),
     paths(
         super::daemon_routes::info,

@@ -240,7 +240,7 @@ async fn raw(
 async fn every_refusal_is_the_json_error_body_and_the_schema_is_what_is_enforced() {
     let daemon = TestDaemon::start(&[]).unwrap();
     let bearer = format!("Bearer {}", daemon.token());
-    let cases: [(&str, &str, Option<&str>, u16, &str); 8] = [
+    let cases: [(&str, &str, Option<&str>, u16, &str); 9] = [
         // A method the route does not take.
         ("DELETE", "/v1/daemon", None, 405, "method_not_allowed"),
         ("PUT", "/v1/sessions", Some("{}"), 405, "method_not_allowed"),
@@ -275,6 +275,14 @@ async fn every_refusal_is_the_json_error_body_and_the_schema_is_what_is_enforced
             "POST",
             "/v1/sessions/nope/exec",
             Some(r#"{"code": "1", "timeoutSecs": 377.5}"#),
+            400,
+            "bad_request",
+        ),
+        // A token path with a NUL character names no file: refused, not a failed probe.
+        (
+            "POST",
+            "/v1/sessions/nope/probe",
+            Some(r#"{"tokenPaths": ["/tmp/a\u0000b"]}"#),
             400,
             "bad_request",
         ),

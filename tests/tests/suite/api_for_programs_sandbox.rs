@@ -46,7 +46,9 @@ async fn schemathesis_starts_sessions_runs_code_and_turns_only_in_a_sandbox() {
         SCRIPTED_KEY.to_owned(),
     )]);
     workspace.use_scripted_model(&model.base_url(), "chat", true, "");
-    let started = tokio::task::block_in_place(|| workspace.hailer(&["exec", "-c", "print(1)"]));
+    let started = tokio::task::block_in_place(|| {
+        workspace.hailer(&["exec", "--kernel", "sandbox", "-c", "print(1)"])
+    });
     assert!(started.status.success(), "{started:?}");
     let sessions = workspace.get_json("/v1/sessions").await;
     let id = sessions["sessions"][0]["id"].as_str().unwrap().to_owned();
@@ -65,11 +67,14 @@ async fn schemathesis_starts_sessions_runs_code_and_turns_only_in_a_sandbox() {
         scratch: scratch.path().to_path_buf(),
         session: Some(id.clone()),
     };
-    let client_env: serde_json::Map<String, Value> = workspace
+    // What the workspace's `hailer` sends as its variables: its home (where the trust records
+    // are) and the extra environment.
+    let mut client_env: serde_json::Map<String, Value> = workspace
         .env
         .iter()
         .map(|(name, value)| (name.clone(), json!(value)))
         .collect();
+    client_env.insert("HAILER_HOME".to_owned(), json!(workspace.home.path()));
     let began = Instant::now();
     let output = tokio::task::block_in_place(|| {
         let mut command = schemathesis(&venv, &target, &document, &[]);
@@ -126,6 +131,14 @@ async fn schemathesis_starts_sessions_runs_code_and_turns_only_in_a_sandbox() {
     }
     let after = workspace.get_json("/v1/sessions").await;
     let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
+    // What the daemon said of sessions and failures, for a failure's message.
+    let log = workspace.daemon_log();
+    let said: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains("session") || line.contains("ERROR") || line.contains("WARN"))
+        .take(80)
+        .collect();
+    let report = format!("{report}\ndaemon log:\n{}", said.join("\n"));
 
     assert!(output.status.success(), "{report}");
     assert!(report.contains("passed"), "{report}");
