@@ -142,12 +142,7 @@ async fn schemathesis_starts_sessions_runs_code_and_turns_only_in_a_sandbox() {
 
     assert!(output.status.success(), "{report}");
     assert!(report.contains("passed"), "{report}");
-    for operation in ["POST /v1/sessions ", "/exec", "/turns", "/probe"] {
-        assert!(
-            report.contains(operation),
-            "{operation} not tested: {report}"
-        );
-    }
+    assert!(report.contains("Tested: 4"), "{report}");
     assert!(
         took < Duration::from_secs(300),
         "schemathesis took {took:?}"
@@ -161,7 +156,33 @@ async fn schemathesis_starts_sessions_runs_code_and_turns_only_in_a_sandbox() {
             "{session}"
         );
     }
-    eprintln!("{audit}");
+    // The fuzzer's code ran in the kernel, every kernel that started was a sandbox, and its
+    // turns reached the scripted model.
+    let entries = audit["entries"].as_array().unwrap();
+    let runs = entries
+        .iter()
+        .filter(|entry| entry["kind"] == "exec")
+        .count();
+    assert!(runs > 1, "no run of the fuzzer's code: {audit}");
+    let starts: Vec<&Value> = entries
+        .iter()
+        .filter(|entry| entry["kind"] == "kernelStart")
+        .collect();
+    assert!(!starts.is_empty(), "{audit}");
+    for start in starts {
+        assert!(
+            start["detail"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("sandbox"),
+            "{start}"
+        );
+    }
+    assert!(!model.requests().is_empty(), "no turn reached the model");
+    eprintln!(
+        "{runs} runs of code, {} model requests",
+        model.requests().len()
+    );
     assert_eq!(after["sessions"], json!([]), "{after}");
     assert!(left.is_empty(), "processes left below the daemon: {left:?}");
 }
