@@ -507,8 +507,9 @@ pub(super) struct Target {
 
 /// Operations left out against a bare daemon: those that act on the machine or end the daemon
 /// (building and pulling images, installing environments, storing keys, stopping kernels,
-/// shutting down), the session start, whose folder would be any path schemathesis makes up,
-/// and the WebSocket routes, which it cannot speak.
+/// shutting down), the session start, whose folder would be any path schemathesis makes up
+/// (`api_for_programs_sandbox` fuzzes it with its folders confined), and the WebSocket routes,
+/// which it cannot speak.
 const DAEMON_EXCLUDED: &[&str] = &[
     "buildKernelImage",
     "pullKernelImage",
@@ -523,9 +524,9 @@ const DAEMON_EXCLUDED: &[&str] = &[
     "followKernelLog",
 ];
 
-/// Operations left out against a live session: those that would run made-up code in its
-/// kernel (a run, a turn, the isolation probe, an MCP call) or end the session, and the
-/// WebSocket routes.
+/// Operations left out against this test's unsafe-local session: those that would run made-up
+/// code in its kernel (a run, a turn and the isolation probe, which `api_for_programs_sandbox`
+/// fuzzes in a sandbox kernel, and an MCP call) or end the session, and the WebSocket routes.
 const SESSION_EXCLUDED: &[&str] = &[
     "execCode",
     "startTurn",
