@@ -6,10 +6,13 @@ schemathesis made up:
 
 - a session's folders (`cwd`, `workspace`) are the test's own throwaway workspace, never a
   made-up or real folder elsewhere, and a made-up `config` file is left out;
-- the kernel is the sandbox (Landlock and namespaces): a runtime name the schema allows becomes
-  `sandbox`, and any other that names a runtime becomes a name the daemon refuses;
-- the model is the scripted one, and no `HAILER_*` variable reaches the daemon (such a variable
-  could name another runtime, folder or configuration);
+- the kernel is the sandbox (Landlock and namespaces): every start names `sandbox` in place of
+  a runtime the schema allows or of none, and an invalid name close to a runtime's becomes a
+  name the daemon refuses;
+- the model's provider is the scripted one, and no made-up `HAILER_*` variable reaches the
+  daemon (such a variable could name another runtime, folder or configuration); the variables
+  the test's own client sends (its home, the shared kernel environment, the model's key) go
+  with every start and turn;
 - a run of code may take a few seconds at most.
 
 A value of the wrong type, or a string that breaks the schema in a way the daemon refuses before
@@ -18,6 +21,7 @@ schemathesis meant as invalid stays invalid.
 """
 
 import json
+import math
 import os
 import re
 
@@ -26,7 +30,7 @@ import schemathesis
 WORKSPACE = os.environ["HAILER_TEST_WORKSPACE"]
 KEY_VARIABLE = os.environ["HAILER_TEST_KEY_VARIABLE"]
 KEY = os.environ["HAILER_TEST_KEY"]
-# The variables the test's own client sends (the shared kernel environment's folder).
+# The variables the test's own client sends (its home and the shared kernel environment).
 CLIENT_ENV = json.loads(os.environ["HAILER_TEST_CLIENT_ENV"])
 # The most seconds one run of made-up code may take.
 RUN_SECONDS = 5
@@ -39,6 +43,7 @@ def _is_whole(value, low, high):
     return (
         isinstance(value, (int, float))
         and not isinstance(value, bool)
+        and math.isfinite(value)
         and value == int(value)
         and low <= value <= high
     )
@@ -76,9 +81,11 @@ def _confine_start(body):
         # client is not one of the file's settings that trust covers, and a start whose trusted
         # settings differ from the live session's replaces it when it is idle.
         body["kernel"] = "sandbox"
-    elif isinstance(kernel, str):
-        if any(word in kernel.lower() for word in ("docker", "sandbox", "unsafe", "local")):
-            body["kernel"] = REFUSED_RUNTIME
+    elif isinstance(kernel, str) and any(
+        word in kernel.lower() for word in ("docker", "sandbox", "unsafe", "local")
+    ):
+        # Invalid, but close to a runtime's name: a name no runtime has, so it stays refused.
+        body["kernel"] = REFUSED_RUNTIME
     model = body.get("model")
     if isinstance(model, str) and ":" in model:
         body["model"] = MODEL_PROVIDER + ":" + model.split(":", 1)[1]
@@ -110,4 +117,3 @@ def before_call(ctx, case, kwargs):
     confine = CONFINE.get((case.operation.method.upper(), case.operation.path))
     if confine is not None and isinstance(case.body, dict):
         confine(case.body)
-
