@@ -42,9 +42,11 @@ pub enum ErrorCode {
     ForbiddenHost,
     /// 403: a WebSocket upgrade or a state-changing request came from another web origin.
     ForbiddenOrigin,
-    /// 404: no such session, notebook, skill or prompt (for a skill or prompt, the hint lists
-    /// those that exist).
+    /// 404: no such session or notebook.
     NotFound,
+    /// 422: a turn names a skill or prompt that does not exist; the hint lists those that do.
+    /// (The session of the route's path exists: 404 would say it does not.)
+    UnknownName,
     /// 400: the request is malformed or asks for something invalid (a bad notebook name, a
     /// time limit out of range, a duplicated `Host` header); also 422 for a well-formed request
     /// the route cannot do, such as Markdown nested too deeply to render.

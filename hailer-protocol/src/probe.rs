@@ -8,9 +8,27 @@ use utoipa::ToSchema;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProbeParams {
     /// Files the kernel must not be able to read (the daemon's runtime file, which holds its
-    /// token); only whether they are readable is reported, never their content.
+    /// token); only whether they are readable is reported, never their content. A path
+    /// holding a NUL character names no file and is refused (400).
     #[serde(default)]
+    #[schema(schema_with = token_paths_schema)]
     pub token_paths: Vec<String>,
+}
+
+/// `tokenPaths`: paths without NUL characters.
+fn token_paths_schema() -> utoipa::openapi::Array {
+    utoipa::openapi::ArrayBuilder::new()
+        .items(
+            utoipa::openapi::ObjectBuilder::new()
+                .schema_type(utoipa::openapi::schema::Type::String)
+                .pattern(Some(r"^[^\x00]*$")),
+        )
+        .description(Some(
+            "Files the kernel must not be able to read (the daemon's runtime file, which holds \
+             its token); only whether they are readable is reported, never their content. A \
+             path holding a NUL character names no file and is refused (400).",
+        ))
+        .build()
 }
 
 /// The probes' verdicts, graded by the daemon.

@@ -216,8 +216,9 @@ pub const MAX_EXEC_TIMEOUT_SECS: u64 = 86_400;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ExecParams {
-    /// Python source to run, at most 1 MiB and without NUL characters (refused with 400
-    /// otherwise).
+    /// Python source to run, without NUL characters (the pattern) and at most 1 MiB of UTF-8
+    /// (refused with 400 otherwise; a body over 2 MiB is refused with 413).
+    #[schema(pattern = r"^[^\x00]*$")]
     pub code: String,
     /// The notebook whose kernel runs it: a name, a file name or a path inside the notebooks
     /// folder; the active notebook when absent or blank.
@@ -314,10 +315,17 @@ pub enum NotebookTemplate {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateNotebookParams {
-    /// A title the file name is made from (`Sales report (Q3)` becomes `sales_report_q3.py`);
-    /// a name with `/`, `\` or `..`, or without a letter or digit of `A`–`Z`, `a`–`z`, `0`–`9`,
-    /// is refused (400), and one whose file exists is a conflict (409).
-    #[schema(min_length = 1, pattern = "[A-Za-z0-9]")]
+    /// A title the file name is made from (`Sales report (Q3)` becomes `sales_report_q3.py`,
+    /// cut at 80 characters before `.py`): at most 200 characters, with a letter or digit of
+    /// `A`–`Z`, `a`–`z`, `0`–`9`, and without `/`, `\` or `..`. The pattern says exactly that:
+    /// pieces of an optional `.` and one character that is not `.`, `/` or `\`, one of whose
+    /// characters is a letter or digit, with an optional `.` at the end. A name whose file exists
+    /// is a conflict (409).
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^(\.?[^./\\])*\.?[A-Za-z0-9](\.?[^./\\])*\.?$"
+    )]
     pub name: String,
     /// The template the notebook starts from; `starter` when absent.
     #[serde(default)]

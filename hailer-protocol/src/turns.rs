@@ -5,7 +5,8 @@ use utoipa::ToSchema;
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StartTurnParams {
-    /// The user's message. May be empty when `skill` or `prompt` is given.
+    /// The user's message. It may be blank when `skill` or `prompt` is given; a turn takes one
+    /// of those at most. The schema's object-level `allOf` says both.
     #[serde(default)]
     pub text: String,
     /// Who sent it (`terminal`, `browser`, `api`), shown to the other clients.

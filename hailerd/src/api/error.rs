@@ -165,8 +165,8 @@ impl From<SessionError> for ApiError {
                 (StatusCode::GATEWAY_TIMEOUT, ErrorCode::Timeout, None)
             }
             SessionError::UnknownName { hint, .. } => (
-                StatusCode::NOT_FOUND,
-                ErrorCode::NotFound,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                ErrorCode::UnknownName,
                 Some(hint.clone()),
             ),
             SessionError::Stopping => (StatusCode::CONFLICT, ErrorCode::Conflict, None),

@@ -29,7 +29,7 @@ mod ws_upgrade;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::middleware::from_fn_with_state;
-use axum::routing::{any, get, post};
+use axum::routing::{get, post};
 
 pub(crate) use error::ApiError;
 
@@ -114,7 +114,8 @@ pub(crate) fn router(daemon: Daemon) -> Router {
         .route("/sessions/{id}/skills", get(workspace_routes::skills))
         .route("/sessions/{id}/prompts", get(workspace_routes::prompts))
         .route("/sessions/{id}/audit", get(audit_routes::list))
-        .route("/sessions/{id}/mcp", any(mcp::serve))
+        // rmcp's stateless transport takes POST only: any other method is the router's 405.
+        .route("/sessions/{id}/mcp", post(mcp::serve))
         .fallback(|| async { ApiError::NotFound("no such API route".to_owned()) })
         .layer(limit(CLIENT_BODY))
         .layer(from_fn_with_state(daemon.clone(), guard::require_token));

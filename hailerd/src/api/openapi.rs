@@ -8,7 +8,12 @@ use utoipa::{Modify, OpenApi};
 #[openapi(
     info(
         title = "hailerd",
-        description = "Hailer's local daemon. Every route needs the per-run token from the runtime file."
+        description = "Hailer's local daemon. Every route needs the per-run token from the runtime file.\n\n\
+A request with a method that its path does not take (`PUT /v1/sessions`, say) is answered with \
+405, an `Allow` header naming the methods the path takes, and the JSON error body with the code \
+`method_not_allowed`: the response `MethodNotAllowed` under `components.responses`. It is stated \
+once, here, rather than in the operations, because OpenAPI lists responses per operation, that is \
+per path and method, and a method a path does not take has no operation to list it under."
     ),
     paths(
         super::daemon_routes::info,
@@ -117,7 +122,7 @@ use utoipa::{Modify, OpenApi};
         hailer_protocol::AuditKind,
         hailer_protocol::AuditOutcome,
     )),
-    modifiers(&BearerAuth, &CommonResponses)
+    modifiers(&BearerAuth, &CommonResponses, &MethodNotAllowed, &TurnRules)
 )]
 pub(crate) struct ApiDoc;
 
@@ -203,6 +208,76 @@ fn common_refusals(
     refusals
 }
 
+/// The 405 reply every path gives for a method it does not take, as a reusable response that
+/// the document's description names (OpenAPI has no place for a path's refusal of a method
+/// that has no operation).
+struct MethodNotAllowed;
+
+/// The name of the 405 reply under `components.responses`.
+const METHOD_NOT_ALLOWED: &str = "MethodNotAllowed";
+
+impl Modify for MethodNotAllowed {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let mut response = error_response(
+            "The path does not take this method; `Allow` names the methods it takes",
+        );
+        response.headers.insert(
+            "Allow".to_owned(),
+            utoipa::openapi::HeaderBuilder::new()
+                .schema(
+                    utoipa::openapi::ObjectBuilder::new()
+                        .schema_type(utoipa::openapi::schema::Type::String),
+                )
+                .description(Some("The methods the path takes, comma-separated"))
+                .build(),
+        );
+        openapi
+            .components
+            .get_or_insert_with(Default::default)
+            .responses
+            .insert(METHOD_NOT_ALLOWED.to_owned(), response.into());
+    }
+}
+
+/// One character that is not white space as Rust's `str::trim` counts it (Unicode's
+/// `White_Space`), in a pattern every JSON Schema validator reads alike (ECMA-262, Python's
+/// `re`, Rust's `regex`), unlike `\S`, whose set differs between them.
+pub(crate) const NOT_BLANK: &str =
+    "[^\\t\\n\\x0B\\f\\r \\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]";
+
+/// What a turn's body must hold beyond its fields' own rules, as the daemon checks it: a skill
+/// or a prompt, not both, and without either a `text` that is not blank. utoipa has no place
+/// for object-level `allOf`, so it goes in as a schema keyword through the object's extensions
+/// (one key, so the document's text stays stable).
+struct TurnRules;
+
+impl Modify for TurnRules {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let Some(components) = openapi.components.as_mut() else {
+            return;
+        };
+        let Some(utoipa::openapi::RefOr::T(utoipa::openapi::Schema::Object(turn))) =
+            components.schemas.get_mut("StartTurnParams")
+        else {
+            return;
+        };
+        let rules = serde_json::json!([
+            {"anyOf": [
+                {"properties": {"skill": {"type": "null"}}},
+                {"properties": {"prompt": {"type": "null"}}},
+            ]},
+            {"anyOf": [
+                {"required": ["text"], "properties": {"text": {"pattern": NOT_BLANK}}},
+                {"required": ["skill"], "properties": {"skill": {"type": "object"}}},
+                {"required": ["prompt"], "properties": {"prompt": {"type": "object"}}},
+            ]},
+        ]);
+        turn.extensions
+            .get_or_insert_with(Default::default)
+            .insert("allOf".to_owned(), rules);
+    }
+}
+
 /// An error reply: `description`, with the JSON error body.
 fn error_response(description: &str) -> utoipa::openapi::Response {
     utoipa::openapi::ResponseBuilder::new()
@@ -246,4 +321,25 @@ pub fn document_json() -> String {
 )]
 pub(crate) async fn document() -> Json<utoipa::openapi::OpenApi> {
     Json(ApiDoc::openapi())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The pattern's set of characters is exactly the complement of `char::is_whitespace`, so
+    /// "holds a character that matches" is "not blank after `trim`", for every character.
+    #[test]
+    fn not_blank_is_what_trim_keeps() {
+        let pattern = regex::Regex::new(&format!("^{NOT_BLANK}$")).unwrap();
+        for ch in (0..=0x10FFFF).filter_map(char::from_u32) {
+            assert_eq!(
+                pattern.is_match(ch.encode_utf8(&mut [0; 4])),
+                !ch.is_whitespace(),
+                "U+{:04X}",
+                u32::from(ch)
+            );
+        }
+    }
 }

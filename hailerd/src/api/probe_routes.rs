@@ -17,6 +17,7 @@ use crate::daemon_state::Daemon;
     request_body = ProbeParams,
     responses(
         (status = 200, body = ProbeReport),
+        (status = 400, description = "A token path holds a NUL character", body = hailer_protocol::ErrorBody),
         (status = 502, description = "The probes could not run", body = hailer_protocol::ErrorBody),
         (status = 503, description = "The kernel could not start", body = hailer_protocol::ErrorBody),
         (status = 409, description = "The session is stopping", body = hailer_protocol::ErrorBody),
@@ -29,6 +30,11 @@ pub(super) async fn probe(
     Path(id): Path<String>,
     JsonBody(params): JsonBody<ProbeParams>,
 ) -> Result<Json<ProbeReport>, ApiError> {
+    if params.token_paths.iter().any(|path| path.contains('\0')) {
+        return Err(ApiError::BadRequest(
+            "a token path contains a NUL character, which no file name can hold".to_owned(),
+        ));
+    }
     let session = daemon.sessions.get(&id).await?;
     Ok(Json(session.probe(&params).await?))
 }

@@ -33,7 +33,9 @@ pub(crate) enum NotebookError {
     Escapes(String),
     #[error("\"{0}\" is not a marimo notebook (it needs `import marimo` and `marimo.App(`)")]
     NotANotebook(String),
-    #[error("\"{0}\" cannot be a notebook name: use letters, digits, spaces, - or _")]
+    #[error(
+        "\"{0}\" cannot be a notebook name: use at most 200 characters, with a letter or digit, and no /, \\ or .."
+    )]
     BadName(String),
     #[error("a notebook named \"{0}\" exists already; open it, or pick another name")]
     Exists(String),
@@ -65,30 +67,43 @@ pub(crate) struct NotebookFile {
     pub size: u64,
 }
 
+/// The most characters a new notebook's name may have.
+pub(crate) const MAX_NAME_CHARS: usize = 200;
+/// The most characters of a new notebook's file name before `.py`; a longer name is cut.
+const MAX_STEM_CHARS: usize = 80;
+
 /// `Sales report (Q3)` becomes `sales_report_q3.py`.
+///
+/// A name is refused when it has more than [`MAX_NAME_CHARS`] characters, holds `/`, `\` or
+/// `..`, or has no letter or digit of `A`–`Z`, `a`–`z`, `0`–`9`; the OpenAPI document states the
+/// same rule as a pattern. Its letters and digits, lowercased and joined by `_` where anything
+/// else stood, make the file name, cut at 80 characters. A final `.py` is left out unless
+/// nothing else would be left.
 pub(crate) fn slug_file_name(name: &str) -> Result<String, NotebookError> {
+    let bad = || NotebookError::BadName(name.to_owned());
+    if name.chars().count() > MAX_NAME_CHARS || name.contains(['/', '\\']) || name.contains("..") {
+        return Err(bad());
+    }
     let trimmed = name.trim();
     let stem = trimmed
         .strip_suffix(".py")
         .or_else(|| trimmed.strip_suffix(".PY"))
+        .filter(|stem| stem.contains(|ch: char| ch.is_ascii_alphanumeric()))
         .unwrap_or(trimmed);
-    if stem.contains(['/', '\\']) || stem.contains("..") {
-        return Err(NotebookError::BadName(name.to_owned()));
-    }
     let mut slug = String::new();
-    for ch in stem.chars().flat_map(char::to_lowercase) {
+    for ch in stem.chars() {
         if ch.is_ascii_alphanumeric() {
-            slug.push(ch);
+            slug.push(ch.to_ascii_lowercase());
         } else if !slug.ends_with('_') && !slug.is_empty() {
             slug.push('_');
         }
     }
+    slug.truncate(MAX_STEM_CHARS);
     let slug = slug.trim_end_matches('_');
-    let starts_badly = slug.starts_with(|ch: char| ch.is_ascii_digit());
-    if slug.is_empty() || slug.len() > 80 {
-        return Err(NotebookError::BadName(name.to_owned()));
+    if slug.is_empty() {
+        return Err(bad());
     }
-    Ok(if starts_badly {
+    Ok(if slug.starts_with(|ch: char| ch.is_ascii_digit()) {
         format!("nb_{slug}.py")
     } else {
         format!("{slug}.py")

@@ -28,12 +28,121 @@ fn slugs() {
         ("../escape", Err(())),
         ("sub/name", Err(())),
         ("back\\slash", Err(())),
+        (".py", Ok("py.py")),
+        ("_.PY", Ok("py.py")),
+        ("x..py", Err(())),
+        ("a.b.c", Ok("a_b_c.py")),
+        ("\u{212a}elvin", Ok("elvin.py")),
+        ("\u{212a}", Err(())),
     ];
     for (input, expected) in cases {
         let got = slug_file_name(input).map_err(|_| ());
         assert_eq!(got.as_deref().ok(), expected.ok(), "{input:?}");
     }
-    assert!(slug_file_name(&"x".repeat(81)).is_err());
+    let long = "x".repeat(MAX_NAME_CHARS);
+    assert_eq!(
+        slug_file_name(&long).unwrap(),
+        format!("{}.py", "x".repeat(80))
+    );
+    assert!(slug_file_name(&format!("{long}y")).is_err());
+}
+
+/// The name rule as the OpenAPI document states it: its pattern and lengths.
+struct DocumentedRule {
+    pattern: regex::Regex,
+    min: usize,
+    max: usize,
+}
+
+impl DocumentedRule {
+    /// Read once: the document is generated anew at each call.
+    fn read() -> &'static Self {
+        static RULE: std::sync::OnceLock<DocumentedRule> = std::sync::OnceLock::new();
+        RULE.get_or_init(Self::generate)
+    }
+
+    fn generate() -> Self {
+        let document: serde_json::Value = serde_json::from_str(&crate::openapi_json()).unwrap();
+        let name = &document["components"]["schemas"]["CreateNotebookParams"]["properties"]["name"];
+        let count = |key: &str| usize::try_from(name[key].as_u64().unwrap()).unwrap();
+        Self {
+            pattern: regex::Regex::new(name["pattern"].as_str().unwrap()).unwrap(),
+            min: count("minLength"),
+            max: count("maxLength"),
+        }
+    }
+
+    fn accepts(&self, name: &str) -> bool {
+        let chars = name.chars().count();
+        (self.min..=self.max).contains(&chars) && self.pattern.is_match(name)
+    }
+}
+
+#[test]
+fn the_documented_name_rule_is_the_one_the_daemon_applies() {
+    let rule = DocumentedRule::read();
+    let names = [
+        "",
+        "a",
+        "Z",
+        "7",
+        ".",
+        "..",
+        "...",
+        ".a",
+        "a.",
+        ".a.",
+        "a..b",
+        "a.b",
+        "a/b",
+        "a\\b",
+        "/",
+        "\\",
+        "../a",
+        "a/..",
+        "_",
+        "-_-",
+        " ",
+        " a ",
+        ".py",
+        "a.py",
+        "..py",
+        "x..py",
+        "a. .b",
+        "\u{212a}",
+        "\u{130}",
+        "\u{0}a",
+        "a\n",
+        "\n",
+        "é",
+        "éa",
+        "Sales report (Q3)",
+    ];
+    for name in names {
+        assert_eq!(
+            rule.accepts(name),
+            slug_file_name(name).is_ok(),
+            "{name:?}: the document and the daemon disagree"
+        );
+    }
+    for length in [199, 200, 201] {
+        let name = "a.".repeat(length / 2) + &"b".repeat(length % 2);
+        assert_eq!(
+            rule.accepts(&name),
+            slug_file_name(&name).is_ok(),
+            "{length}"
+        );
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn the_document_and_the_daemon_agree_on_any_name(
+        name in "[a./\\\\ _\u{212a}\u{0}-]{0,12}|.{0,12}|[ab.]{195,205}"
+    ) {
+        let rule = DocumentedRule::read();
+        proptest::prop_assert_eq!(rule.accepts(&name), slug_file_name(&name).is_ok(), "{:?}", name);
+    }
 }
 
 #[test]

@@ -293,8 +293,10 @@ async fn skills_and_prompts_expand_into_the_turn_message() {
         .send()
         .await
         .unwrap();
-    assert_eq!(unknown.status(), 404);
+    // 422, not 404: the session exists; the name in the body does not.
+    assert_eq!(unknown.status(), 422);
     let body: Value = unknown.json().await.unwrap();
+    assert_eq!(body["code"], "unknown_name");
     assert_eq!(body["message"], "there is no skill named 'forecasting'");
     assert_eq!(
         body["hint"],

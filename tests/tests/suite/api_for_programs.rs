@@ -62,7 +62,7 @@ fn patient_client() -> reqwest::Client {
     hailer_tests::daemon::http_client_waiting(std::time::Duration::from_secs(300))
 }
 
-fn repository() -> PathBuf {
+pub(super) fn repository() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .map(Path::to_path_buf)
@@ -240,7 +240,7 @@ async fn raw(
 async fn every_refusal_is_the_json_error_body_and_the_schema_is_what_is_enforced() {
     let daemon = TestDaemon::start(&[]).unwrap();
     let bearer = format!("Bearer {}", daemon.token());
-    let cases: [(&str, &str, Option<&str>, u16, &str); 8] = [
+    let cases: [(&str, &str, Option<&str>, u16, &str); 9] = [
         // A method the route does not take.
         ("DELETE", "/v1/daemon", None, 405, "method_not_allowed"),
         ("PUT", "/v1/sessions", Some("{}"), 405, "method_not_allowed"),
@@ -278,6 +278,14 @@ async fn every_refusal_is_the_json_error_body_and_the_schema_is_what_is_enforced
             400,
             "bad_request",
         ),
+        // A token path with a NUL character names no file: refused, not a failed probe.
+        (
+            "POST",
+            "/v1/sessions/nope/probe",
+            Some(r#"{"tokenPaths": ["/tmp/a\u0000b"]}"#),
+            400,
+            "bad_request",
+        ),
     ];
     for (method, path, body, status, code) in cases {
         let (got, value) = raw(&daemon, method, path, &bearer, body).await;
@@ -289,6 +297,89 @@ async fn every_refusal_is_the_json_error_body_and_the_schema_is_what_is_enforced
     let lower = format!("bearer {}", daemon.token());
     let (got, value) = raw(&daemon, "GET", "/v1/daemon", &lower, None).await;
     assert_eq!(got, StatusCode::OK, "{value}");
+}
+
+/// Every path of the document, asked with each method it does not take, answers 405 with an
+/// `Allow` header and the JSON error body, as the document's description and its
+/// `MethodNotAllowed` response say.
+#[tokio::test]
+async fn every_path_answers_a_method_it_does_not_take_with_405_and_the_json_error_body() {
+    let document: Value = serde_json::from_str(
+        &std::fs::read_to_string(repository().join("docs/openapi.json")).unwrap(),
+    )
+    .unwrap();
+    let stated = &document["components"]["responses"]["MethodNotAllowed"];
+    assert_eq!(
+        stated["content"]["application/json"]["schema"]["$ref"], "#/components/schemas/ErrorBody",
+        "{stated}"
+    );
+    assert!(stated["headers"]["Allow"].is_object(), "{stated}");
+    assert!(
+        document["info"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("MethodNotAllowed")
+    );
+
+    let daemon = TestDaemon::start(&[]).unwrap();
+    let bearer = format!("Bearer {}", daemon.token());
+    let paths = document["paths"].as_object().unwrap();
+    let mut asked = 0;
+    for (path, item) in paths {
+        let path_here = path.replace("{id}", "s_000000000000");
+        let taken: Vec<String> = item
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|method| method.to_uppercase())
+            .collect();
+        for method in ["GET", "POST", "PUT", "DELETE", "PATCH"] {
+            if taken.iter().any(|taken| taken == method) {
+                continue;
+            }
+            let reply = http_client()
+                .request(method.parse().unwrap(), daemon.url(&path_here))
+                .header("Authorization", &bearer)
+                .send()
+                .await
+                .unwrap();
+            let status = reply.status();
+            let allow = reply
+                .headers()
+                .get("allow")
+                .map(|value| value.to_str().unwrap().to_owned());
+            let text = reply.text().await.unwrap();
+            let body: Value = serde_json::from_str(&text)
+                .unwrap_or_else(|_| panic!("{method} {path}: not JSON: {status} {text:?}"));
+            assert_eq!(
+                status,
+                StatusCode::METHOD_NOT_ALLOWED,
+                "{method} {path}: {body}"
+            );
+            assert_eq!(
+                body["code"], "method_not_allowed",
+                "{method} {path}: {body}"
+            );
+            assert!(
+                body["message"].as_str().is_some_and(|m| !m.is_empty()),
+                "{method} {path}: {body}"
+            );
+            let allow = allow.unwrap_or_else(|| panic!("{method} {path}: no Allow header"));
+            for taken in &taken {
+                assert!(
+                    allow.contains(taken.as_str()),
+                    "{method} {path}: Allow {allow}"
+                );
+            }
+            asked += 1;
+        }
+    }
+    // Every path was asked something: 5 methods a path, minus those the paths take.
+    let operations: usize = paths
+        .values()
+        .map(|item| item.as_object().unwrap().len())
+        .sum();
+    assert_eq!(asked, paths.len() * 5 - operations);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -405,19 +496,20 @@ async fn schemathesis_finds_nothing_on_the_routes_of_a_live_session() {
 }
 
 /// Where schemathesis sends its requests.
-struct Target {
-    base_url: String,
-    token: String,
+pub(super) struct Target {
+    pub(super) base_url: String,
+    pub(super) token: String,
     /// Its caches and Hypothesis's examples go here, not into the checkout.
-    scratch: PathBuf,
+    pub(super) scratch: PathBuf,
     /// The session every `{id}` names; schemathesis makes ids up when there is none.
-    session: Option<String>,
+    pub(super) session: Option<String>,
 }
 
 /// Operations left out against a bare daemon: those that act on the machine or end the daemon
 /// (building and pulling images, installing environments, storing keys, stopping kernels,
-/// shutting down), the session start, whose folder would be any path schemathesis makes up,
-/// and the WebSocket routes, which it cannot speak.
+/// shutting down), the session start, whose folder would be any path schemathesis makes up
+/// (`api_for_programs_sandbox` fuzzes it with its folders confined), and the WebSocket routes,
+/// which it cannot speak.
 const DAEMON_EXCLUDED: &[&str] = &[
     "buildKernelImage",
     "pullKernelImage",
@@ -432,9 +524,9 @@ const DAEMON_EXCLUDED: &[&str] = &[
     "followKernelLog",
 ];
 
-/// Operations left out against a live session: those that would run made-up code in its
-/// kernel (a run, a turn, the isolation probe, an MCP call) or end the session, and the
-/// WebSocket routes.
+/// Operations left out against this test's unsafe-local session: those that would run made-up
+/// code in its kernel (a run, a turn and the isolation probe, which `api_for_programs_sandbox`
+/// fuzzes in a sandbox kernel, and an MCP call) or end the session, and the WebSocket routes.
 const SESSION_EXCLUDED: &[&str] = &[
     "execCode",
     "startTurn",
@@ -447,7 +539,12 @@ const SESSION_EXCLUDED: &[&str] = &[
 
 /// `st run` against the daemon: a bounded number of examples per operation, every default
 /// check, leaving out the operations `excluded` names.
-fn schemathesis(venv: &Path, target: &Target, document: &Path, excluded: &[&str]) -> Command {
+pub(super) fn schemathesis(
+    venv: &Path,
+    target: &Target,
+    document: &Path,
+    excluded: &[&str],
+) -> Command {
     let mut command = Command::new(venv.join("bin/st"));
     let config = if target.session.is_some() {
         "tests/schemathesis-session.toml"

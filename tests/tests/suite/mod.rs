@@ -3,6 +3,7 @@ mod agent_tools;
 mod agent_turns;
 mod agent_workspace_tools;
 mod api_for_programs;
+mod api_for_programs_sandbox;
 mod audit_anchor;
 mod audit_trail;
 mod chat_reconnect;
