@@ -285,7 +285,8 @@ pub fn kernel_line(runtime: Runtime, network: bool, contract: &str) -> String {
         Runtime::UnsafeLocal => "unsafe-local (runs as you; not isolated)".to_owned(),
         Runtime::Sandbox => {
             "sandbox (your Python in the system's sandbox; no network; data read-only; \
-             only the notebooks writable)"
+             only the notebooks writable; memory and processes limited per process, not in \
+             total)"
                 .to_owned()
         }
         Runtime::Docker => {
