@@ -407,8 +407,8 @@ mod tests {
         assert_eq!(
             hidden,
             [
-                "/etc/ssh",
                 "/etc/shadow",
+                "/etc/ssh",
                 "/etc/listable-not-enterable",
                 "/etc/docker/key.json",
                 "/etc/polkit-1/rules.d",

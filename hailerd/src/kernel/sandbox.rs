@@ -60,28 +60,35 @@ pub(super) fn mark_notebooks_written(workspace: &Path) {
 /// The kernel's temporary folder (its `TMPDIR`): the sandbox's private `/tmp` on Linux; on
 /// macOS a folder of its own, made for this start in the user's temporary folder, the only one
 /// the profile lets it write besides the notebooks.
+#[cfg(not(target_os = "macos"))]
 pub(super) fn temporary_folder() -> Result<PathBuf, KernelError> {
-    if !cfg!(target_os = "macos") {
-        return Ok(PathBuf::from("/tmp"));
-    }
+    Ok(PathBuf::from("/tmp"))
+}
+
+/// The kernel's temporary folder (its `TMPDIR`): on macOS a folder of its own, made for this
+/// start in the user's temporary folder, the only one the profile lets it write besides the
+/// notebooks.
+#[cfg(target_os = "macos")]
+pub(super) fn temporary_folder() -> Result<PathBuf, KernelError> {
+    use std::os::unix::fs::DirBuilderExt as _;
     let base = canonical(&std::env::temp_dir());
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|elapsed| elapsed.as_nanos())
         .unwrap_or_default();
     let folder = base.join(format!("hailer-kernel-{}-{nanos}", std::process::id()));
-    let mut builder = std::fs::DirBuilder::new();
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(&folder).map_err(|source| {
-        KernelError::Marimo(hailer_marimo::Error::Io {
-            context: format!(
-                "cannot make the kernel's temporary folder {}",
-                folder.display()
-            ),
-            source,
-        })
-    })?;
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&folder)
+        .map_err(|source| {
+            KernelError::Marimo(hailer_marimo::Error::Io {
+                context: format!(
+                    "cannot make the kernel's temporary folder {}",
+                    folder.display()
+                ),
+                source,
+            })
+        })?;
     Ok(folder)
 }
 

@@ -33,7 +33,7 @@ async fn status_the_page_and_the_audit_trail_name_the_sandbox_and_what_it_isolat
         "{said}"
     );
     assert!(
-        said.contains(&format!("kernel:   {KERNEL_LINE} (running)")),
+        said.contains(&format!("kernel:   {KERNEL_LINE} (idle)")),
         "{said}"
     );
 
