@@ -172,7 +172,12 @@ fn main() {
     let first = median(firsts);
     let done = median(dones);
     println!(
-        "first answer of a one-tool turn, cold unsafe-local kernel, starter notebook ({samples} samples, medians)"
+        "first answer of a one-tool turn, cold unsafe-local kernel, starter notebook ({samples} samples, medians{})",
+        if cfg!(debug_assertions) {
+            "; a debug build, not optimized"
+        } else {
+            ""
+        }
     );
     println!(
         "  floor: marimo spawn, kernel-ready, cells run, execute {}",
