@@ -50,10 +50,13 @@ pub fn not_offered_on(os: &str) -> Option<String> {
     }
 }
 
-/// How the sandbox limits memory and processes here, for `hailer status`, the doctor and the
-/// audit trail: per-process rlimits, as no cgroup is made for the kernel.
-pub const LIMITS_IN_FORCE: &str =
-    "memory and processes limited by rlimits per process, not by a cgroup";
+/// How the sandbox limits memory and processes here, for the audit trail: per-process rlimits
+/// on Linux, as no cgroup is made for the kernel; none on macOS, whose launch sets none.
+pub const LIMITS_IN_FORCE: &str = if cfg!(target_os = "macos") {
+    "no memory or process limit"
+} else {
+    "memory and processes limited by rlimits per process, not by a cgroup"
+};
 
 /// What the sandbox keeps from the kernel on this system, for the `Kernel:` line, the audit
 /// trail and `hailer status`.

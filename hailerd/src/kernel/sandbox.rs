@@ -31,8 +31,13 @@ const DROPPED_VARIABLES: &[&str] = &[
 /// What the sandbox runtime isolates on this system and how it limits the kernel, for the
 /// audit trail; `memory` is `[kernel] memory` as written.
 pub(crate) fn isolation(memory: &str) -> String {
+    let values = if cfg!(target_os = "macos") {
+        String::new()
+    } else {
+        format!(" (memory {memory} each, at most {PROCESS_LIMIT} processes)")
+    };
     format!(
-        "{}; {} (memory {memory} each, at most {PROCESS_LIMIT} processes)",
+        "{}; {}{values}",
         hailer_sandbox::isolation_summary(),
         hailer_sandbox::LIMITS_IN_FORCE,
     )
