@@ -28,9 +28,35 @@ pub const LAUNCHER_SUBCOMMAND: &str = "sandbox-exec";
 
 /// Whether this system has a sandbox runtime: Linux (namespaces, Landlock, seccomp) and macOS
 /// (Seatbelt). Windows has none: the docker runtime is the isolated one there.
-pub const fn offered() -> bool {
-    cfg!(any(target_os = "linux", target_os = "macos"))
+pub fn offered() -> bool {
+    not_offered_on(std::env::consts::OS).is_none()
 }
+
+/// Why the sandbox runtime is not offered on the system `os` names (as
+/// [`std::env::consts::OS`] does), naming the runtime to use instead; `None` where it is offered.
+pub fn not_offered_on(os: &str) -> Option<String> {
+    match os {
+        "linux" | "macos" => None,
+        other => {
+            let system = match other {
+                "windows" => "Windows",
+                other => other,
+            };
+            Some(format!(
+                "the sandbox runtime is not offered on {system}: set runtime = \"docker\" under \
+                 [kernel] in hailer.toml, which isolates the kernel in a container"
+            ))
+        }
+    }
+}
+
+/// How the sandbox limits memory and processes here, for the audit trail: per-process rlimits
+/// on Linux, as no cgroup is made for the kernel; none on macOS, whose launch sets none.
+pub const LIMITS_IN_FORCE: &str = if cfg!(target_os = "macos") {
+    "no memory or process limit"
+} else {
+    "memory and processes limited by rlimits per process, not by a cgroup"
+};
 
 /// What the sandbox keeps from the kernel on this system, for the `Kernel:` line, the audit
 /// trail and `hailer status`.
@@ -41,5 +67,31 @@ pub const fn isolation_summary() -> &'static str {
     } else {
         "namespaces, Landlock, seccomp: no network, no other process, only the data (read-only), \
          the notebooks and the environment in sight"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_is_told_the_sandbox_is_not_offered_and_to_use_docker() {
+        let said = not_offered_on("windows").unwrap_or_default();
+        assert!(
+            said.starts_with("the sandbox runtime is not offered on Windows"),
+            "{said}"
+        );
+        assert!(said.contains("runtime = \"docker\""), "{said}");
+        assert!(not_offered_on("freebsd").is_some_and(|said| said.contains("docker")));
+    }
+
+    #[test]
+    fn linux_and_macos_offer_the_sandbox() {
+        assert_eq!(not_offered_on("linux"), None);
+        assert_eq!(not_offered_on("macos"), None);
+        assert_eq!(
+            offered(),
+            cfg!(any(target_os = "linux", target_os = "macos"))
+        );
     }
 }

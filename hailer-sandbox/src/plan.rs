@@ -33,6 +33,29 @@ pub const HIDDEN_SYSTEM_PATHS: &[&str] = &[
     "/etc/docker",
 ];
 
+/// The system folder whose private entries are covered too: every file others may not read, and
+/// every folder others may not list or enter ([`is_private`]), found when the sandbox starts.
+/// When the daemon runs as root, the sandbox's user is root on the host, and would read them.
+pub const PRIVATE_ENTRIES_UNDER: &str = "/etc";
+
+/// An entry under [`PRIVATE_ENTRIES_UNDER`] as the host holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SystemEntry {
+    /// Its path.
+    pub path: PathBuf,
+    /// Whether it is a folder.
+    pub dir: bool,
+    /// Its permission bits.
+    pub mode: u32,
+}
+
+/// Whether an entry with `mode` is kept from others on the host: a file they may not read, a
+/// folder they may not list or enter.
+pub fn is_private(dir: bool, mode: u32) -> bool {
+    let others = if dir { 0o005 } else { 0o004 };
+    mode & others != others
+}
+
 /// The device files bound into the sandbox's own `/dev`.
 pub const DEVICES: &[&str] = &[
     "/dev/null",
@@ -133,7 +156,12 @@ impl MountOp {
 impl SandboxPlan {
     /// The steps that build the sandbox's root, parents before what lies in them. `inspect` says
     /// what the host holds at a path.
-    pub fn mount_ops(&self, inspect: &dyn Fn(&Path) -> PathKind) -> Vec<MountOp> {
+    /// `system` lists the entries under [`PRIVATE_ENTRIES_UNDER`]; the private ones are covered.
+    pub fn mount_ops(
+        &self,
+        inspect: &dyn Fn(&Path) -> PathKind,
+        system: &[SystemEntry],
+    ) -> Vec<MountOp> {
         let mut ops = Vec::new();
         for system in SYSTEM_PATHS {
             let path = PathBuf::from(system);
@@ -149,6 +177,17 @@ impl SandboxPlan {
                 PathKind::Dir => ops.push(MountOp::Hide { path, dir: true }),
                 PathKind::File => ops.push(MountOp::Hide { path, dir: false }),
                 PathKind::Symlink(_) | PathKind::Missing => {}
+            }
+        }
+        for entry in system {
+            let covered = ops
+                .iter()
+                .any(|op| matches!(op, MountOp::Hide { path, .. } if entry.path.starts_with(path)));
+            if is_private(entry.dir, entry.mode) && !covered {
+                ops.push(MountOp::Hide {
+                    path: entry.path.clone(),
+                    dir: entry.dir,
+                });
             }
         }
         ops.push(MountOp::Proc);
@@ -280,7 +319,7 @@ mod tests {
 
     #[test]
     fn the_root_holds_the_system_read_only_and_hides_its_secrets() {
-        let ops = plan().mount_ops(&host);
+        let ops = plan().mount_ops(&host, &[]);
         assert!(ops.contains(&read_only(Path::new("/usr"))));
         assert!(ops.contains(&read_only(Path::new("/etc"))));
         assert!(ops.contains(&MountOp::Symlink {
@@ -302,7 +341,7 @@ mod tests {
 
     #[test]
     fn the_home_is_empty_and_only_data_environment_and_notebooks_are_shown_in_it() {
-        let ops = plan().mount_ops(&host);
+        let ops = plan().mount_ops(&host, &[]);
         let home = paths(&ops)
             .into_iter()
             .filter(|path| path.starts_with("/home/ana"))
@@ -341,8 +380,50 @@ mod tests {
     }
 
     #[test]
+    fn every_entry_of_etc_others_may_not_read_is_covered() {
+        let entry = |path: &str, dir: bool, mode: u32| SystemEntry {
+            path: PathBuf::from(path),
+            dir,
+            mode,
+        };
+        let system = [
+            entry("/etc/passwd", false, 0o644),
+            entry("/etc/postgresql/15/main/pg_hba.conf", false, 0o640),
+            entry("/etc/docker/key.json", false, 0o600),
+            entry("/etc/polkit-1/rules.d", true, 0o700),
+            entry("/etc/polkit-1/rules.d/50-default.rules", false, 0o644),
+            entry("/etc/ssh/ssh_host_ed25519_key", false, 0o600),
+            entry("/etc/ld.so.cache", false, 0o644),
+            entry("/etc/listable-not-enterable", true, 0o754),
+        ];
+        let hidden: Vec<String> = plan()
+            .mount_ops(&host, &system)
+            .iter()
+            .filter_map(|op| match op {
+                MountOp::Hide { path, .. } => Some(path.display().to_string()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            hidden,
+            [
+                "/etc/shadow",
+                "/etc/ssh",
+                "/etc/listable-not-enterable",
+                "/etc/docker/key.json",
+                "/etc/polkit-1/rules.d",
+                "/etc/postgresql/15/main/pg_hba.conf",
+            ]
+        );
+        assert!(is_private(false, 0o640));
+        assert!(!is_private(false, 0o604));
+        assert!(is_private(true, 0o750));
+        assert!(!is_private(true, 0o755));
+    }
+
+    #[test]
     fn parents_are_built_before_what_lies_in_them() {
-        let ops = plan().mount_ops(&host);
+        let ops = plan().mount_ops(&host, &[]);
         let position = |path: &str| paths(&ops).iter().position(|p| p == path).unwrap();
         assert!(position("/home/ana") < position("/home/ana/sales/data"));
         assert!(position("/dev") < position("/dev/null"));
@@ -352,7 +433,7 @@ mod tests {
 
     #[test]
     fn an_environment_inside_a_system_folder_is_not_bound_twice() {
-        let ops = plan().mount_ops(&host);
+        let ops = plan().mount_ops(&host, &[]);
         assert_eq!(paths(&ops).iter().filter(|path| *path == "/usr").count(), 1);
     }
 
@@ -360,7 +441,7 @@ mod tests {
     fn a_home_under_tmp_is_not_covered_twice() {
         let mut plan = plan();
         plan.home = PathBuf::from("/tmp/h");
-        let ops = plan.mount_ops(&host);
+        let ops = plan.mount_ops(&host, &[]);
         assert!(!paths(&ops).contains(&"/tmp/h".to_owned()));
     }
 

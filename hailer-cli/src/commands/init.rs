@@ -171,14 +171,12 @@ async fn kernel_note(home: &HailerHome, runtime: Runtime, image: &str) -> Kernel
         image_missing: false,
     };
     if runtime == Runtime::Sandbox {
-        return note(if hailer_sandbox::offered() {
-            "Kernel: sandbox. Notebook code runs in your Python, in this system's own sandbox: \
-             no network, the data folder read-only, only the notebooks folder writable."
-                .to_owned()
-        } else {
-            "Kernel: sandbox, which this system does not offer: set runtime = \"docker\" under \
-             [kernel]."
-                .to_owned()
+        return note(match hailer_sandbox::not_offered_on(std::env::consts::OS) {
+            None => "Kernel: sandbox. Notebook code runs in your Python, in this system's own \
+                     sandbox: no network, the data folder read-only, only the notebooks folder \
+                     writable."
+                .to_owned(),
+            Some(reason) => format!("Kernel: sandbox, but {reason}."),
         });
     }
     if runtime == Runtime::UnsafeLocal {

@@ -283,9 +283,16 @@ impl Config {
 pub fn kernel_line(runtime: Runtime, network: bool, contract: &str) -> String {
     match runtime {
         Runtime::UnsafeLocal => "unsafe-local (runs as you; not isolated)".to_owned(),
+        // macOS's sandbox sets no limits; Linux's sets rlimits, each process's own.
+        Runtime::Sandbox if cfg!(target_os = "macos") => {
+            "sandbox (your Python in the system's sandbox; no network; data read-only; \
+             only the notebooks writable; no memory or process limit)"
+                .to_owned()
+        }
         Runtime::Sandbox => {
             "sandbox (your Python in the system's sandbox; no network; data read-only; \
-             only the notebooks writable)"
+             only the notebooks writable; memory and processes limited per process, not in \
+             total)"
                 .to_owned()
         }
         Runtime::Docker => {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use nix::mount::{MntFlags, MsFlags, mount, umount2};
 use nix::sys::statvfs::{FsFlags, statvfs};
 
-use crate::plan::{MountOp, PathKind, SandboxPlan};
+use crate::plan::{MountOp, PRIVATE_ENTRIES_UNDER, PathKind, SandboxPlan, SystemEntry};
 
 const STAGE: &str = "/tmp";
 const NEW_ROOT: &str = "/newroot";
@@ -36,7 +36,8 @@ pub(super) fn build_root(plan: &SandboxPlan) -> Result<(), String> {
     )?;
     nix::unistd::pivot_root(".", "oldroot").map_err(|e| format!("cannot change root: {e}"))?;
     std::env::set_current_dir("/").map_err(|e| format!("cannot enter the root: {e}"))?;
-    for op in &plan.mount_ops(&inspect) {
+    let system = system_entries();
+    for op in &plan.mount_ops(&inspect, &system) {
         apply(op)?;
     }
     let workspace = inside_new_root(&plan.workspace);
@@ -55,6 +56,35 @@ pub(super) fn build_root(plan: &SandboxPlan) -> Result<(), String> {
     std::env::set_current_dir(&plan.workspace)
         .or_else(|_| std::env::set_current_dir("/"))
         .map_err(|e| format!("cannot enter the workspace: {e}"))
+}
+
+/// The entries under [`PRIVATE_ENTRIES_UNDER`] on the host, seen through `/oldroot`, paths as
+/// the sandbox sees them; links are not followed. A folder others may not list or enter is
+/// listed but not walked: it is covered whole.
+fn system_entries() -> Vec<SystemEntry> {
+    let mut entries = Vec::new();
+    let mut folders = vec![PathBuf::from(PRIVATE_ENTRIES_UNDER)];
+    while let Some(folder) = folders.pop() {
+        let Ok(listing) = std::fs::read_dir(from_host(&folder)) else {
+            continue;
+        };
+        for item in listing.flatten() {
+            let Ok(meta) = item.metadata() else { continue };
+            if meta.file_type().is_symlink() {
+                continue;
+            }
+            let entry = SystemEntry {
+                path: folder.join(item.file_name()),
+                dir: meta.is_dir(),
+                mode: std::os::unix::fs::PermissionsExt::mode(&meta.permissions()),
+            };
+            if entry.dir && !crate::plan::is_private(true, entry.mode) {
+                folders.push(entry.path.clone());
+            }
+            entries.push(entry);
+        }
+    }
+    entries
 }
 
 /// What the host holds at `path`, seen through `/oldroot`.

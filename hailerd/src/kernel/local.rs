@@ -63,16 +63,22 @@ pub(super) async fn start(
 ) -> Result<LocalServer, KernelError> {
     let python = venv_python(spec, progress).await?;
     let sandboxed = spec.runtime == hailer_config::Runtime::Sandbox;
-    let wrapper = if sandboxed {
-        super::sandbox::mark_notebooks_written(&spec.workspace);
-        Some(super::sandbox::wrapper(spec, &python)?)
+    let temporary = if sandboxed {
+        Some(super::sandbox::temporary_folder()?)
     } else {
         None
     };
+    let wrapper = match &temporary {
+        Some(temporary) => {
+            super::sandbox::mark_notebooks_written(&spec.workspace);
+            Some(super::sandbox::wrapper(spec, &python, temporary)?)
+        }
+        None => None,
+    };
     let withheld: Vec<&str> = spec.withheld_names.iter().map(String::as_str).collect();
     let mut env = hailer_marimo::scrub_environment(spec.base_env.clone(), &withheld);
-    if sandboxed {
-        env.vars = super::sandbox::environment(std::mem::take(&mut env.vars));
+    if let Some(temporary) = &temporary {
+        env.vars = super::sandbox::environment(std::mem::take(&mut env.vars), temporary);
     }
     // The starter notebook's DATA_DIR and data_files: the data folder hailer.toml names, the
     // one the agent is told about, and never one the daemon's own environment happened to set.

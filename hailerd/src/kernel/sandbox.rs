@@ -28,9 +28,19 @@ const DROPPED_VARIABLES: &[&str] = &[
     "DOCKER_HOST",
 ];
 
-/// What the sandbox runtime isolates on this system, for the audit trail.
-pub(crate) fn isolation() -> &'static str {
-    hailer_sandbox::isolation_summary()
+/// What the sandbox runtime isolates on this system and how it limits the kernel, for the
+/// audit trail; `memory` is `[kernel] memory` as written.
+pub(crate) fn isolation(memory: &str) -> String {
+    let values = if cfg!(target_os = "macos") {
+        String::new()
+    } else {
+        format!(" (memory {memory} each, at most {PROCESS_LIMIT} processes)")
+    };
+    format!(
+        "{}; {}{values}",
+        hailer_sandbox::isolation_summary(),
+        hailer_sandbox::LIMITS_IN_FORCE,
+    )
 }
 
 /// Marks, as the docker runtime's copies do, that notebooks here may have been written by
@@ -52,22 +62,58 @@ pub(super) fn mark_notebooks_written(workspace: &Path) {
     }
 }
 
+/// The kernel's temporary folder (its `TMPDIR`): the sandbox's private `/tmp` on Linux; on
+/// macOS a folder of its own, made for this start in the user's temporary folder, the only one
+/// the profile lets it write besides the notebooks.
+#[cfg(not(target_os = "macos"))]
+pub(super) fn temporary_folder() -> Result<PathBuf, KernelError> {
+    Ok(PathBuf::from("/tmp"))
+}
+
+/// The kernel's temporary folder (its `TMPDIR`): on macOS a folder of its own, made for this
+/// start in the user's temporary folder, the only one the profile lets it write besides the
+/// notebooks.
+#[cfg(target_os = "macos")]
+pub(super) fn temporary_folder() -> Result<PathBuf, KernelError> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    let base = canonical(&std::env::temp_dir());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_nanos())
+        .unwrap_or_default();
+    let folder = base.join(format!("hailer-kernel-{}-{nanos}", std::process::id()));
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&folder)
+        .map_err(|source| {
+            KernelError::Marimo(hailer_marimo::Error::Io {
+                context: format!(
+                    "cannot make the kernel's temporary folder {}",
+                    folder.display()
+                ),
+                source,
+            })
+        })?;
+    Ok(folder)
+}
+
 /// The program that starts marimo in the sandbox, for `spec` and the managed environment whose
-/// interpreter is `python`. Fails where no sandbox is offered.
-pub(super) fn wrapper(spec: &KernelSpec, python: &Path) -> Result<Wrapper, KernelError> {
-    if !hailer_sandbox::offered() {
-        return Err(KernelError::Invalid(
-            "the sandbox runtime is not offered on this system; use runtime = \"docker\" under \
-             [kernel] in hailer.toml"
-                .to_owned(),
-        ));
+/// interpreter is `python`, with `temporary` from [`temporary_folder`]. Fails where no sandbox
+/// is offered.
+pub(super) fn wrapper(
+    spec: &KernelSpec,
+    python: &Path,
+    temporary: &Path,
+) -> Result<Wrapper, KernelError> {
+    if let Some(reason) = hailer_sandbox::not_offered_on(std::env::consts::OS) {
+        return Err(KernelError::Invalid(reason));
     }
     let plan = plan(spec, python);
-    platform_wrapper(&plan)
+    platform_wrapper(&plan, temporary)
 }
 
 #[cfg(target_os = "linux")]
-fn platform_wrapper(plan: &SandboxPlan) -> Result<Wrapper, KernelError> {
+fn platform_wrapper(plan: &SandboxPlan, _temporary: &Path) -> Result<Wrapper, KernelError> {
     let program = std::env::current_exe().map_err(|source| {
         KernelError::Marimo(hailer_marimo::Error::Io {
             context: "cannot find hailerd's own program to start the sandbox".to_owned(),
@@ -88,22 +134,20 @@ fn platform_wrapper(plan: &SandboxPlan) -> Result<Wrapper, KernelError> {
 }
 
 #[cfg(target_os = "macos")]
-fn platform_wrapper(plan: &SandboxPlan) -> Result<Wrapper, KernelError> {
-    let temporary = std::env::temp_dir();
-    let temporary = temporary.canonicalize().unwrap_or(temporary);
+fn platform_wrapper(plan: &SandboxPlan, temporary: &Path) -> Result<Wrapper, KernelError> {
     Ok(Wrapper {
         program: PathBuf::from(hailer_sandbox::seatbelt::SANDBOX_EXEC),
         args: vec![
             "-p".to_owned(),
-            hailer_sandbox::seatbelt::profile(plan, hailer_marimo::PORT_PLACEHOLDER, &temporary),
+            hailer_sandbox::seatbelt::profile(plan, hailer_marimo::PORT_PLACEHOLDER, temporary),
         ],
     })
 }
 
 #[cfg(not(any(target_os = "linux", target_os = "macos")))]
-fn platform_wrapper(_plan: &SandboxPlan) -> Result<Wrapper, KernelError> {
+fn platform_wrapper(_plan: &SandboxPlan, _temporary: &Path) -> Result<Wrapper, KernelError> {
     Err(KernelError::Invalid(
-        "the sandbox runtime is not offered on this system; use runtime = \"docker\"".to_owned(),
+        hailer_sandbox::not_offered_on(std::env::consts::OS).unwrap_or_default(),
     ))
 }
 
@@ -173,14 +217,15 @@ fn absolute(base: &Path, path: &Path) -> PathBuf {
 }
 
 /// The sandbox's environment from the scrubbed one: no variable naming the user's hidden
-/// folders, and `/tmp` as the temporary folder on Linux.
-pub(super) fn environment(mut vars: BTreeMap<String, String>) -> BTreeMap<String, String> {
+/// folders, and `temporary` (from [`temporary_folder`]) as the temporary folder.
+pub(super) fn environment(
+    mut vars: BTreeMap<String, String>,
+    temporary: &Path,
+) -> BTreeMap<String, String> {
     for name in DROPPED_VARIABLES {
         vars.remove(*name);
     }
-    if cfg!(target_os = "linux") {
-        vars.insert("TMPDIR".to_owned(), "/tmp".to_owned());
-    }
+    vars.insert("TMPDIR".to_owned(), temporary.display().to_string());
     vars
 }
 
@@ -198,11 +243,10 @@ mod tests {
             ("PATH".to_owned(), "/usr/bin".to_owned()),
             ("TMPDIR".to_owned(), "/home/ana/tmp".to_owned()),
         ]);
-        let vars = environment(vars);
+        let vars = environment(vars, Path::new("/tmp"));
         assert!(!vars.contains_key("XDG_RUNTIME_DIR"));
         assert!(!vars.contains_key("SSH_AUTH_SOCK"));
         assert_eq!(vars["PATH"], "/usr/bin");
-        #[cfg(target_os = "linux")]
         assert_eq!(vars["TMPDIR"], "/tmp");
     }
 

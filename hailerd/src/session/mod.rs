@@ -315,9 +315,8 @@ fn record_kernel_start(
     }
     if spec.runtime == hailer_config::Runtime::Sandbox {
         detail.push_str(&format!(
-            "; {}; memory {} per process",
-            crate::kernel::sandbox::isolation(),
-            spec.memory.written
+            "; {}",
+            crate::kernel::sandbox::isolation(&spec.memory.written)
         ));
     }
     if let Some(digest) = started.as_ref().ok().and_then(Kernel::image_digest) {

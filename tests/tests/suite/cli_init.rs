@@ -117,6 +117,48 @@ fn init_creates_the_layout_and_a_second_run_changes_nothing() {
 }
 
 #[test]
+fn init_offers_the_sandbox_by_name_where_docker_does_not_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let _daemon = StopsDaemon(dir.path());
+    let first = Command::new(bins::path("hailer"))
+        .arg("init")
+        .current_dir(dir.path())
+        .env("HAILER_HOME", dir.path().join(".hailer-home-for-test"))
+        .env("DOCKER_HOST", "unix:///nonexistent/hailer-test/docker.sock")
+        .env_remove("HAILER_KERNEL")
+        .env_remove("HAILER_CONFIG")
+        .env_remove("HAILER_WORKSPACE")
+        .output()
+        .unwrap();
+    assert!(first.status.success(), "{first:?}");
+    let said = String::from_utf8_lossy(&first.stdout);
+    assert!(
+        said.contains("Kernel: docker, but no Docker engine answers here"),
+        "{said}"
+    );
+    assert!(
+        said.contains("set runtime = \"sandbox\" under [kernel] to run notebook code in this system's own sandbox (no network, data read-only, no Docker needed)"),
+        "{said}"
+    );
+    // The default stays docker: nothing is chosen for the user.
+    let toml = std::fs::read_to_string(dir.path().join("hailer.toml")).unwrap();
+    assert!(toml.contains("runtime = \"docker\""), "{toml}");
+
+    // Choosing it by name is said back plainly.
+    let chosen = hailer(dir.path(), &["init", "--force", "--kernel", "sandbox"]);
+    assert!(chosen.status.success(), "{chosen:?}");
+    let said = String::from_utf8_lossy(&chosen.stdout);
+    assert!(
+        said.contains(
+            "Kernel: sandbox. Notebook code runs in your Python, in this system's own sandbox"
+        ),
+        "{said}"
+    );
+    let toml = std::fs::read_to_string(dir.path().join("hailer.toml")).unwrap();
+    assert!(toml.contains("runtime = \"sandbox\""), "{toml}");
+}
+
+#[test]
 fn init_refuses_the_old_runtime_name_with_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let output = hailer(dir.path(), &["init", "--kernel", "local"]);

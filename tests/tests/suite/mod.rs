@@ -42,6 +42,8 @@ mod model_judgement;
 mod notebook_in_browser;
 mod readme_quick_start;
 mod sandbox_gate;
+mod sandbox_limits;
+mod sandbox_surfaces;
 mod session_docker;
 mod session_image_pull;
 mod session_local;

@@ -3,7 +3,7 @@
 //! cannot reach is asked from inside, through `hailer exec`, as a user would.
 
 use hailer_tests::TestWorkspace;
-use hailer_tests::kernel_code::{FORK_BOMB, KERNEL_PROBES};
+use hailer_tests::kernel_code::KERNEL_PROBES;
 use std::os::unix::fs::PermissionsExt as _;
 
 fn stdout(output: &std::process::Output) -> String {
@@ -301,9 +301,8 @@ fn doctor_probe_runs_its_probes_in_the_sandbox_and_names_what_it_lacks() {
 /// The cases `session_docker` and `docker_limits` check of the docker kernel, on the sandbox.
 /// Differences: the kernel sees the host's paths (not `/work`); a notebook is written in place
 /// rather than copied back, so any file the code writes in the notebooks folder stays there
-/// (docker copies back notebooks only, never a `conftest.py`); the process limit is an rlimit
-/// rather than a cgroup's, which the kernel does not apply to the host's root, so the fork bomb
-/// runs only for another user.
+/// (docker copies back notebooks only, never a `conftest.py`). The limit cases, whose
+/// differences are the rlimits', are in `sandbox_limits`.
 #[test]
 fn the_docker_kernel_s_containment_cases_hold_in_the_sandbox() {
     let workspace = TestWorkspace::sandbox();
@@ -375,22 +374,56 @@ fn the_docker_kernel_s_containment_cases_hold_in_the_sandbox() {
         ),
         format!("(256, 256) ({0}, {0})", 4u64 << 30)
     );
-    // The kernel does not hold a host root's processes to RLIMIT_NPROC (a user namespace
-    // changes nothing there): for root a fork bomb is not stopped, as the README says. For
-    // any other user it stops at the limit, and the kernel answers after.
-    if !nix::unistd::geteuid().is_root() {
-        let out = run(&workspace, FORK_BOMB);
-        let mut words = out.split_whitespace();
-        let children: usize = words.next().and_then(|n| n.parse().ok()).unwrap();
-        assert_eq!(
-            words.next(),
-            Some("11"),
-            "fork was not refused with EAGAIN: {out}"
-        );
-        assert!((1..256).contains(&children), "{children} children");
-        assert_eq!(run(&workspace, "print(1)"), "1");
-    }
+    // The fork bomb and the memory hog: `sandbox_limits`, as an ordinary user for the former.
 
     assert_eq!(workspace.docker_objects(), Vec::<String>::new());
+    let _ = workspace.hailer(&["daemon", "stop"]);
+}
+
+/// When the daemon runs as root, the sandbox's user is root on the host: every entry of `/etc`
+/// that others may not read is covered, not only the well-known secrets. Files others may read
+/// stay readable.
+#[test]
+fn the_system_s_private_files_are_out_of_sight() {
+    let workspace = TestWorkspace::sandbox();
+    let stamp = format!("{}-{}", std::process::id(), line!());
+    let secret = std::path::PathBuf::from(format!("/etc/hailer-sandbox-secret-{stamp}"));
+    let folder = std::path::PathBuf::from(format!("/etc/hailer-sandbox-private-{stamp}"));
+    let planted = nix::unistd::geteuid().is_root();
+    if planted {
+        // Only root may write here; for any other user these are root's, and unreadable anyway.
+        std::fs::write(&secret, "root's private words").unwrap();
+        std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(folder.join("key.conf"), "a key in a closed folder").unwrap();
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
+    let read = |path: &str| {
+        run(
+            &workspace,
+            &format!(
+                "try:\n    print(repr(open({path:?}).read()))\nexcept OSError as _e:\n    print(type(_e).__name__)"
+            ),
+        )
+    };
+    let seen = read(&secret.display().to_string());
+    let in_folder = read(&folder.join("key.conf").display().to_string());
+    let shadow = read("/etc/shadow");
+    let passwd = read("/etc/passwd");
+    if planted {
+        let _ = std::fs::remove_file(&secret);
+        let _ = std::fs::remove_dir_all(&folder);
+    }
+    for (what, seen) in [
+        ("a 0600 file", &seen),
+        ("a file in a 0700 folder", &in_folder),
+        ("/etc/shadow", &shadow),
+    ] {
+        assert!(
+            seen == "''" || seen == "FileNotFoundError" || seen == "PermissionError",
+            "{what} of /etc is readable in the sandbox: {seen}"
+        );
+    }
+    assert!(passwd.contains("root:"), "/etc/passwd: {passwd}");
     let _ = workspace.hailer(&["daemon", "stop"]);
 }

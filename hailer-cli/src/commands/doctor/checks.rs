@@ -134,9 +134,10 @@ fn kernel_row(problems: &[&Problem], loaded: &Loaded) -> Row {
     let line = loaded.config.kernel_line(&hailer_kernel_bundle::contract());
     match loaded.config.kernel.runtime {
         Runtime::Docker => Row::new("kernel", Verdict::Ok, line),
-        Runtime::Sandbox if !hailer_sandbox::offered() => Row::new("kernel", Verdict::Fail, line)
-            .hint("The sandbox runtime is not offered on this system; write runtime = \"docker\" under [kernel] in hailer.toml."),
-        Runtime::Sandbox => Row::new("kernel", Verdict::Ok, line),
+        Runtime::Sandbox => match hailer_sandbox::not_offered_on(std::env::consts::OS) {
+            Some(reason) => Row::new("kernel", Verdict::Fail, line).hint(capitalized(&reason)),
+            None => Row::new("kernel", Verdict::Ok, line),
+        },
         Runtime::UnsafeLocal => Row::new("kernel", Verdict::Warn, line)
             .hint("Notebook code runs as you, with your files; secret-looking environment variables are withheld from it.")
             .hint("For isolation, write runtime = \"docker\" under [kernel] in hailer.toml."),
@@ -190,4 +191,12 @@ fn data_row(problems: &[&Problem], loaded: &Loaded) -> Row {
             hailer_kernel_bundle::DATA_IN_KERNEL
         ),
     )
+}
+
+/// `text` with its first letter a capital and a full stop at its end, as a hint is written.
+fn capitalized(text: &str) -> String {
+    let mut letters = text.chars();
+    letters.next().map_or_else(String::new, |first| {
+        format!("{}{}.", first.to_uppercase(), letters.as_str())
+    })
 }
