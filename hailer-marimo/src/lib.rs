@@ -27,8 +27,8 @@ pub use hailer_sse as sse;
 pub use cell_snapshot::{CellSnapshot, SnapshotOptions, SyntaxIssue};
 pub use chart_snippet::{DrawnChart, DrawnPicture};
 pub use client::{
-    CellChange, ClientOptions, ExecChunk, ExecOutcome, ExecOutput, KernelState, MarimoClient,
-    SessionHandle, StreamKind,
+    CellChange, ClientOptions, ExecChunk, ExecOutcome, ExecOutput, KEPT_CONSOLE_BYTES, KernelState,
+    MarimoClient, SessionHandle, StreamKind,
 };
 pub use code_mode::{CellEdit, CellInfo, NewCell};
 pub use env_scrub::{ScrubbedEnv, scrub_environment};

@@ -35,6 +35,11 @@ pub struct SseParser {
     event: Option<String>,
     data: String,
     has_data: bool,
+    /// Lines over the limit are left out (and counted) instead of ending the stream.
+    skip_long_lines: bool,
+    /// The line being read is over the limit: its bytes are counted, not kept.
+    skipping: bool,
+    skipped: usize,
 }
 
 impl SseParser {
@@ -49,7 +54,25 @@ impl SseParser {
             event: None,
             data: String::new(),
             has_data: false,
+            skip_long_lines: false,
+            skipping: false,
+            skipped: 0,
         }
+    }
+
+    /// A parser that leaves out lines over `max_line` bytes, counting their bytes
+    /// ([`Self::take_skipped`]), instead of refusing the stream; it keeps no more than
+    /// `max_line` bytes of any line, and streams have no total limit.
+    pub fn skipping_long_lines(max_line: usize) -> Self {
+        Self {
+            skip_long_lines: true,
+            ..Self::new(max_line, usize::MAX)
+        }
+    }
+
+    /// The bytes of lines left out since the last call.
+    pub fn take_skipped(&mut self) -> usize {
+        std::mem::take(&mut self.skipped)
     }
 
     /// Feeds the next chunk; returns the events it completed.
@@ -78,6 +101,9 @@ impl SseParser {
                 }
             }
             let line = std::mem::take(&mut self.line);
+            if std::mem::take(&mut self.skipping) {
+                continue;
+            }
             if let Some(event) = self.process_line(&line) {
                 events.push(event);
             }
@@ -88,6 +114,9 @@ impl SseParser {
 
     /// Ends the stream: a last event that lacked its blank line is still dispatched.
     pub fn finish(&mut self) -> Option<SseEvent> {
+        if std::mem::take(&mut self.skipping) {
+            self.line.clear();
+        }
         if !self.line.is_empty() {
             let line = std::mem::take(&mut self.line);
             if let Some(event) = self.process_line(&line) {
@@ -98,8 +127,21 @@ impl SseParser {
     }
 
     fn push_line_bytes(&mut self, bytes: &[u8]) -> Result<(), SseLimit> {
+        if self.skipping {
+            self.skipped = self.skipped.saturating_add(bytes.len());
+            return Ok(());
+        }
         if self.line.len().saturating_add(bytes.len()) > self.max_line {
-            return Err(SseLimit::Line(self.max_line));
+            if !self.skip_long_lines {
+                return Err(SseLimit::Line(self.max_line));
+            }
+            self.skipping = true;
+            self.skipped = self
+                .skipped
+                .saturating_add(self.line.len())
+                .saturating_add(bytes.len());
+            self.line.clear();
+            return Ok(());
         }
         self.line.extend_from_slice(bytes);
         Ok(())
@@ -168,6 +210,29 @@ mod tests {
             event: event.to_owned(),
             data: data.to_owned(),
         }
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_left_out_and_counted_and_the_stream_goes_on() {
+        let mut parser = SseParser::skipping_long_lines(16);
+        let long = format!("data: {}\n\n", "x".repeat(100));
+        let mut events = Vec::new();
+        // The long line arrives in pieces, between two events that fit.
+        for chunk in [
+            b"event: a\ndata: 1\n\nevent: b\n".as_slice(),
+            &long.as_bytes()[..40],
+            &long.as_bytes()[40..],
+            b"event: c\ndata: 3\n\n",
+        ] {
+            events.extend(parser.feed(chunk).unwrap());
+        }
+        events.extend(parser.finish());
+        assert_eq!(events, vec![ev("a", "1"), ev("c", "3")]);
+        assert_eq!(parser.take_skipped(), 106);
+        assert_eq!(parser.take_skipped(), 0);
+        // The refusing parser still refuses.
+        let mut strict = SseParser::new(16, 1 << 20);
+        assert_eq!(strict.feed(long.as_bytes()), Err(SseLimit::Line(16)));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use serde_json::json;
 use tokio::sync::OwnedMutexGuard;
 
 use super::MarimoClient;
+use super::console_text::{ConsoleText, KEPT_CONSOLE_BYTES};
 use super::http::{Deadline, SESSION_HEADER, has_content_type, status_error};
 use super::notebook_state::NotebookState;
 use super::sessions::{KernelState, too_large};
@@ -50,7 +51,9 @@ pub struct ExecOutput {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecOutcome {
     /// Everything written to standard output, the events joined in the order they arrived
-    /// (output of cells the code ran through code mode included).
+    /// (output of cells the code ran through code mode included); past
+    /// [`super::KEPT_CONSOLE_BYTES`], its beginning, a line saying how much was left out, and
+    /// its end.
     pub stdout: String,
     /// Everything written to standard error, joined the same way; order relative to `stdout`
     /// is not kept, since marimo does not keep it.
@@ -249,23 +252,33 @@ impl MarimoClient {
             });
         }
 
-        let mut outcome = ExecOutcome {
-            stdout: String::new(),
-            stderr: String::new(),
+        let mut run = RunSoFar {
+            stdout: ConsoleText::new(KEPT_CONSOLE_BYTES),
+            stderr: ConsoleText::new(KEPT_CONSOLE_BYTES),
             success: false,
             output: None,
+        };
+        let outcome = |run: RunSoFar| ExecOutcome {
+            stdout: run.stdout.into_text(),
+            stderr: run.stderr.into_text(),
+            success: run.success,
+            output: run.output,
             session_id: session_id.to_owned(),
             fresh_session: false,
         };
-        let mut parser = SseParser::new(cap, cap);
+        // No event is kept over the cap (one that is, marimo's console output of a run printing
+        // without pause, is left out and said), and the stream as a whole has no limit: what is
+        // kept of its console text is bounded (`ConsoleText`), and the caller's deadline ends a
+        // run that never stops.
+        let mut parser = SseParser::skipping_long_lines(cap);
         loop {
             let chunk = match response.chunk().await {
                 Ok(Some(chunk)) => chunk,
                 Ok(None) => {
                     if let Some(event) = parser.finish()
-                        && apply_event(&event.event, &event.data, &mut outcome, on_chunk)
+                        && apply_event(&event.event, &event.data, &mut run, on_chunk)
                     {
-                        return Ok(outcome);
+                        return Ok(outcome(run));
                     }
                     return Err(Error::StreamCut);
                 }
@@ -274,17 +287,18 @@ impl MarimoClient {
             let events = parser
                 .feed(&chunk)
                 .map_err(|limit| too_large(what, limit))?;
+            run.stdout.left_out(parser.take_skipped());
             for event in events {
-                if apply_event(&event.event, &event.data, &mut outcome, on_chunk) {
-                    return Ok(outcome);
+                if apply_event(&event.event, &event.data, &mut run, on_chunk) {
+                    return Ok(outcome(run));
                 }
             }
             if let Some(end) = end_line
-                && ends_with_line(&outcome.stdout, end)
+                && run.stdout.ends_with_line(end)
             {
-                outcome.success = true;
+                run.success = true;
                 drain_in_background(response, parser);
-                return Ok(outcome);
+                return Ok(outcome(run));
             }
         }
     }
@@ -315,14 +329,6 @@ impl MarimoClient {
 /// How long the rest of a reply answered early may take to arrive.
 const DRAIN_LIMIT: Duration = Duration::from_secs(30);
 
-/// Whether `stdout`'s last complete line is `end`.
-fn ends_with_line(stdout: &str, end: &str) -> bool {
-    stdout
-        .strip_suffix('\n')
-        .and_then(|rest| rest.strip_suffix(end))
-        .is_some_and(|before| before.is_empty() || before.ends_with('\n'))
-}
-
 /// Reads what is left of a reply until `done` (or its end, or a limit), so marimo finishes the
 /// run instead of seeing the client leave.
 fn drain_in_background(mut response: reqwest::Response, mut parser: SseParser) {
@@ -344,10 +350,18 @@ fn drain_in_background(mut response: reqwest::Response, mut parser: SseParser) {
 }
 
 /// Applies one event to the outcome; true when it was `done`.
+/// A run's reply as read so far.
+struct RunSoFar {
+    stdout: ConsoleText,
+    stderr: ConsoleText,
+    success: bool,
+    output: Option<ExecOutput>,
+}
+
 fn apply_event(
     name: &str,
     data: &str,
-    outcome: &mut ExecOutcome,
+    outcome: &mut RunSoFar,
     on_chunk: &mut (dyn FnMut(ExecChunk<'_>) + Send),
 ) -> bool {
     match name {
@@ -366,7 +380,7 @@ fn apply_event(
                 StreamKind::Stdout => None,
             }
             .unwrap_or(event.data);
-            sink.push_str(&text);
+            sink.push(&text);
             on_chunk(ExecChunk { kind, text: &text });
             false
         }
@@ -385,24 +399,4 @@ fn apply_event(
 /// marimo's answer for a session id it no longer knows (renamed when a browser opened it).
 fn is_unknown_session(error: &Error) -> bool {
     matches!(error, Error::Status { status: 500, detail, .. } if detail.starts_with("Invalid session id"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::ends_with_line;
-
-    #[test]
-    fn the_end_line_counts_only_as_a_whole_last_line() {
-        for (stdout, ends) in [
-            ("end\n", true),
-            ("rows\nend\n", true),
-            ("rows\nend", false),
-            ("rows\nthe end\n", false),
-            ("end\nmore\n", false),
-            ("", false),
-            ("\n", false),
-        ] {
-            assert_eq!(ends_with_line(stdout, "end"), ends, "{stdout:?}");
-        }
-    }
 }

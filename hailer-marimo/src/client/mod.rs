@@ -1,6 +1,7 @@
 //! An async client for one marimo server: sessions without a browser, execute, cells, files.
 
 mod cells;
+mod console_text;
 mod execute;
 mod files;
 mod html_error;
@@ -20,6 +21,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 pub use cells::CellChange;
+pub use console_text::KEPT_CONSOLE_BYTES;
 pub use execute::{ExecChunk, ExecOutcome, ExecOutput, StreamKind};
 pub use files::{FileDetails, FileInfo, FileList, FileOpResult};
 pub use sessions::{KernelState, SessionHandle};

@@ -1,5 +1,6 @@
 //! hailerd gives memory back after a burst: 1,500 WebSocket clients follow a session's events
-//! and leave, and the daemon's resident size returns to within 20 MB of where it was.
+//! and leave, and the daemon's resident size returns to within 20 MB of where it was; a run that
+//! prints without end costs it a bounded amount while it runs.
 
 use std::time::Duration;
 
@@ -155,5 +156,61 @@ async fn memory_returns_after_a_turn_with_three_ten_megabyte_outputs() {
     assert!(
         end <= start + ALLOWED_GROWTH_AFTER_OUTPUTS_KIB,
         "RSS went from {start} KiB to {end} KiB"
+    );
+}
+
+/// What a run that prints 100 MB may add to the daemon's size while it runs: what is kept of one
+/// run's output (16 MiB a stream), the reply made of it, and the reading buffers.
+const ALLOWED_PEAK_WHILE_PRINTING_KIB: u64 = 100 * 1024;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_that_prints_a_hundred_megabytes_is_kept_within_a_bound() {
+    let workspace = TestWorkspace::unsafe_local();
+    let warm = tokio::task::block_in_place(|| workspace.hailer(&["exec", "-c", "print('warm')"]));
+    assert!(warm.status.success(), "{warm:?}");
+    let pid = workspace.runtime().pid;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let start = resident_kib(pid);
+    let sampling = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let sampler = {
+        let sampling = std::sync::Arc::clone(&sampling);
+        std::thread::spawn(move || {
+            let mut peak = 0;
+            while sampling.load(std::sync::atomic::Ordering::Relaxed) {
+                peak = peak.max(resident_kib(pid));
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            peak
+        })
+    };
+    let code = "import sys\nfor n in range(100):\n    sys.stdout.write(f'line {n} ' + 'x' * 1_000_000 + '\\n')\nprint('the last line')";
+    let printed = tokio::task::block_in_place(|| workspace.hailer(&["exec", "-c", code]));
+    sampling.store(false, std::sync::atomic::Ordering::Relaxed);
+    let peak = sampler.join().unwrap();
+    let stdout = String::from_utf8_lossy(&printed.stdout);
+    assert!(
+        printed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&printed.stderr)
+    );
+    println!(
+        "hailerd RSS: {} MB before a run printing 100 MB, {} MB at its peak; {} MB printed",
+        start / 1024,
+        peak / 1024,
+        stdout.len() / 1_000_000
+    );
+    // The start, a note of what was left out, and the end reach the user.
+    assert!(
+        stdout.starts_with("line 0 xxx"),
+        "{}",
+        &stdout[..80.min(stdout.len())]
+    );
+    assert!(stdout.contains("MB of output left out here"));
+    assert!(stdout.trim_end().ends_with("the last line"));
+    assert!(stdout.len() < 17_000_000, "{} bytes printed", stdout.len());
+    let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
+    assert!(
+        peak <= start + ALLOWED_PEAK_WHILE_PRINTING_KIB,
+        "RSS went from {start} KiB to a peak of {peak} KiB"
     );
 }
