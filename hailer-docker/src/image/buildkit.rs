@@ -1,0 +1,234 @@
+//! The kernel image build through the engine's BuildKit: the context is uploaded over a BuildKit
+//! session, and the package index settings are served to the build as secrets, which BuildKit
+//! mounts for the one step that reads them and keeps out of every layer, the history and the
+//! build cache.
+//!
+//! The solve runs over the engine's `/grpc` and `/session` endpoints. While it runs, the build's
+//! steps and output lines come from BuildKit's status stream ([`super::buildkit_status`]).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use bollard::grpc::BuildRef;
+use bollard::grpc::build::{ImageBuildFrontendOptions, ImageBuildLoadInput, SecretSource};
+use bollard::grpc::driver::Build as _;
+use bollard::grpc::driver::moby::Moby;
+use bollard::grpc::error::GrpcError;
+use secrecy::ExposeSecret as _;
+
+use super::buildkit_status;
+use super::context::BuildSecret;
+use super::redact;
+use crate::engine::Engine;
+use super::{Progress, Report};
+use crate::error::{Error, Result};
+
+/// How often a build that says nothing new is reported as still running.
+const HEARTBEAT: Duration = Duration::from_secs(20);
+
+/// What one BuildKit solve builds.
+pub(super) struct Solve {
+    /// The image name the result is stored under.
+    pub tag: String,
+    /// The build context, an uncompressed tar archive.
+    pub context: bytes::Bytes,
+    /// The Dockerfile's build arguments.
+    pub build_args: Vec<(String, String)>,
+    /// Run every step again instead of reusing the build cache.
+    pub no_cache: bool,
+    /// The package index settings, served as build secrets.
+    pub secrets: Vec<BuildSecret>,
+}
+
+/// Builds `solve` through the engine's BuildKit, reporting its steps and output, and returns
+/// the last output lines when it fails.
+pub(super) async fn run(engine: &Engine, solve: Solve, progress: Progress<'_>) -> Result<()> {
+    // Served from files only the build's owner can read, in a private folder removed when the
+    // build ends (the BuildKit session reads secrets from files or variables).
+    let files = SecretFiles::write(&solve.secrets)?;
+    let mut frontend = ImageBuildFrontendOptions::builder()
+        .pull(false)
+        .nocache(solve.no_cache);
+    for (name, value) in &solve.build_args {
+        frontend = frontend.buildarg(name, value);
+    }
+    for (id, path) in &files.files {
+        frontend = frontend.set_secret(id, &SecretSource::File(path.clone()));
+    }
+    let frontend = frontend.build();
+    let build_ref = BuildRef::random();
+    let (done_tx, mut done) = tokio::sync::oneshot::channel();
+    {
+        let docker = engine.docker().clone();
+        let tag = solve.tag.clone();
+        let context = solve.context.clone();
+        let build_ref = build_ref.clone();
+        // The solve's future cannot move between threads (bollard's driver holds a tear-down
+        // handle that is not `Send`), so it runs on a thread of its own.
+        std::thread::Builder::new()
+            .name("hailer-buildkit".to_owned())
+            .spawn(move || {
+                let outcome = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|error| format!("cannot start the build's runtime: {error}"))
+                    .and_then(|runtime| {
+                        runtime
+                            .block_on(Moby::new(&docker).docker_build(
+                                &tag,
+                                frontend,
+                                ImageBuildLoadInput::Upload(context),
+                                None,
+                                Some(build_ref),
+                            ))
+                            .map_err(|error| describe(&error))
+                    });
+                let _ = done_tx.send(outcome);
+            })
+            .map_err(|error| {
+                Error::InvalidSetting(format!("cannot start the image build: {error}"))
+            })?;
+    }
+    let mut lines = buildkit_status::Lines::default();
+    let mut status = match buildkit_status::open(engine.endpoint(), build_ref.as_ref()).await {
+        Ok(stream) => Some(stream),
+        Err(why) => {
+            tracing::debug!("the build's steps cannot be followed: {why}");
+            progress(Report::Output(
+                "The build's steps cannot be followed on this connection; it goes on quietly",
+            ));
+            None
+        }
+    };
+    let started = Instant::now();
+    let mut heartbeat =
+        tokio::time::interval_at(tokio::time::Instant::now() + HEARTBEAT, HEARTBEAT);
+    let outcome = loop {
+        tokio::select! {
+            outcome = &mut done => {
+                break outcome.unwrap_or_else(|_| Err("the build stopped".to_owned()));
+            }
+            message = next_status(&mut status) => match message {
+                Some(message) => {
+                    lines.observe(&message, progress);
+                    heartbeat.reset();
+                }
+                None => status = None,
+            },
+            _ = heartbeat.tick() => {
+                progress(Report::Output(&format!(
+                    "Still building ({} s)",
+                    started.elapsed().as_secs()
+                )));
+            }
+        }
+    };
+    // What the build said last (a failed step's output) may arrive after the solve returned.
+    if let Some(stream) = status.as_mut() {
+        let drain = async {
+            while let Ok(Some(message)) = stream.message().await {
+                lines.observe(&message, progress);
+            }
+        };
+        let _ = tokio::time::timeout(Duration::from_secs(2), drain).await;
+    }
+    lines.finish(progress);
+    drop(files);
+    outcome.map_err(|said| failure(&said, lines.tail()))
+}
+
+/// The next status message; pending for ever when there is no stream, `None` when it ended.
+async fn next_status(
+    status: &mut Option<tonic::Streaming<bollard::moby::buildkit::v1::StatusResponse>>,
+) -> Option<bollard::moby::buildkit::v1::StatusResponse> {
+    match status {
+        Some(stream) => stream.message().await.ok().flatten(),
+        None => std::future::pending().await,
+    }
+}
+
+/// The build's error as a user reads it: BuildKit's message, with URL credentials masked, and
+/// a plain sentence when the engine has no BuildKit.
+fn failure(said: &str, tail: String) -> Error {
+    let lower = said.to_ascii_lowercase();
+    let no_buildkit = ["page not found", "404", "not supported", "unknown service"]
+        .iter()
+        .any(|needle| lower.contains(needle));
+    if no_buildkit {
+        return Error::BuildKitUnavailable {
+            said: redact::mask_userinfo(said),
+        };
+    }
+    Error::BuildFailed {
+        detail: redact::mask_userinfo(said),
+        tail,
+    }
+}
+
+/// What a failed solve said.
+fn describe(error: &GrpcError) -> String {
+    match error {
+        GrpcError::TonicStatus { err } => err.message().to_owned(),
+        GrpcError::DockerError { err } => match err {
+            bollard::errors::Error::DockerResponseServerError {
+                status_code,
+                message,
+            } => format!("{message} (HTTP {status_code})"),
+            other => other.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
+/// The build secrets as files in a private folder (0700 on Unix, each file 0600), removed when
+/// dropped.
+struct SecretFiles {
+    /// Removes the folder and its files when dropped.
+    _folder: Option<tempfile::TempDir>,
+    /// Each secret's id and file.
+    files: Vec<(&'static str, PathBuf)>,
+}
+
+impl SecretFiles {
+    fn write(secrets: &[BuildSecret]) -> Result<Self> {
+        if secrets.is_empty() {
+            return Ok(Self {
+                _folder: None,
+                files: Vec::new(),
+            });
+        }
+        let folder = tempfile::Builder::new()
+            .prefix("hailer-build-secrets-")
+            .tempdir()
+            .map_err(Error::file(
+                "cannot create a private folder for the build's secrets",
+                std::env::temp_dir(),
+            ))?;
+        hailer_platform::private_fs::restrict_dir(folder.path()).map_err(Error::file(
+            "cannot make the build's secret folder private",
+            folder.path(),
+        ))?;
+        let mut files = Vec::new();
+        for secret in secrets {
+            let path = folder.path().join(secret.id);
+            write_private(&path, secret.bytes.expose_secret())?;
+            files.push((secret.id, path));
+        }
+        Ok(Self {
+            _folder: Some(folder),
+            files,
+        })
+    }
+}
+
+/// Writes `bytes` to a new file only its owner can read.
+fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write as _;
+    let failed = || Error::file("cannot write a secret of the build", path);
+    let mut file = hailer_platform::private_fs::private_open_options()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(failed())?;
+    file.write_all(bytes).map_err(failed())
+}
