@@ -19,8 +19,8 @@ use secrecy::ExposeSecret as _;
 use super::buildkit_status;
 use super::context::BuildSecret;
 use super::redact;
-use crate::engine::Engine;
 use super::{Progress, Report};
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 
 /// How often a build that says nothing new is reported as still running.

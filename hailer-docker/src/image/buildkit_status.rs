@@ -239,7 +239,9 @@ mod tests {
                 step("a", "[build 1/4] FROM base", true),
                 step("b", "[build 4/4] RUN pip install", false),
             ],
-            logs: vec![log("Looking in indexes: https://ana:pw@mirror/simple\nColl")],
+            logs: vec![log(
+                "Looking in indexes: https://ana:pw@mirror/simple\nColl",
+            )],
             ..Default::default()
         };
         seen.observe(&first, &progress);

@@ -153,9 +153,7 @@ pub fn secrets(options: &BuildOptions) -> Result<Vec<BuildSecret>> {
     let mut secrets = Vec::new();
     let pip_conf = match (&options.pip_config, &options.host_pip_config) {
         (Some(source), _) => Some(read(source, PIP_CONF_SECRET)?),
-        (None, Some(text)) => Some(SecretSlice::from(
-            text.expose_secret().as_bytes().to_vec(),
-        )),
+        (None, Some(text)) => Some(SecretSlice::from(text.expose_secret().as_bytes().to_vec())),
         (None, None) => None,
     };
     if let Some(bytes) = pip_conf {
@@ -428,10 +426,8 @@ mod tests {
         }
         assert_eq!(entries["Dockerfile"], bundle::DOCKERFILE.as_bytes());
         assert!(
-            entries
-                .iter()
-                .all(|(name, bytes)| !name.starts_with("pip")
-                    && !String::from_utf8_lossy(bytes).contains("https://mirror")),
+            entries.iter().all(|(name, bytes)| !name.starts_with("pip")
+                && !String::from_utf8_lossy(bytes).contains("https://mirror")),
             "pip settings reached the context"
         );
         let secrets = secrets(&options).unwrap();

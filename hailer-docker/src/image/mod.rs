@@ -113,11 +113,11 @@ pub async fn build(
     options.base_digest = Some(base_image_digest(engine, options.base(), progress).await?);
     let (tar, secrets) = {
         let options = options.clone();
-        tokio::task::spawn_blocking(move || Ok::<_, Error>((gather(&options)?.to_tar()?, secrets(&options)?)))
-            .await
-            .map_err(|e| {
-                Error::InvalidSetting(format!("packing the build context failed: {e}"))
-            })??
+        tokio::task::spawn_blocking(move || {
+            Ok::<_, Error>((gather(&options)?.to_tar()?, secrets(&options)?))
+        })
+        .await
+        .map_err(|e| Error::InvalidSetting(format!("packing the build context failed: {e}")))??
     };
     progress(Report::Step {
         name: &format!(

@@ -199,14 +199,15 @@ async fn kernel_build_with_verbose_shows_the_whole_output() {
 /// The lines of a build's log that name a step of the Dockerfile: `[build 3/6] RUN ...`, or
 /// `CACHED [build 3/6] RUN ...` for a step found in the build cache.
 fn build_steps(log: &str) -> Vec<&str> {
-    log.lines()
-        .filter(|line| step_of(line).is_some())
-        .collect()
+    log.lines().filter(|line| step_of(line).is_some()).collect()
 }
 
 /// The stage, step and steps of the stage a step line names.
 fn step_of(line: &str) -> Option<(&str, u64, u64)> {
-    let rest = line.strip_prefix("CACHED ").unwrap_or(line).strip_prefix('[')?;
+    let rest = line
+        .strip_prefix("CACHED ")
+        .unwrap_or(line)
+        .strip_prefix('[')?;
     let (inside, _) = rest.split_once(']')?;
     let (stage, numbers) = inside.rsplit_once(' ')?;
     let (step, steps) = numbers.split_once('/')?;
