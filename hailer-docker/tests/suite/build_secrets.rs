@@ -411,17 +411,30 @@ fn build_cache_ids() -> Vec<String> {
         .collect()
 }
 
-/// Removes the build cache records made since `before` that nothing uses.
+/// Removes the build cache records made since `before` that nothing uses, newest first: a
+/// record goes only once the records made on top of it are gone.
 async fn remove_new_build_cache(engine: &Engine, before: &[String]) {
-    for id in build_cache_ids() {
-        if before.contains(&id) {
-            continue;
+    for _round in 0..5 {
+        let mut new: Vec<serde_json::Value> = build_cache()
+            .into_iter()
+            .filter(|record| {
+                record["ID"]
+                    .as_str()
+                    .is_some_and(|id| !before.iter().any(|old| old == id))
+            })
+            .collect();
+        if new.is_empty() {
+            return;
         }
-        let options = PruneBuildOptions {
-            all: Some(true),
-            filters: Some(HashMap::from([("id".to_owned(), vec![id])])),
-            ..Default::default()
-        };
-        let _ = engine.docker().prune_build(Some(options)).await;
+        new.sort_by(|a, b| b["CreatedAt"].as_str().cmp(&a["CreatedAt"].as_str()));
+        for record in new {
+            let id = record["ID"].as_str().unwrap_or_default().to_owned();
+            let options = PruneBuildOptions {
+                all: Some(true),
+                filters: Some(HashMap::from([("id".to_owned(), vec![id])])),
+                ..Default::default()
+            };
+            let _ = engine.docker().prune_build(Some(options)).await;
+        }
     }
 }
