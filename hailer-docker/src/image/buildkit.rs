@@ -58,6 +58,9 @@ pub(super) async fn run(engine: &Engine, solve: Solve, progress: Progress<'_>) -
     let frontend = frontend.build();
     let build_ref = BuildRef::random();
     let (done_tx, mut done) = tokio::sync::oneshot::channel();
+    // Dropped with this future (a build given up on): the solve's connections close with it,
+    // which ends the build in the engine.
+    let (_give_up, given_up) = tokio::sync::oneshot::channel::<()>();
     {
         let docker = engine.docker().clone();
         let tag = solve.tag.clone();
@@ -71,17 +74,27 @@ pub(super) async fn run(engine: &Engine, solve: Solve, progress: Progress<'_>) -
                 let outcome = tokio::runtime::Builder::new_current_thread()
                     .enable_all()
                     .build()
-                    .map_err(|error| format!("cannot start the build's runtime: {error}"))
+                    .map_err(|error| Failed {
+                        said: format!("cannot start the build's runtime: {error}"),
+                        no_buildkit: false,
+                    })
                     .and_then(|runtime| {
-                        runtime
-                            .block_on(Moby::new(&docker).docker_build(
+                        runtime.block_on(async {
+                            let solve = Moby::new(&docker).docker_build(
                                 &tag,
                                 frontend,
                                 ImageBuildLoadInput::Upload(context),
                                 None,
                                 Some(build_ref),
-                            ))
-                            .map_err(|error| describe(&error))
+                            );
+                            tokio::select! {
+                                outcome = solve => outcome.map_err(|error| Failed::of(&error)),
+                                _ = given_up => Err(Failed {
+                                    said: "the build was stopped".to_owned(),
+                                    no_buildkit: false,
+                                }),
+                            }
+                        })
                     });
                 let _ = done_tx.send(outcome);
             })
@@ -106,7 +119,10 @@ pub(super) async fn run(engine: &Engine, solve: Solve, progress: Progress<'_>) -
     let outcome = loop {
         tokio::select! {
             outcome = &mut done => {
-                break outcome.unwrap_or_else(|_| Err("the build stopped".to_owned()));
+                break outcome.unwrap_or_else(|_| Err(Failed {
+                    said: "the build stopped".to_owned(),
+                    no_buildkit: false,
+                }));
             }
             message = next_status(&mut status) => match message {
                 Some(message) => {
@@ -134,7 +150,7 @@ pub(super) async fn run(engine: &Engine, solve: Solve, progress: Progress<'_>) -
     }
     lines.finish(progress);
     drop(files);
-    outcome.map_err(|said| failure(&said, lines.tail()))
+    outcome.map_err(|failed| failed.into_error(lines.tail()))
 }
 
 /// The next status message; pending for ever when there is no stream, `None` when it ended.
@@ -147,36 +163,47 @@ async fn next_status(
     }
 }
 
-/// The build's error as a user reads it: BuildKit's message, with URL credentials masked, and
-/// a plain sentence when the engine has no BuildKit.
-fn failure(said: &str, tail: String) -> Error {
-    let lower = said.to_ascii_lowercase();
-    let no_buildkit = ["page not found", "404", "not supported", "unknown service"]
-        .iter()
-        .any(|needle| lower.contains(needle));
-    if no_buildkit {
-        return Error::BuildKitUnavailable {
-            said: redact::mask_userinfo(said),
-        };
-    }
-    Error::BuildFailed {
-        detail: redact::mask_userinfo(said),
-        tail,
-    }
+/// Why a solve failed.
+struct Failed {
+    /// What BuildKit or the engine said.
+    said: String,
+    /// The engine refused the BuildKit endpoints themselves: it has no BuildKit.
+    no_buildkit: bool,
 }
 
-/// What a failed solve said.
-fn describe(error: &GrpcError) -> String {
-    match error {
-        GrpcError::TonicStatus { err } => err.message().to_owned(),
-        GrpcError::DockerError { err } => match err {
-            bollard::errors::Error::DockerResponseServerError {
-                status_code,
-                message,
-            } => format!("{message} (HTTP {status_code})"),
-            other => other.to_string(),
-        },
-        other => other.to_string(),
+impl Failed {
+    fn of(error: &GrpcError) -> Self {
+        use bollard::errors::Error as Engine;
+        let (said, no_buildkit) = match error {
+            GrpcError::TonicStatus { err } => (
+                err.message().to_owned(),
+                err.code() == tonic::Code::Unimplemented,
+            ),
+            // The upgrade of `/grpc` or `/session` was refused: no such endpoint, or one that
+            // does not serve BuildKit.
+            GrpcError::DockerError {
+                err:
+                    Engine::DockerResponseServerError {
+                        status_code,
+                        message,
+                    },
+            } => (
+                format!("{message} (HTTP {status_code})"),
+                matches!(status_code, 400 | 404 | 405 | 501),
+            ),
+            other => (other.to_string(), false),
+        };
+        Self { said, no_buildkit }
+    }
+
+    /// The error a user reads, with URL credentials masked; `tail` is the build's last output.
+    fn into_error(self, tail: String) -> Error {
+        let said = redact::mask_userinfo(&self.said);
+        if self.no_buildkit {
+            Error::BuildKitUnavailable { said }
+        } else {
+            Error::BuildFailed { detail: said, tail }
+        }
     }
 }
 
@@ -231,4 +258,72 @@ fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
         .open(path)
         .map_err(failed())?;
     file.write_all(bytes).map_err(failed())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use secrecy::SecretSlice;
+
+    use super::*;
+
+    #[test]
+    fn an_engine_that_refuses_the_buildkit_endpoints_is_told_apart_from_a_failed_build() {
+        let refused = GrpcError::DockerError {
+            err: bollard::errors::Error::DockerResponseServerError {
+                status_code: 404,
+                message: "page not found".to_owned(),
+            },
+        };
+        let error = Failed::of(&refused).into_error(String::new());
+        assert!(
+            matches!(error, Error::BuildKitUnavailable { .. }),
+            "{error}"
+        );
+        let text = error.to_string();
+        assert!(
+            text.contains("BuildKit") && text.contains("page not found (HTTP 404)"),
+            "{text}"
+        );
+
+        let failed = GrpcError::TonicStatus {
+            err: tonic::Status::unknown(
+                "failed to fetch https://ana:pw@mirror.example/simple: exit code: 1",
+            ),
+        };
+        let error = Failed::of(&failed).into_error("pip said no".to_owned());
+        let text = error.to_string();
+        assert!(matches!(error, Error::BuildFailed { .. }), "{text}");
+        assert!(
+            text.contains("https://****@mirror.example") && !text.contains("pw@"),
+            "{text}"
+        );
+        assert!(text.contains("pip said no"), "{text}");
+    }
+
+    // It reads Unix modes.
+    #[cfg(unix)]
+    #[test]
+    fn secrets_are_private_files_removed_when_the_build_ends() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let secrets = [BuildSecret {
+            id: "pip.conf",
+            bytes: SecretSlice::from(b"index-url = https://u:p@h/simple\n".to_vec()),
+        }];
+        let files = SecretFiles::write(&secrets).unwrap();
+        let (id, path) = files.files[0].clone();
+        assert_eq!(id, "pip.conf");
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            b"index-url = https://u:p@h/simple\n"
+        );
+        let mode = |path: &Path| path.metadata().unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        let folder = path.parent().unwrap().to_path_buf();
+        assert_eq!(mode(&folder), 0o700);
+        drop(files);
+        assert!(!folder.exists());
+        assert!(SecretFiles::write(&[]).unwrap().files.is_empty());
+    }
 }
