@@ -105,6 +105,11 @@ async fn index_credentials_a_ca_file_and_a_proxy_password_stay_out_of_the_image_
             "{said}"
         );
         assert!(said.contains("with BuildKit"), "{said}");
+        // pip names the index it reads; the user sees it with its credentials masked.
+        assert!(
+            said.contains(&format!("Looking in indexes: https://****@{host}:")),
+            "{said}"
+        );
         assert!(said.contains("build secrets: pip.conf, ca.pem"), "{said}");
 
         // The build stage, where the secrets were mounted, as an image of its own: its steps
@@ -283,13 +288,16 @@ impl Server {
     fn start(dir: &Path, args: &[&str]) -> Self {
         let script = dir.join("index_and_proxy.py");
         std::fs::write(&script, SERVER).unwrap();
-        let mut child = Command::new("python3")
+        let python = std::env::var("HAILER_TEST_PYTHON").unwrap_or_else(|_| {
+            panic!("HAILER_TEST_PYTHON is not set: run scripts/test-prereqs.sh and source its env")
+        });
+        let mut child = Command::new(python)
             .arg(&script)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
-            .unwrap_or_else(|e| panic!("this test needs python3: {e}"));
+            .unwrap_or_else(|e| panic!("cannot start the test index: {e}"));
         let mut first = String::new();
         BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut first)
