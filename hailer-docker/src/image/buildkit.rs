@@ -25,6 +25,8 @@ use crate::error::{Error, Result};
 
 /// How often a build that says nothing new is reported as still running.
 const HEARTBEAT: Duration = Duration::from_secs(20);
+/// How long opening the build's status stream may take before the build goes on without it.
+const STATUS_OPEN_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// What one BuildKit solve builds.
 pub(super) struct Solve {
@@ -103,7 +105,13 @@ pub(super) async fn run(engine: &Engine, solve: Solve, progress: Progress<'_>) -
             })?;
     }
     let mut lines = buildkit_status::Lines::default();
-    let mut status = match buildkit_status::open(engine.endpoint(), build_ref.as_ref()).await {
+    let opened = tokio::time::timeout(
+        STATUS_OPEN_TIMEOUT,
+        buildkit_status::open(engine.endpoint(), build_ref.as_ref()),
+    )
+    .await
+    .unwrap_or_else(|_| Err("the engine did not answer in time".to_owned()));
+    let mut status = match opened {
         Ok(stream) => Some(stream),
         Err(why) => {
             tracing::debug!("the build's steps cannot be followed: {why}");
