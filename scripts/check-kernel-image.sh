@@ -3,8 +3,9 @@
 #
 #   scripts/check-kernel-image.sh [--no-build] [--tag NAME]
 #
-# 1. builds NAME (default hailer-kernel:check) with the classic builder from a temporary context
-#    whose wheels/ come from the test wheelhouse (no index is contacted);
+# 1. builds NAME (default hailer-kernel:check) with BuildKit (the Dockerfile needs it: `docker
+#    build` of Docker 23 or newer, or buildx) from a temporary context whose wheels/ come from the
+#    test wheelhouse (no index is contacted, so no build secret is needed);
 # 2. imports the kernel's packages with no network, a read-only root and user 1000;
 # 3. starts the kernel on an internal network and the forwarder in front of it, published on
 #    127.0.0.1 only, then through the forwarder: /health, token checks, marimo.toml's
@@ -71,15 +72,15 @@ trap cleanup EXIT
 
 if [ "$build" -eq 1 ]; then
     context="$work/context"
-    mkdir -p "$context/wheels" "$context/pip"
+    mkdir -p "$context/wheels"
     cp -r "$KERNEL_IMAGE/Dockerfile" "$KERNEL_IMAGE/requirements.txt" "$KERNEL_IMAGE/pyproject.toml" \
         "$KERNEL_IMAGE/README.md" "$KERNEL_IMAGE/hailer_kernel" "$context/"
     find "$context/hailer_kernel" -name __pycache__ -prune -exec rm -rf {} +
     say "filling the build context's wheels/ from $HAILER_TEST_IMAGE_WHEELHOUSE (the base image's Python)"
     cp "$HAILER_TEST_IMAGE_WHEELHOUSE"/*.whl "$context/wheels/"
-    say "docker build $TAG (classic builder, offline)"
+    say "docker build $TAG (BuildKit, offline)"
     started=$(date +%s)
-    DOCKER_BUILDKIT=0 docker build -q --build-arg "BASE_IMAGE=$BASE_IMAGE" \
+    DOCKER_BUILDKIT=1 docker build -q --build-arg "BASE_IMAGE=$BASE_IMAGE" \
         --build-arg KERNEL_CONTRACT=check -t "$TAG" "$context" >/dev/null
     say "built in $(($(date +%s) - started)) s"
 fi

@@ -54,8 +54,9 @@ IMAGE_PYTHON_VERSION=3.13
 BASE_IMAGE=hailer-base:trixie
 REQUIREMENTS=("$KERNEL_IMAGE/requirements.txt" "$KERNEL_IMAGE/requirements-local.txt" "$KERNEL_IMAGE/requirements-dev.txt")
 APT_PACKAGES=(python3-venv debootstrap chromium chromium-driver fonts-liberation tmux curl ca-certificates)
-# What the tests use and the benchmarks do not: the registry and the cross checks.
-TEST_ONLY_APT_PACKAGES=(docker-registry gcc-mingw-w64-x86-64 wine64)
+# What the tests use and the benchmarks do not: the registry, openssl (the private CA of the
+# build-secrets test's package index) and the cross checks.
+TEST_ONLY_APT_PACKAGES=(docker-registry openssl gcc-mingw-w64-x86-64 wine64)
 RUST_TARGETS=(x86_64-pc-windows-gnu aarch64-apple-darwin)
 BUILD_VENV="$CACHE/build-venv"
 BUILD_REQUIREMENTS="$ROOT/scripts/requirements-build.txt"

@@ -187,6 +187,18 @@ pub enum Error {
         tail: String,
     },
 
+    /// The engine offers no BuildKit, which the kernel image build needs (it hands package
+    /// index settings to the build only as BuildKit secrets).
+    #[error(
+        "the kernel image is built with BuildKit, and this Docker engine does not offer it \
+         (docker said: {said}). Use Docker Engine 18.09 or newer on Linux, or Docker Desktop, \
+         or download the image with `hailer kernel pull`"
+    )]
+    BuildKitUnavailable {
+        /// What the engine answered, with user names and passwords in URLs masked.
+        said: String,
+    },
+
     /// A file-system operation on the host failed.
     #[error("{what}: {path}: {source}")]
     File {

@@ -1,11 +1,11 @@
-//! The kernel image's build context: the Dockerfile, the requirements, our Python package, and
-//! the `wheels/` and `pip/` folders the Dockerfile's build stage reads (and the final stage
-//! never copies).
+//! The kernel image's build context (the Dockerfile, the requirements, our Python package and the
+//! `wheels/` folder the build stage reads and the final stage never copies), and the package index
+//! settings that go to the build as BuildKit secrets, never in the context.
 
 use std::path::{Path, PathBuf};
 
 use hailer_kernel_bundle as bundle;
-use secrecy::{ExposeSecret as _, SecretString};
+use secrecy::{ExposeSecret as _, SecretSlice, SecretString};
 
 use crate::error::{Error, Result};
 
@@ -18,12 +18,12 @@ pub struct BuildOptions {
     pub base_image: Option<String>,
     /// The base image's digest, recorded as a label; known once the base is on this machine.
     pub base_digest: Option<String>,
-    /// A pip configuration file for installing from an index (becomes `pip/pip.conf`).
+    /// A pip configuration file for installing from an index (the `pip.conf` build secret).
     pub pip_config: Option<PathBuf>,
     /// The host's package index settings merged into one pip configuration
-    /// ([`super::host_config`]); becomes `pip/pip.conf` when `pip_config` is not set.
+    /// ([`super::host_config`]); the `pip.conf` build secret when `pip_config` is not set.
     pub host_pip_config: Option<SecretString>,
-    /// A PEM CA bundle pip should trust (becomes `pip/ca.pem`).
+    /// A PEM CA bundle pip should trust (the `ca.pem` build secret).
     pub pip_cert: Option<PathBuf>,
     /// A folder of wheels to install from, offline (becomes `wheels/`).
     pub wheelhouse: Option<PathBuf>,
@@ -74,8 +74,7 @@ impl BuildOptions {
 pub struct ContextFile {
     /// Relative, with `/`.
     pub path: String,
-    /// The file's whole contents. For `pip/pip.conf` these may hold package index
-    /// credentials, so they are never to be logged.
+    /// The file's whole contents.
     pub bytes: Vec<u8>,
 }
 
@@ -83,21 +82,44 @@ pub struct ContextFile {
 #[derive(Debug, Clone)]
 pub struct Context {
     /// The files: `Dockerfile`, `requirements.txt`, the kernel's Python package, then any
-    /// wheels (`wheels/*.whl`, sorted by path) and pip files (`pip/pip.conf`, `pip/ca.pem`).
+    /// wheels (`wheels/*.whl`, sorted by path). Never a package index setting.
     pub files: Vec<ContextFile>,
-    /// Folders written even when no file is in them: `wheels` and `pip`, which the
-    /// Dockerfile's build stage always copies.
+    /// Folders written even when no file is in them: `wheels`, which the Dockerfile's build
+    /// stage always copies.
     pub folders: Vec<&'static str>,
+}
+
+/// The id of the build secret holding pip's configuration: the Dockerfile mounts it at
+/// `/run/secrets/pip.conf` for the step that installs from the index.
+pub const PIP_CONF_SECRET: &str = "pip.conf";
+/// The id of the build secret holding the CA bundle pip trusts (`/run/secrets/ca.pem`).
+pub const CA_SECRET: &str = "ca.pem";
+
+/// A package index setting handed to the build as a BuildKit secret.
+pub struct BuildSecret {
+    /// The secret's id, which names its file under `/run/secrets/` in the build step.
+    pub id: &'static str,
+    /// Its contents: index addresses may carry credentials, so they are never logged.
+    pub bytes: SecretSlice<u8>,
+}
+
+impl std::fmt::Debug for BuildSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BuildSecret")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The modification time of every file of the context: fixed, so the engine's layer cache
 /// sees the same files as the same, and after 1980, which zip (wheels) cannot go before.
 const CONTEXT_MTIME: u64 = 1_577_836_800; // 2020-01-01
 
-/// The two folders the Dockerfile copies into its build stage.
-const BUILD_STAGE_FOLDERS: [&str; 2] = ["wheels", "pip"];
+/// The folder the Dockerfile copies into its build stage.
+const BUILD_STAGE_FOLDERS: [&str; 1] = ["wheels"];
 
-/// Gathers the context `options` describes, reading the wheelhouse and pip files from disk.
+/// Gathers the context `options` describes, reading the wheelhouse from disk. The package index
+/// settings are left out: they are [`secrets`].
 pub fn gather(options: &BuildOptions) -> Result<Context> {
     let mut files = vec![
         text_file("Dockerfile", bundle::DOCKERFILE),
@@ -111,33 +133,42 @@ pub fn gather(options: &BuildOptions) -> Result<Context> {
     if let Some(wheelhouse) = &options.wheelhouse {
         files.extend(wheel_files(wheelhouse)?);
     }
-    for (source, name) in [
-        (&options.pip_config, "pip/pip.conf"),
-        (&options.pip_cert, "pip/ca.pem"),
-    ] {
-        if let Some(source) = source {
-            let bytes = std::fs::read(source).map_err(Error::file(
-                format!("cannot read the file for {name} of the build"),
-                source,
-            ))?;
-            files.push(ContextFile {
-                path: name.to_owned(),
-                bytes,
-            });
-        }
-    }
-    if options.pip_config.is_none()
-        && let Some(text) = &options.host_pip_config
-    {
-        files.push(ContextFile {
-            path: "pip/pip.conf".to_owned(),
-            bytes: text.expose_secret().as_bytes().to_vec(),
-        });
-    }
     Ok(Context {
         files,
         folders: BUILD_STAGE_FOLDERS.to_vec(),
     })
+}
+
+/// The package index settings `options` names, read from disk, as build secrets: `pip.conf`
+/// (the named file, else the host's settings) and `ca.pem`.
+pub fn secrets(options: &BuildOptions) -> Result<Vec<BuildSecret>> {
+    let read = |source: &Path, id: &str| {
+        std::fs::read(source)
+            .map(SecretSlice::from)
+            .map_err(Error::file(
+                format!("cannot read the file for the build's {id}"),
+                source,
+            ))
+    };
+    let mut secrets = Vec::new();
+    let pip_conf = match (&options.pip_config, &options.host_pip_config) {
+        (Some(source), _) => Some(read(source, PIP_CONF_SECRET)?),
+        (None, Some(text)) => Some(SecretSlice::from(text.expose_secret().as_bytes().to_vec())),
+        (None, None) => None,
+    };
+    if let Some(bytes) = pip_conf {
+        secrets.push(BuildSecret {
+            id: PIP_CONF_SECRET,
+            bytes,
+        });
+    }
+    if let Some(source) = &options.pip_cert {
+        secrets.push(BuildSecret {
+            id: CA_SECRET,
+            bytes: read(source, CA_SECRET)?,
+        });
+    }
+    Ok(secrets)
 }
 
 fn text_file(path: &str, text: &str) -> ContextFile {
@@ -236,14 +267,19 @@ impl Context {
     }
 }
 
+/// The folder of an exported context that holds the host's package index settings; the
+/// context's `.dockerignore` keeps it out of what `docker build` sends.
+pub const EXPORTED_SECRETS_FOLDER: &str = "secrets";
+
 /// Writes the build context to `dir` (new or empty) and returns the `docker build` command
 /// that builds it, which is also written to `dir/build-command.txt`. Teams that adapt the build
 /// start from these.
 ///
-/// The pip files named by the user are never copied: `pip/pip.conf` and `pip/ca.pem` are links
-/// to them, and the command packs the context with `tar -h`, which follows the links (docker
-/// itself would send them as links). The host's discovered settings have no file of their own:
-/// they are written to `pip/pip.conf`, readable by the user only.
+/// The package index settings are never part of the context: the command hands them to
+/// BuildKit with `--secret`. The pip files named by the user are never copied, the command names
+/// them where they are. The host's discovered settings have no file of their own: they are
+/// written to `secrets/pip.conf`, readable by the user only, which `.dockerignore` keeps out of
+/// the context.
 pub fn export_context(dir: &Path, options: &BuildOptions, contract: &str) -> Result<String> {
     let not_empty = std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some());
     if not_empty {
@@ -252,55 +288,39 @@ pub fn export_context(dir: &Path, options: &BuildOptions, contract: &str) -> Res
             dir.display()
         )));
     }
-    // A link to nothing would build without the settings: the files must be there.
-    for (source, name) in [
-        (&options.pip_config, "pip.conf"),
-        (&options.pip_cert, "ca.pem"),
+    let mut sources = Vec::new();
+    // A named file that is not there would build without the settings: it must be readable.
+    for (source, id) in [
+        (&options.pip_config, PIP_CONF_SECRET),
+        (&options.pip_cert, CA_SECRET),
     ] {
         if let Some(source) = source {
             std::fs::File::open(source).map_err(Error::file(
-                format!("cannot read the file for pip/{name} of the build"),
+                format!("cannot read the file for the build's {id}"),
                 source,
             ))?;
-        }
-    }
-    let secretless = BuildOptions {
-        pip_config: None,
-        host_pip_config: None,
-        pip_cert: None,
-        ..options.clone()
-    };
-    let context = gather(&secretless)?;
-    context.write_to(dir)?;
-    let mut linked = false;
-    for (source, name) in [
-        (&options.pip_config, "pip.conf"),
-        (&options.pip_cert, "ca.pem"),
-    ] {
-        if let Some(source) = source {
-            // Only a link to the original, so the secret is never copied by us.
             let source = std::path::absolute(source)
                 .map_err(Error::file("cannot resolve a pip file", source))?;
-            let target = dir.join("pip").join(name);
-            #[cfg(unix)]
-            let made = std::os::unix::fs::symlink(&source, &target);
-            // A file link on Windows needs Developer Mode or an elevated shell; without it the
-            // error says so.
-            #[cfg(windows)]
-            let made = std::os::windows::fs::symlink_file(&source, &target);
-            made.map_err(Error::file(
-                "cannot link a pip file into the build context",
-                &target,
-            ))?;
-            linked = true;
+            sources.push((id, source));
         }
     }
+    gather(options)?.write_to(dir)?;
     if options.pip_config.is_none()
         && let Some(text) = &options.host_pip_config
     {
-        write_private(&dir.join("pip").join("pip.conf"), text.expose_secret())?;
+        let folder = dir.join(EXPORTED_SECRETS_FOLDER);
+        hailer_platform::private_fs::create_dir_all_private(&folder).map_err(Error::file(
+            "cannot create the folder for the pip settings of the build",
+            &folder,
+        ))?;
+        let file = folder.join(PIP_CONF_SECRET);
+        write_private(&file, text.expose_secret())?;
+        let ignore = dir.join(".dockerignore");
+        std::fs::write(&ignore, format!("{EXPORTED_SECRETS_FOLDER}\n"))
+            .map_err(Error::file("cannot write the .dockerignore file", &ignore))?;
+        sources.insert(0, (PIP_CONF_SECRET, file));
     }
-    let command = build_command(dir, options, contract, linked);
+    let command = build_command(dir, options, contract, &sources);
     let path = dir.join("build-command.txt");
     std::fs::write(&path, format!("{command}\n"))
         .map_err(Error::file("cannot write the build command", &path))?;
@@ -324,33 +344,23 @@ fn write_private(path: &Path, text: &str) -> Result<()> {
     ))
 }
 
-/// The `docker build` command line equivalent to [`crate::image::build`] for a context in `dir`;
-/// with `follow_links`, the context goes in through `tar -h`, which packs what links point at.
+/// The `docker build` command line equivalent to [`crate::image::build`] for a context in `dir`,
+/// handing BuildKit each `(id, file)` of `secrets` as a build secret.
 pub fn build_command(
     dir: &Path,
     options: &BuildOptions,
     contract: &str,
-    follow_links: bool,
+    secrets: &[(&str, PathBuf)],
 ) -> String {
-    let dir = shell_quote(&dir.to_string_lossy());
-    let mut words = Vec::new();
-    if follow_links {
-        words.extend([
-            "tar".to_owned(),
-            "-C".to_owned(),
-            dir.clone(),
-            "-ch".to_owned(),
-            ".".to_owned(),
-            "|".to_owned(),
-        ]);
+    let mut words = vec!["docker".to_owned(), "build".to_owned()];
+    for (id, source) in secrets {
+        words.push("--secret".to_owned());
+        words.push(shell_quote(&format!(
+            "id={id},src={}",
+            source.to_string_lossy()
+        )));
     }
-    words.extend([
-        "DOCKER_BUILDKIT=0".to_owned(),
-        "docker".to_owned(),
-        "build".to_owned(),
-        "--tag".to_owned(),
-        shell_quote(&options.tag),
-    ]);
+    words.extend(["--tag".to_owned(), shell_quote(&options.tag)]);
     for (name, value) in options.build_args(contract) {
         words.push("--build-arg".to_owned());
         words.push(shell_quote(&format!("{name}={value}")));
@@ -358,7 +368,7 @@ pub fn build_command(
     if options.no_cache {
         words.push("--no-cache".to_owned());
     }
-    words.push(if follow_links { "-".to_owned() } else { dir });
+    words.push(shell_quote(&dir.to_string_lossy()));
     words.join(" ")
 }
 
@@ -411,13 +421,19 @@ mod tests {
             "README.md",
             "hailer_kernel/forward.py",
             "wheels/",
-            "pip/",
         ] {
             assert!(entries.contains_key(name), "{name} missing: {entries:?}");
         }
         assert_eq!(entries["Dockerfile"], bundle::DOCKERFILE.as_bytes());
-        assert!(String::from_utf8_lossy(&entries["pip/pip.conf"]).contains("mirror"));
-        assert!(!entries.contains_key("pip/ca.pem"));
+        assert!(
+            entries.iter().all(|(name, bytes)| !name.starts_with("pip")
+                && !String::from_utf8_lossy(bytes).contains("https://mirror")),
+            "pip settings reached the context"
+        );
+        let secrets = secrets(&options).unwrap();
+        assert_eq!(secrets.len(), 1);
+        assert_eq!(secrets[0].id, PIP_CONF_SECRET);
+        assert!(String::from_utf8_lossy(secrets[0].bytes.expose_secret()).contains("mirror"));
     }
 
     #[test]
@@ -455,7 +471,7 @@ mod tests {
     fn a_missing_pip_file_names_the_file() {
         let mut options = BuildOptions::new("t");
         options.pip_cert = Some(PathBuf::from("/nonexistent/ca.pem"));
-        let text = gather(&options).unwrap_err().to_string();
+        let text = secrets(&options).unwrap_err().to_string();
         assert!(text.contains("/nonexistent/ca.pem"), "{text}");
     }
 
@@ -476,15 +492,14 @@ mod tests {
         let command = export_context(&dir, &options, "marimo0.24.2-abc").unwrap();
         assert!(dir.join("Dockerfile").is_file());
         assert!(dir.join("wheels").is_dir());
-        let link = dir.join("pip/pip.conf");
-        assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
-        assert_eq!(std::fs::read_link(&link).unwrap(), secret);
+        assert!(!dir.join("pip").exists() && !dir.join(EXPORTED_SECRETS_FOLDER).exists());
         assert_eq!(
             command,
             format!(
-                "tar -C {} -ch . | DOCKER_BUILDKIT=0 docker build --tag hailer-kernel:company \
+                "docker build --secret id=pip.conf,src={} --tag hailer-kernel:company \
                  --build-arg KERNEL_CONTRACT=marimo0.24.2-abc --build-arg \
-                 'BASE_IMAGE=registry.example/python:3.12 slim' --no-cache -",
+                 'BASE_IMAGE=registry.example/python:3.12 slim' --no-cache {}",
+                secret.display(),
                 dir.display()
             )
         );
@@ -493,20 +508,23 @@ mod tests {
     }
 
     #[test]
-    fn host_settings_go_into_the_build_stage_unless_a_file_is_named() {
+    fn host_settings_are_the_pip_conf_secret_unless_a_file_is_named() {
         let mut options = BuildOptions::new("t");
         options.host_pip_config = Some(SecretString::from(
             "[install]\nindex-url = https://host/simple\n",
         ));
-        let entries = unpack(&gather(&options).unwrap().to_tar().unwrap());
-        assert!(String::from_utf8_lossy(&entries["pip/pip.conf"]).contains("https://host/simple"));
+        let found = secrets(&options).unwrap();
+        assert_eq!(found[0].id, PIP_CONF_SECRET);
+        assert!(String::from_utf8_lossy(found[0].bytes.expose_secret()).contains("https://host"));
+        assert!(!format!("{found:?}").contains("https://host"), "{found:?}");
 
         let named = tempfile::tempdir().unwrap();
         let config = named.path().join("named.ini");
         std::fs::write(&config, "[global]\nindex-url = https://named/simple\n").unwrap();
         options.pip_config = Some(config);
-        let entries = unpack(&gather(&options).unwrap().to_tar().unwrap());
-        let conf = String::from_utf8_lossy(&entries["pip/pip.conf"]).into_owned();
+        let found = secrets(&options).unwrap();
+        assert_eq!(found.len(), 1);
+        let conf = String::from_utf8_lossy(found[0].bytes.expose_secret()).into_owned();
         assert!(
             conf.contains("named") && !conf.contains("https://host"),
             "{conf}"
@@ -525,17 +543,26 @@ mod tests {
             "[install]\nindex-url = https://host/simple\n",
         ));
         let command = export_context(&dir, &options, "c").unwrap();
-        let conf = dir.join("pip/pip.conf");
+        let conf = dir.join("secrets/pip.conf");
         let meta = conf.symlink_metadata().unwrap();
         assert!(meta.is_file());
         assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+        let folder = dir.join("secrets").metadata().unwrap();
+        assert_eq!(folder.permissions().mode() & 0o777, 0o700);
         assert!(
             std::fs::read_to_string(&conf)
                 .unwrap()
                 .contains("https://host/simple")
         );
+        assert_eq!(
+            std::fs::read_to_string(dir.join(".dockerignore")).unwrap(),
+            "secrets\n"
+        );
         assert!(
-            !command.contains("tar") && command.ends_with(&dir.display().to_string()),
+            command.starts_with(&format!(
+                "docker build --secret id=pip.conf,src={} ",
+                conf.display()
+            )) && command.ends_with(&dir.display().to_string()),
             "{command}"
         );
         assert!(!command.contains("https://host"));
@@ -559,8 +586,24 @@ mod tests {
             .rsplit_once("\nFROM ")
             .map(|(_, last)| last)
             .unwrap();
-        assert!(bundle::DOCKERFILE.contains("COPY pip/ /build/pip/"));
-        for needle in ["/build", "pip/", "wheels/", "PIP_CONFIG_FILE", "PIP_CERT"] {
+        for id in [PIP_CONF_SECRET, CA_SECRET] {
+            assert!(
+                bundle::DOCKERFILE.contains(&format!("--mount=type=secret,id={id},")),
+                "the build stage does not mount {id}"
+            );
+        }
+        assert!(
+            !bundle::DOCKERFILE.contains("pip/"),
+            "pip settings are copied"
+        );
+        for needle in [
+            "/build",
+            "wheels/",
+            "PIP_CONFIG_FILE",
+            "PIP_CERT",
+            "/run/secrets",
+            "--mount",
+        ] {
             assert!(
                 !final_stage.contains(needle),
                 "the final stage mentions {needle}"

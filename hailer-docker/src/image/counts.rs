@@ -1,14 +1,47 @@
-//! Counts read from the engine's streams: a build's `Step N/M` lines (the classic builder) and
-//! a download's layers.
+//! Counts read from the engine's streams: a BuildKit build's steps and a download's layers.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-/// The step a classic build's output line starts (`Step 3/12 : RUN ...`): `(3, 12)`.
-pub(super) fn build_step(line: &str) -> Option<(u64, u64)> {
-    let rest = line.trim_start().strip_prefix("Step ")?;
-    let (numbers, _) = rest.split_once(' ').unwrap_or((rest, ""));
-    let (done, total) = numbers.split_once('/')?;
-    Some((done.parse().ok()?, total.parse().ok()?))
+/// The stage and step a BuildKit step's name gives (`[build 3/6] RUN ...`): `("build", 3, 6)`.
+/// Steps of BuildKit's own (`[internal] load .dockerignore`) have none.
+pub(super) fn build_step(name: &str) -> Option<(&str, u64, u64)> {
+    let rest = name.trim_start().strip_prefix('[')?;
+    let (inside, _) = rest.split_once(']')?;
+    let (stage, numbers) = inside.rsplit_once(' ')?;
+    let (step, steps) = numbers.split_once('/')?;
+    Some((stage, step.parse().ok()?, steps.parse().ok()?))
+}
+
+/// The steps of a BuildKit build across its stages, from each stage's `N/M`: steps reached and
+/// steps known. A stage's steps run in order, so reaching step N means the ones before it are
+/// done, even one BuildKit shares with another stage and names only once (a second `FROM` of
+/// the same image).
+#[derive(Debug, Default)]
+pub(super) struct StepCount {
+    /// Per stage: the furthest step reached, and its steps.
+    stages: BTreeMap<String, (u64, u64)>,
+}
+
+impl StepCount {
+    /// Takes in the step named `name` as reached; true when a count changed.
+    pub(super) fn observe(&mut self, name: &str) -> bool {
+        let Some((stage, step, steps)) = build_step(name) else {
+            return false;
+        };
+        let entry = self.stages.entry(stage.to_owned()).or_insert((0, steps));
+        let before = *entry;
+        *entry = (entry.0.max(step).min(steps), steps);
+        *entry != before
+    }
+
+    /// Steps reached, and steps known.
+    pub(super) fn counts(&self) -> (u64, u64) {
+        self.stages
+            .values()
+            .fold((0, 0), |(done, total), (reached, steps)| {
+                (done + reached, total + steps)
+            })
+    }
 }
 
 /// The layers of a download, from the engine's status lines.
@@ -53,11 +86,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn build_steps_are_read_from_the_classic_builder() {
-        assert_eq!(build_step("Step 3/12 : RUN pip install"), Some((3, 12)));
-        assert_eq!(build_step("Step 1/2"), Some((1, 2)));
-        assert_eq!(build_step(" ---> Running in 1234"), None);
-        assert_eq!(build_step("Step x/y : FROM"), None);
+    fn build_steps_are_read_from_buildkit_step_names() {
+        assert_eq!(
+            build_step("[build 3/6] RUN pip install"),
+            Some(("build", 3, 6))
+        );
+        assert_eq!(build_step("[stage-1 1/4] FROM x"), Some(("stage-1", 1, 4)));
+        assert_eq!(build_step("[internal] load .dockerignore"), None);
+        assert_eq!(build_step("[build x/y] COPY"), None);
+        let mut steps = StepCount::default();
+        assert!(steps.observe("[build 1/6] FROM base"));
+        assert!(!steps.observe("[build 1/6] FROM base"));
+        assert!(!steps.observe("[internal] load metadata"));
+        assert!(steps.observe("[stage-1 2/4] COPY --from=build"));
+        assert_eq!(steps.counts(), (3, 10));
     }
 
     #[test]

@@ -1,25 +1,25 @@
 //! The kernel image: is the right one here, build it through the engine, download it.
 
+mod buildkit;
+mod buildkit_status;
 mod context;
 mod counts;
 pub mod host_config;
 mod redact;
 
-use std::collections::{HashMap, VecDeque};
-
-use bollard::query_parameters::{BuildImageOptions, BuilderVersion, CreateImageOptions};
+use bollard::query_parameters::CreateImageOptions;
 use futures_util::StreamExt as _;
 
-pub use context::{BuildOptions, Context, ContextFile, build_command, export_context, gather};
+pub use context::{
+    BuildOptions, BuildSecret, CA_SECRET, Context, ContextFile, EXPORTED_SECRETS_FOLDER,
+    PIP_CONF_SECRET, build_command, export_context, gather, secrets,
+};
 
 use crate::engine::Engine;
 use crate::error::{Error, Result, engine_said, engine_status};
 use crate::labels::CONTRACT_LABEL;
 
 pub use hailer_marimo::progress::{Progress, Report};
-
-/// How many of the last output lines a failed build shows.
-const BUILD_TAIL_LINES: usize = 20;
 
 pub use hailer_kernel_bundle::default_image_name;
 
@@ -93,8 +93,12 @@ pub async fn image_labels(
     }
 }
 
-/// Builds the kernel image through the engine (the classic builder, which needs no registry
-/// when the base image is here), reporting the build's output lines, then checks its label.
+/// Builds the kernel image through the engine's BuildKit, reporting the build's steps and
+/// output lines, then checks its label.
+///
+/// The package index settings (pip's configuration, the CA bundle) reach the build only as
+/// BuildKit secrets: never the context, a build argument, a layer, the history or the build
+/// cache. An engine without BuildKit is an error that says so; nothing is built another way.
 ///
 /// A base image that is not here is downloaded first, with progress; when that fails nothing is
 /// built and the error names the image and the ways on. The base image's digest is recorded in
@@ -107,81 +111,39 @@ pub async fn build(
 ) -> Result<()> {
     let mut options = options.clone();
     options.base_digest = Some(base_image_digest(engine, options.base(), progress).await?);
-    let tar = {
+    let (tar, secrets) = {
         let options = options.clone();
-        tokio::task::spawn_blocking(move || gather(&options)?.to_tar())
-            .await
-            .map_err(|e| {
-                Error::InvalidSetting(format!("packing the build context failed: {e}"))
-            })??
+        tokio::task::spawn_blocking(move || {
+            Ok::<_, Error>((gather(&options)?.to_tar()?, secrets(&options)?))
+        })
+        .await
+        .map_err(|e| Error::InvalidSetting(format!("packing the build context failed: {e}")))??
     };
     progress(Report::Step {
         name: &format!(
-            "Building {} from {} (kernel contract {contract}; context {} MB)",
+            "Building {} from {} with BuildKit (kernel contract {contract}; context {} MB{})",
             options.tag,
             options.base(),
-            tar.len() / 1_000_000
+            tar.len() / 1_000_000,
+            if secrets.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; package index settings as build secrets: {}",
+                    secrets.iter().map(|s| s.id).collect::<Vec<_>>().join(", ")
+                )
+            }
         ),
         total: None,
     });
-    let query = BuildImageOptions {
-        t: Some(options.tag.clone()),
-        nocache: options.no_cache,
-        rm: true,
-        forcerm: true,
-        buildargs: Some(
-            options
-                .build_args(contract)
-                .into_iter()
-                .collect::<HashMap<_, _>>(),
-        ),
-        version: BuilderVersion::BuilderV1,
-        ..Default::default()
+    let solve = buildkit::Solve {
+        tag: options.tag.clone(),
+        context: bytes::Bytes::from(tar),
+        build_args: options.build_args(contract),
+        no_cache: options.no_cache,
+        secrets,
     };
-    let body = bollard::body_full(bytes::Bytes::from(tar));
-    let mut stream = engine.docker().build_image(query, None, Some(body));
-    let mut tail = VecDeque::with_capacity(BUILD_TAIL_LINES);
-    let mut remember = |line: &str| {
-        if tail.len() == BUILD_TAIL_LINES {
-            tail.pop_front();
-        }
-        tail.push_back(line.to_owned());
-    };
-    while let Some(item) = stream.next().await {
-        let info = match item {
-            Ok(info) => info,
-            Err(error) => {
-                return Err(Error::BuildFailed {
-                    detail: redact::mask_userinfo(&engine_said(&error)),
-                    tail: Vec::from(tail).join("\n"),
-                });
-            }
-        };
-        if let Some(text) = info.stream.as_deref().or(info.status.as_deref()) {
-            for line in text
-                .lines()
-                .map(str::trim_end)
-                .filter(|l| !l.trim().is_empty())
-            {
-                let line = redact::mask_userinfo(line);
-                remember(&line);
-                // A count first: the output line that follows carries it.
-                if let Some((done, total)) = counts::build_step(&line) {
-                    progress(Report::Count {
-                        done,
-                        total: Some(total),
-                    });
-                }
-                progress(Report::Output(&line));
-            }
-        }
-        if let Some(detail) = info.error_detail.and_then(|d| d.message) {
-            return Err(Error::BuildFailed {
-                detail: redact::mask_userinfo(&detail),
-                tail: Vec::from(tail).join("\n"),
-            });
-        }
-    }
+    buildkit::run(engine, solve, progress).await?;
     ensure_image(engine, &options.tag, contract).await?;
     progress(Report::Note(&format!(
         "{} is ready (kernel contract {contract}).",

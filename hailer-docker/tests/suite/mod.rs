@@ -1,3 +1,4 @@
+mod build_secrets;
 pub(crate) mod common;
 mod kernel_image;
 mod kernel_isolation;

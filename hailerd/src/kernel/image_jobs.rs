@@ -211,9 +211,12 @@ async fn export(
         note(
             progress,
             &format!(
-                "This machine's package index settings are in {}, readable by you only; they may \
-             hold credentials, so keep that file out of version control",
-                dir.join("pip").join("pip.conf").display()
+                "This machine's package index settings are in {}, readable by you only; the build \
+                 command hands them to BuildKit as a secret and .dockerignore keeps them out of the \
+                 context. They may hold credentials, so keep that file out of version control",
+                dir.join(hailer_docker::image::EXPORTED_SECRETS_FOLDER)
+                    .join(hailer_docker::image::PIP_CONF_SECRET)
+                    .display()
             ),
         );
     }

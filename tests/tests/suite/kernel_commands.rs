@@ -165,7 +165,8 @@ fn a_dry_run_writes_the_context_with_the_host_mirror_and_prints_no_secret() {
         assert!(context.join(file).is_file(), "{file} missing");
     }
     assert!(context.join("wheels").is_dir());
-    let conf = context.join("pip/pip.conf");
+    assert!(!context.join("pip").exists(), "pip settings in the context");
+    let conf = context.join("secrets/pip.conf");
     let meta = std::fs::symlink_metadata(&conf).unwrap();
     assert!(meta.is_file());
     assert_eq!(meta.permissions().mode() & 0o777, 0o600);
@@ -182,16 +183,23 @@ fn a_dry_run_writes_the_context_with_the_host_mirror_and_prints_no_secret() {
         !conf_text.contains("keyring"),
         "only index settings are carried over"
     );
-    assert_eq!(std::fs::read_link(context.join("pip/ca.pem")).unwrap(), ca);
+    // The settings and the CA file reach the build as BuildKit secrets, never the context.
+    assert_eq!(
+        std::fs::read_to_string(context.join(".dockerignore")).unwrap(),
+        "secrets\n"
+    );
     let command = std::fs::read_to_string(context.join("build-command.txt")).unwrap();
     let contract = hailer_kernel_bundle::contract();
     assert!(
         command.starts_with(&format!(
-            "tar -C {context_arg} -ch . | DOCKER_BUILDKIT=0 docker build --tag {} ",
+            "docker build --secret id=pip.conf,src={} --secret id=ca.pem,src={} --tag {} ",
+            conf.display(),
+            ca.display(),
             hailer_kernel_bundle::default_image_name(&contract)
         )),
         "{command}"
     );
+    assert!(command.ends_with(&format!(" {context_arg}\n")), "{command}");
     assert!(
         command.contains(&format!(
             "--build-arg BASE_IMAGE={}",
@@ -237,10 +245,10 @@ fn a_dry_run_writes_the_context_with_the_host_mirror_and_prints_no_secret() {
     let plain_said = text(&plain);
     assert!(plain.status.success(), "{plain_said}");
     assert!(plain_said.contains("--no-host-config"), "{plain_said}");
-    assert!(!plain_dir.join("pip/pip.conf").exists());
+    assert!(!plain_dir.join("secrets").exists());
     assert!(
         plain_said.contains(&format!(
-            "DOCKER_BUILDKIT=0 docker build --tag hailer-kernel:mine --build-arg KERNEL_CONTRACT={contract} --build-arg BASE_IMAGE={} {plain_arg}",
+            "docker build --tag hailer-kernel:mine --build-arg KERNEL_CONTRACT={contract} --build-arg BASE_IMAGE={} {plain_arg}",
             hailer_kernel_bundle::DEFAULT_BASE_IMAGE
         )),
         "{plain_said}"

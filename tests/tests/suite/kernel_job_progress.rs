@@ -162,19 +162,22 @@ async fn kernel_build_prints_a_few_lines_and_keeps_the_whole_output_in_its_log()
     assert!(lines.len() <= MOST_LINES, "{} lines:\n{said}", lines.len());
     assert!(said.contains("is ready (kernel contract"), "{said}");
     let (_, log) = named_log(&lines);
-    let steps: Vec<&str> = log
-        .lines()
-        .filter(|line| line.starts_with("Step "))
-        .collect();
+    let steps = build_steps(&log);
     assert!(steps.len() >= 5, "{log}");
+    // BuildKit numbers the steps per stage (`[build 3/6] RUN ...`); the build's count is all
+    // of them, on its finished line. The steps themselves are not on screen.
+    let total: u64 = steps
+        .iter()
+        .filter_map(|step| step_of(step))
+        .map(|(stage, _, of)| (stage, of))
+        .collect::<std::collections::BTreeMap<_, _>>()
+        .values()
+        .sum();
+    assert!(
+        said.contains(&format!(", {total}/{total})")),
+        "{total}:\n{said}"
+    );
     let last = steps.last().copied().unwrap_or_default();
-    let total = last
-        .strip_prefix("Step ")
-        .and_then(|rest| rest.split_once(' '))
-        .map(|(counted, _)| counted.to_owned())
-        .unwrap_or_default();
-    // The build's step count is on its finished line; the steps themselves are not on screen.
-    assert!(said.contains(&format!(", {total})")), "{total}:\n{said}");
     assert!(!said.contains(last), "{said}");
     let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
 }
@@ -185,13 +188,28 @@ async fn kernel_build_with_verbose_shows_the_whole_output() {
     let (workspace, lines) = tokio::task::block_in_place(|| build(true));
     let said = lines.join("\n");
     let (_, log) = named_log(&lines);
-    let steps: Vec<&str> = log
-        .lines()
-        .filter(|line| line.starts_with("Step "))
-        .collect();
+    let steps = build_steps(&log);
     assert!(steps.len() >= 5, "{log}");
     for step in steps {
         assert!(said.contains(step), "{step:?} not shown:\n{said}");
     }
     let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
+}
+
+/// The lines of a build's log that name a step of the Dockerfile: `[build 3/6] RUN ...`, or
+/// `CACHED [build 3/6] RUN ...` for a step found in the build cache.
+fn build_steps(log: &str) -> Vec<&str> {
+    log.lines().filter(|line| step_of(line).is_some()).collect()
+}
+
+/// The stage, step and steps of the stage a step line names.
+fn step_of(line: &str) -> Option<(&str, u64, u64)> {
+    let rest = line
+        .strip_prefix("CACHED ")
+        .unwrap_or(line)
+        .strip_prefix('[')?;
+    let (inside, _) = rest.split_once(']')?;
+    let (stage, numbers) = inside.rsplit_once(' ')?;
+    let (step, steps) = numbers.split_once('/')?;
+    Some((stage, step.parse().ok()?, steps.parse().ok()?))
 }
