@@ -64,7 +64,7 @@ async fn an_mcp_call_and_the_agents_turn_share_the_live_session_and_every_client
     let chart_call = &seen["calls"][0];
     assert_eq!(chart_call["isError"], false, "{seen}");
     let text = chart_call["text"].as_str().unwrap();
-    assert!(text.starts_with("made the chart cell"), "{text}");
+    assert!(text.contains("\nmade the chart cell\n"), "{text}");
     assert!(
         text.contains("chart 'Rows per city' of cell city_chart"),
         "{text}"
@@ -91,7 +91,7 @@ async fn an_mcp_call_and_the_agents_turn_share_the_live_session_and_every_client
         finished["output"]
             .as_str()
             .unwrap()
-            .starts_with("made the chart cell"),
+            .contains("\nmade the chart cell\n"),
         "{finished}"
     );
     let chart = call_event(&mut live.events, "chart", &call_id).await;
@@ -145,6 +145,9 @@ const SLEEP: &str = "import time\ntime.sleep(60)\nprint('slept')";
 async fn a_cancelled_mcp_call_stops_its_run_and_the_kernel_stays_usable() {
     let workspace = TestWorkspace::unsafe_local();
     let mut live = LiveSession::start(&workspace).await;
+    // A ready kernel, so the cancelled call is cancelled while its code runs.
+    let ready = live.post("/exec", json!({"code": "print('ready')"})).await;
+    assert_eq!(ready.0, 200, "{ready:?}");
 
     // The official client cancels the call after 3 s (it sends `notifications/cancelled`),
     // then runs other code at once.
