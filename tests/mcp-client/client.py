@@ -97,12 +97,12 @@ async def over_stdio(hailer, codes, repeat, cancel_after=None):
         return await drive(read, write, codes, repeat, cancel_after)
 
 
-async def over_http(url, token, codes, repeat):
+async def over_http(url, token, codes, repeat, cancel_after=None):
     headers = {} if token == "-" else {"Authorization": f"Bearer {token}"}
     async with httpx2.AsyncClient(headers=headers, timeout=600) as http:
         try:
             async with streamable_http_client(url, http_client=http) as (read, write):
-                return await drive(read, write, codes, repeat)
+                return await drive(read, write, codes, repeat, cancel_after)
         except BaseException as error:  # the client reports a refusal as an exception group
             return {"refused": describe_refusal(error)}
 
@@ -141,7 +141,7 @@ def main():
     elif args[0] == "stdio":
         outcome = asyncio.run(over_stdio(args[1], args[2:], repeat, cancel_after))
     else:
-        outcome = asyncio.run(over_http(args[1], args[2], args[3:], repeat))
+        outcome = asyncio.run(over_http(args[1], args[2], args[3:], repeat, cancel_after))
     print(json.dumps(outcome))
 
 

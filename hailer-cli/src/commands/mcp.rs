@@ -6,7 +6,8 @@
 //! message it reads, one per line, to the daemon's `/v1/sessions/{id}/mcp` route, and writes
 //! the replies back, one per line. hailerd's MCP server (rmcp) answers them; nothing of the
 //! protocol is decided here, but for one thing: a `notifications/cancelled` closes the
-//! connection of the request it names, which stops that call in the daemon.
+//! connection of the request it names, which stops that call in the daemon (and no other
+//! client's call with the same id).
 
 use std::collections::HashMap;
 use std::process::ExitCode;
@@ -75,9 +76,9 @@ pub(crate) async fn run(home: &HailerHome, flags: SessionFlags) -> anyhow::Resul
         }
         let message = serde_json::from_str::<Value>(&line).ok();
         if let Some(request) = message.as_ref().and_then(cancelled_request) {
-            // Closing the request's connection is what stops the call in the daemon: its MCP
-            // route serves each message on its own, so a cancellation sent there would reach no
-            // running call. The cancelled request gets no reply, as the protocol asks.
+            // Closing the request's connection stops the call in the daemon, and only this
+            // client's: another agent's `hailer mcp` may number its requests alike. The
+            // cancelled request gets no reply, as the protocol asks.
             if let Some(relay) = lock(&in_flight).remove(&request) {
                 relay.abort();
             }

@@ -1,6 +1,7 @@
 //! Another agent over MCP and our own agent's turn on one live session: every attached client
 //! sees the MCP call's code, output and chart as it sees the agent's; the chart reaches the MCP
-//! client as a PNG picture; a cancelled MCP call stops its run and leaves the kernel usable.
+//! client as a PNG picture; a cancelled MCP call (over `hailer mcp` and over Streamable HTTP)
+//! stops its run and leaves the kernel usable.
 
 use std::time::Duration;
 
@@ -197,6 +198,29 @@ async fn a_cancelled_mcp_call_stops_its_run_and_the_kernel_stays_usable() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert_eq!(kernel, "idle");
+    // Over Streamable HTTP the client cancels by closing the call's request: the same.
+    let url = format!("{}/v1/sessions/{}/mcp", live.base, live.id);
+    let over_http = tokio::task::block_in_place(|| {
+        hailer_tests::mcp_client::run(
+            &workspace,
+            &[
+                "--cancel-after",
+                "3",
+                "http",
+                &url,
+                &live.token,
+                SLEEP,
+                "print(6 * 7)",
+            ],
+        )
+    });
+    assert_eq!(over_http["cancelled"], true, "{over_http}");
+    assert_eq!(over_http["next"]["text"], "42", "{over_http}");
+    assert!(
+        over_http["nextSeconds"].as_f64().unwrap() < 10.0,
+        "{over_http}"
+    );
+
     // A client's own run goes through as before.
     let after = live
         .post("/exec", json!({"code": "print('still here')"}))

@@ -16,6 +16,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+use super::cancel::RunningCall;
 use crate::session::Session;
 
 /// The client name the audit trail gives calls made through MCP.
@@ -104,7 +105,12 @@ impl ServerHandler for SessionServer {
             client: Some(MCP_CLIENT.to_owned()),
         });
         // A client that goes away or cancels the request stops the run, as a turn's cancel does.
-        let ctx = ToolContext::for_client(call_id.clone(), context.ct.child_token(), MCP_CLIENT);
+        let cancel = context.ct.child_token();
+        let request_id = serde_json::to_value(&context.id)
+            .map(|id| id.to_string())
+            .unwrap_or_default();
+        let _running = RunningCall::enter(&session.id, request_id, cancel.clone());
+        let ctx = ToolContext::for_client(call_id.clone(), cancel, MCP_CLIENT);
         let copy_back = crate::agent::may_change_notebooks(&name, &arguments);
         let mut finished = Finished {
             session: &session,
