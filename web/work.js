@@ -99,7 +99,8 @@
     const hasCode = typeof call.code === "string" && call.code !== "";
     return {
       kind: "tool",
-      name: call.name,
+      // A client's own call (another agent over MCP) says whose it is.
+      name: call.client ? `${call.name} (${call.client})` : call.name,
       code: hasCode ? call.code : call.preview || "",
       hasCode,
     };

@@ -180,17 +180,27 @@ impl Endpoint {
         self.exchange_request(request).await
     }
 
+    /// One request on a connection of its own. Dropping this future closes the connection, so
+    /// the daemon stops serving the request (how `hailer mcp` cancels a call).
     async fn exchange_request(&self, request: Request<Full<Bytes>>) -> anyhow::Result<Reply> {
         let stream = TcpStream::connect(("127.0.0.1", self.port)).await?;
         stream.set_nodelay(true)?;
         let (mut sender, connection) =
             hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-        let driver = tokio::spawn(connection);
+        let _driver = AbortOnDrop(tokio::spawn(connection));
         let response = sender.send_request(request).await?;
         let status = response.status().as_u16();
         let body = response.into_body().collect().await?.to_bytes();
-        driver.abort();
         Ok(Reply { status, body })
+    }
+}
+
+/// Ends a spawned task (a connection's driver) when dropped.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

@@ -41,25 +41,47 @@ pub struct DrawnPicture {
     pub render_ms: u64,
 }
 
-/// The snippet that prints the charts of the cells `cell_ids`, one JSON line each.
-pub fn draw_charts_code(cell_ids: &[String]) -> Result<String> {
+/// The kind of picture a chart is drawn as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PictureFormat {
+    /// SVG, or PNG when the SVG would be too large: what the chat page shows best.
+    Best,
+    /// Always PNG: the picture every Model Context Protocol host can show (many do not take
+    /// SVG).
+    Png,
+}
+
+/// The snippet that prints the charts of the cells `cell_ids`, one JSON line each, drawn as
+/// `format`.
+pub fn draw_charts_code(cell_ids: &[String], format: PictureFormat) -> Result<String> {
     let ids = cell_ids
         .iter()
         .map(|id| python_string_literal(id))
         .collect::<Result<Vec<_>>>()?
         .join(", ");
+    // `hailer_kernel.charts` draws a chart as PNG at once when it has more inline rows than
+    // `SVG_ROWS`; below zero, every chart is drawn as PNG. The setting is put back afterwards.
+    let svg_rows = match format {
+        PictureFormat::Best => "_h_charts.SVG_ROWS",
+        PictureFormat::Png => "-1",
+    };
     Ok(format!(
         "import json as _h_json\n\
          import marimo._code_mode as _h_cm\n\
          from hailer_kernel import charts as _h_charts\n\
-         async with _h_cm.get_context() as _h_ctx:\n    \
-         _h_outputs = {{_h_view.id: _h_view.output for _h_view in _h_ctx.cells}}\n    \
-         for _h_id in [{ids}]:\n        \
-         _h_out = _h_outputs.get(_h_id)\n        \
-         _h_chart = None if _h_out is None else _h_charts.render(str(_h_out.mimetype), _h_out.data)\n        \
-         if _h_chart is not None:\n            \
-         _h_chart['cellId'] = _h_id\n            \
+         _h_svg_rows = _h_charts.SVG_ROWS\n\
+         _h_charts.SVG_ROWS = {svg_rows}\n\
+         try:\n    \
+         async with _h_cm.get_context() as _h_ctx:\n        \
+         _h_outputs = {{_h_view.id: _h_view.output for _h_view in _h_ctx.cells}}\n        \
+         for _h_id in [{ids}]:\n            \
+         _h_out = _h_outputs.get(_h_id)\n            \
+         _h_chart = None if _h_out is None else _h_charts.render(str(_h_out.mimetype), _h_out.data)\n            \
+         if _h_chart is not None:\n                \
+         _h_chart['cellId'] = _h_id\n                \
          print('{CHART_MARKER}' + _h_json.dumps(_h_chart))\n\
+         finally:\n    \
+         _h_charts.SVG_ROWS = _h_svg_rows\n\
          print('{CHARTS_END}')\n"
     ))
 }
@@ -85,12 +107,17 @@ mod tests {
 
     #[test]
     fn cell_ids_are_embedded_as_literals() {
-        let code = draw_charts_code(&["Hbol".to_owned(), "x']; import os #".to_owned()]).unwrap();
+        let ids = ["Hbol".to_owned(), "x']; import os #".to_owned()];
+        let code = draw_charts_code(&ids, PictureFormat::Best).unwrap();
         assert!(
             code.contains("for _h_id in ['Hbol', 'x\\']; import os #']:"),
             "{code}"
         );
+        assert!(code.contains("_h_charts.SVG_ROWS = _h_charts.SVG_ROWS\n"));
         assert!(code.ends_with("print('hailer-charts-end')\n"));
+        let png = draw_charts_code(&ids, PictureFormat::Png).unwrap();
+        assert!(png.contains("_h_charts.SVG_ROWS = -1\n"), "{png}");
+        assert!(png.contains("_h_charts.SVG_ROWS = _h_svg_rows\n"), "{png}");
     }
 
     #[test]

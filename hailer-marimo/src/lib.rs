@@ -25,7 +25,7 @@ pub mod python_env;
 pub use hailer_sse as sse;
 
 pub use cell_snapshot::{CellSnapshot, SnapshotOptions, SyntaxIssue};
-pub use chart_snippet::{DrawnChart, DrawnPicture};
+pub use chart_snippet::{DrawnChart, DrawnPicture, PictureFormat};
 pub use client::{
     CellChange, ClientOptions, ExecChunk, ExecOutcome, ExecOutput, KEPT_CONSOLE_BYTES, KernelState,
     MarimoClient, SessionHandle, StreamKind,

@@ -431,9 +431,12 @@ pub enum SessionEvent {
         delta: String,
     },
     /// The agent started a tool: its name, a short preview of the arguments, and the code it
-    /// runs in full (capped at 64,000 characters) when it runs code.
+    /// runs in full (capped at 64,000 characters) when it runs code. A client may also call a
+    /// tool itself, outside any turn (another agent over MCP): `client` then names it, and the
+    /// call's events (this one, its `toolCallFinished` and `chart` events) carry an empty
+    /// `turn_id`.
     ToolCallStarted {
-        /// The turn that makes the call.
+        /// The turn that makes the call; empty for a client's own call.
         turn_id: String,
         /// The id the model gave the call; the matching `toolCallFinished` and `chart` events
         /// carry it.
@@ -445,11 +448,15 @@ pub enum SessionEvent {
         /// The code the call runs, when its arguments carry code.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         code: Option<String>,
+        /// The client that called the tool itself, outside any turn (`mcp`); absent for the
+        /// calls the model makes in a turn.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client: Option<String>,
     },
     /// A tool finished: the start of its result, and the result for review (capped at 8,000
     /// characters).
     ToolCallFinished {
-        /// The turn that made the call.
+        /// The turn that made the call; empty for a client's own call.
         turn_id: String,
         /// The id of the call, as in its `toolCallStarted`.
         call_id: String,
@@ -466,7 +473,7 @@ pub enum SessionEvent {
     /// A tool call's code made a chart (one event per chart, after the call's
     /// `toolCallFinished`).
     Chart {
-        /// The turn whose tool call made the chart.
+        /// The turn whose tool call made the chart; empty for a client's own call.
         turn_id: String,
         /// The tool call whose code made it.
         call_id: String,

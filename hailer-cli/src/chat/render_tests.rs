@@ -218,6 +218,7 @@ fn hostile_strings_reach_the_terminal_without_control_sequences() {
                 name: "marimo_execute".to_owned(),
                 preview: text.clone(),
                 code: Some(format!("print('{text}')")),
+                client: Some(text.clone()),
             },
             SessionEvent::ToolCallFinished {
                 turn_id: "t".to_owned(),

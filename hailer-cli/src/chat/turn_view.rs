@@ -93,9 +93,18 @@ impl TurnView {
                 name,
                 preview,
                 code,
+                client,
                 ..
             } => {
                 self.flush_answer(screen);
+                if let Some(client) = client {
+                    // Another agent's own call (over MCP), outside any turn of ours.
+                    screen.line(format!(
+                        "{} {}",
+                        style.bold_cyan(&format!("{client} >")),
+                        style.dim(&format!("called {name}"))
+                    ));
+                }
                 let lines = tool_view::started(name, preview, code.as_deref(), style, width);
                 screen.line(lines.join("\n"));
             }

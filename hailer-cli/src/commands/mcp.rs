@@ -5,8 +5,11 @@
 //! its event stream open, so the session counts it as attached), then relays each JSON-RPC
 //! message it reads, one per line, to the daemon's `/v1/sessions/{id}/mcp` route, and writes
 //! the replies back, one per line. hailerd's MCP server (rmcp) answers them; nothing of the
-//! protocol is decided here.
+//! protocol is decided here, but for one thing: a `notifications/cancelled` closes the
+//! connection of the request it names, which stops that call in the daemon (and no other
+//! client's call with the same id).
 
+use std::collections::HashMap;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,6 +18,7 @@ use hailer_config::home::HailerHome;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio::sync::{Mutex, mpsc};
+use tokio::task::AbortHandle;
 
 use crate::daemon_client;
 use crate::http::{Endpoint, Reply};
@@ -64,22 +68,75 @@ pub(crate) async fn run(home: &HailerHome, flags: SessionFlags) -> anyhow::Resul
 
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut running = tokio::task::JoinSet::new();
+    // The requests being relayed, by JSON-RPC id: a cancellation ends its request's relay.
+    let in_flight: InFlight = Arc::default();
     while let Some(line) = lines.next_line().await? {
         if line.trim().is_empty() {
             continue;
         }
+        let message = serde_json::from_str::<Value>(&line).ok();
+        if let Some(request) = message.as_ref().and_then(cancelled_request) {
+            // Closing the request's connection stops the call in the daemon, and only this
+            // client's: another agent's `hailer mcp` may number its requests alike. The
+            // cancelled request gets no reply, as the protocol asks.
+            if let Some(relay) = lock(&in_flight).remove(&request) {
+                relay.abort();
+            }
+            continue;
+        }
+        let key = message
+            .as_ref()
+            .filter(|message| message.get("method").is_some())
+            .and_then(|message| message.get("id"))
+            .map(Value::to_string);
         let target = Arc::clone(&target);
         let replies = replies.clone();
-        running.spawn(async move {
+        let mine = Arc::clone(&in_flight);
+        // Held while the relay is spawned and entered, so it cannot end before it is known.
+        let mut held = lock(&in_flight);
+        let relay = running.spawn(async move {
             for reply in target.relay(line).await {
                 let _ = replies.send(reply);
             }
+            if let Some(key) = key_of_task(&mine) {
+                lock(&mine).remove(&key);
+            }
         });
+        if let Some(key) = key {
+            held.insert(key, relay);
+        }
+        drop(held);
     }
     while running.join_next().await.is_some() {}
     drop(replies);
     let _ = writer.await;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The relays of requests still running, by their JSON-RPC id (as JSON text).
+type InFlight = Arc<std::sync::Mutex<HashMap<String, AbortHandle>>>;
+
+fn lock(in_flight: &InFlight) -> std::sync::MutexGuard<'_, HashMap<String, AbortHandle>> {
+    in_flight
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The id the running task was entered under, when it is a relay of a request.
+fn key_of_task(in_flight: &InFlight) -> Option<String> {
+    let me = tokio::task::try_id()?;
+    lock(in_flight)
+        .iter()
+        .find(|(_, relay)| relay.id() == me)
+        .map(|(key, _)| key.clone())
+}
+
+/// The id (as JSON text) of the request a `notifications/cancelled` message cancels.
+fn cancelled_request(message: &Value) -> Option<String> {
+    if message.get("method")?.as_str()? != "notifications/cancelled" {
+        return None;
+    }
+    Some(message.get("params")?.get("requestId")?.to_string())
 }
 
 /// Keeps the session's event stream open in the background, so the session counts this client
@@ -232,6 +289,20 @@ mod tests {
             replies_of(&reply(200, stream), Some(&json!(2))),
             vec![r#"{"jsonrpc":"2.0","id":2,"result":{}}"#.to_owned()]
         );
+    }
+
+    #[test]
+    fn cancellations_name_the_request_they_cancel() {
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                            "params": {"requestId": 7, "reason": "stop"}});
+        assert_eq!(cancelled_request(&cancel).as_deref(), Some("7"));
+        let by_name = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                             "params": {"requestId": "a"}});
+        assert_eq!(cancelled_request(&by_name).as_deref(), Some("\"a\""));
+        let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call"});
+        assert_eq!(cancelled_request(&call), None);
+        // The key a request is entered under is the same JSON text of its id.
+        assert_eq!(call["id"].to_string(), "7");
     }
 
     #[test]

@@ -73,12 +73,13 @@ impl MarimoClient {
         &self,
         notebook: &Path,
         cell_ids: &[String],
+        format: chart_snippet::PictureFormat,
         budget: Duration,
     ) -> Result<Vec<DrawnChart>> {
         let outcome = self
             .execute_until_line(
                 notebook,
-                &chart_snippet::draw_charts_code(cell_ids)?,
+                &chart_snippet::draw_charts_code(cell_ids, format)?,
                 chart_snippet::CHARTS_END,
                 budget,
             )

@@ -113,6 +113,7 @@ impl EventSink for SessionSink {
                 name,
                 preview: argument_preview,
                 code,
+                client: None,
             },
             TurnEvent::ToolCallFinished {
                 call_id,

@@ -127,9 +127,16 @@ needs is read."
         };
         let changes =
             tools_cells::changes_since(&session, &kernel, &notebook, &before, client).await;
-        let shown =
-            tools_charts::publish(&session, &kernel, &notebook, &changes.charts, &ctx.call_id)
-                .await;
+        let in_turn = client.is_none();
+        let shown = tools_charts::publish(
+            &session,
+            &kernel,
+            &notebook,
+            &changes.charts,
+            &ctx.call_id,
+            in_turn,
+        )
+        .await;
         let text = if shown.is_empty() {
             text
         } else {

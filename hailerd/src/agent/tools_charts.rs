@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use hailer_marimo::{CellSnapshot, DrawnChart, DrawnPicture};
+use hailer_marimo::{CellSnapshot, DrawnChart, DrawnPicture, PictureFormat};
 use hailer_protocol::{Chart, ChartImage};
 
 use crate::kernel::Kernel;
@@ -14,13 +14,15 @@ const MAX_CHARTS_PER_CALL: usize = 8;
 
 /// Draws the charts of `cells` and sends them to the session's clients as made by the call
 /// `call_id`; returns one line per chart for the tool's result, so the model knows what the
-/// user sees.
+/// user sees. A client's own call (`in_turn` false: another agent over MCP) gets PNG pictures,
+/// which every MCP host can show; a turn's charts are SVG where they can be.
 pub(super) async fn publish(
     session: &Session,
     kernel: &Kernel,
     notebook: &Path,
     cells: &[CellSnapshot],
     call_id: &str,
+    in_turn: bool,
 ) -> Vec<String> {
     if cells.is_empty() {
         return Vec::new();
@@ -30,7 +32,12 @@ pub(super) async fn publish(
         .take(MAX_CHARTS_PER_CALL)
         .map(|cell| cell.id.clone())
         .collect();
-    let drawn = match kernel.draw_charts(notebook, &ids).await {
+    let format = if in_turn {
+        PictureFormat::Best
+    } else {
+        PictureFormat::Png
+    };
+    let drawn = match kernel.draw_charts(notebook, &ids, format).await {
         Ok(drawn) => drawn,
         Err(error) => {
             tracing::warn!(%error, "the charts could not be drawn");
@@ -43,7 +50,7 @@ pub(super) async fn publish(
         .map(|drawn| {
             let chart = chart_of(drawn, cells, &notebook);
             let line = shown_line(&chart);
-            session.publish_chart(call_id, chart);
+            session.publish_chart(call_id, chart, in_turn);
             line
         })
         .collect()

@@ -271,6 +271,7 @@ mod tests {
             name: "marimo_execute".to_owned(),
             preview: "print(1)".to_owned(),
             code: Some("print(1)".to_owned()),
+            client: None,
         }
     }
 

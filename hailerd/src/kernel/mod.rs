@@ -292,15 +292,21 @@ impl Kernel {
             .await?)
     }
 
-    /// The charts of the cells `cell_ids` of `notebook`, drawn in the kernel.
+    /// The charts of the cells `cell_ids` of `notebook`, drawn in the kernel as `format`.
     pub(crate) async fn draw_charts(
         &self,
         notebook: &Path,
         cell_ids: &[String],
+        format: hailer_marimo::PictureFormat,
     ) -> Result<Vec<hailer_marimo::DrawnChart>, KernelError> {
         Ok(self
             .client
-            .draw_charts(&self.kernel_path(notebook), cell_ids, DRAW_CHARTS_TIMEOUT)
+            .draw_charts(
+                &self.kernel_path(notebook),
+                cell_ids,
+                format,
+                DRAW_CHARTS_TIMEOUT,
+            )
             .await?)
     }
 

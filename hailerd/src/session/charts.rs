@@ -50,16 +50,17 @@ impl ChartBook {
         }
     }
 
-    /// Keeps `chart`, made by the call `call_id`, giving it the session's next chart id;
-    /// returns it with that id and the running turn.
-    fn keep(&self, call_id: &str, mut chart: Chart) -> (Option<String>, Chart) {
+    /// Keeps `chart`, made by the call `call_id` (of the running turn, or a client's own call
+    /// outside it when `in_turn` is false), giving it the session's next chart id; returns it
+    /// with that id and its turn.
+    fn keep(&self, call_id: &str, mut chart: Chart, in_turn: bool) -> (Option<String>, Chart) {
         let Ok(mut book) = self.inner.lock() else {
             return (None, chart);
         };
         book.made += 1;
         chart.id = format!("chart-{}", book.made);
         book.picture_bytes += picture_bytes(&chart);
-        let turn = book.turn.clone();
+        let turn = if in_turn { book.turn.clone() } else { None };
         book.kept.push_back(Kept {
             turn: turn.clone(),
             call: call_id.to_owned(),
@@ -146,9 +147,11 @@ impl Session {
         self.charts.of_calls(None, &[call_id])
     }
 
-    /// Sends `chart`, made by the tool call `call_id` of the running turn, to every client.
-    pub(crate) fn publish_chart(&self, call_id: &str, chart: Chart) {
-        let (turn, chart) = self.charts.keep(call_id, chart);
+    /// Sends `chart`, made by the tool call `call_id` of the running turn, to every client. A
+    /// client's own call (`in_turn` false) only keeps it: its caller sends the charts with the
+    /// call's result ([`Session::charts_of_call`]).
+    pub(crate) fn publish_chart(&self, call_id: &str, chart: Chart, in_turn: bool) {
+        let (turn, chart) = self.charts.keep(call_id, chart, in_turn);
         let Some(turn_id) = turn else {
             return;
         };
@@ -206,11 +209,11 @@ mod tests {
     fn charts_get_ids_and_land_in_the_turn_whose_call_made_them() {
         let book = ChartBook::default();
         book.set_turn(Some("t1"));
-        let (turn, first) = book.keep("call_1", chart(10));
+        let (turn, first) = book.keep("call_1", chart(10), true);
         assert_eq!(turn.as_deref(), Some("t1"));
         assert_eq!(first.id, "chart-1");
-        book.set_turn(None);
-        let (turn, outside) = book.keep("mcp-7", chart(10));
+        // A client's own call while the turn runs (another agent over MCP) is no part of it.
+        let (turn, outside) = book.keep("mcp-7", chart(10), false);
         assert_eq!(turn, None);
         assert_eq!(outside.id, "chart-2");
 
@@ -229,7 +232,7 @@ mod tests {
 
         // A summary dropped the oldest turn: the rest keep theirs, matched from the end.
         book.set_turn(Some("t3"));
-        let (_, third) = book.keep("call_1", chart(10));
+        let (_, third) = book.keep("call_1", chart(10), true);
         let mut three = vec![past_turn("q2", &["call_1"]), past_turn("q3", &["call_1"])];
         book.fill(&mut three, &two, Some("t3"));
         assert!(three[0].charts.is_empty());
@@ -249,13 +252,13 @@ mod tests {
     fn the_oldest_charts_go_first_past_either_bound() {
         let book = ChartBook::default();
         for n in 0..(MAX_CHARTS + 5) {
-            book.keep(&format!("c{n}"), chart(1));
+            book.keep(&format!("c{n}"), chart(1), true);
         }
         assert!(book.of_calls(None, &["c0", "c4"]).is_empty());
         assert_eq!(book.of_calls(None, &["c5", "c204"]).len(), 2);
         let big = ChartBook::default();
-        big.keep("a", chart(MAX_PICTURE_BYTES / 2 + 1));
-        big.keep("b", chart(MAX_PICTURE_BYTES / 2 + 1));
+        big.keep("a", chart(MAX_PICTURE_BYTES / 2 + 1), true);
+        big.keep("b", chart(MAX_PICTURE_BYTES / 2 + 1), true);
         assert!(big.of_calls(None, &["a"]).is_empty());
         assert_eq!(big.of_calls(None, &["b"]).len(), 1);
     }

@@ -17,14 +17,18 @@ fn client(workspace: &TestWorkspace, args: &[&str]) -> Value {
 }
 
 /// The audit trail's records, once one of `kind` holds `code`.
-fn audited(workspace: &TestWorkspace, kind: &str, code: &str) -> Value {
+pub(super) fn audited(workspace: &TestWorkspace, kind: &str, code: &str) -> Value {
     audited_where(workspace, &format!("{kind} record of {code:?}"), |record| {
         record["kind"] == kind && record["code"] == code
     })
 }
 
 /// The first record of the workspace's trail that `wanted` picks, waiting for it a little.
-fn audited_where(workspace: &TestWorkspace, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+pub(super) fn audited_where(
+    workspace: &TestWorkspace,
+    what: &str,
+    wanted: impl Fn(&Value) -> bool,
+) -> Value {
     for _ in 0..50 {
         let listed = workspace.hailer(&["audit", "--json"]);
         let records: Vec<Value> = serde_json::from_slice(&listed.stdout).unwrap_or_default();

@@ -38,6 +38,7 @@ mod live_session;
 mod login;
 mod long_work;
 mod mcp_server;
+mod mcp_shared_session;
 mod model_judgement;
 mod notebook_in_browser;
 mod readme_quick_start;

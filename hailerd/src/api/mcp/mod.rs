@@ -4,13 +4,17 @@
 //! (`api::guard`), so rmcp's own host and origin lists stay off. Every POST is answered on its
 //! own (rmcp's stateless mode, with plain JSON replies): the Hailer session is the state, so
 //! there are no MCP sessions to keep, and `hailer mcp` can relay each message as one request.
+//! A `notifications/cancelled` is the one message read here first: it stops the running call
+//! it names (`cancel`).
 
+mod cancel;
 mod server;
 
 use std::sync::Arc;
 
 use axum::extract::{Path, Request, State};
-use axum::response::Response;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse as _, Response};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
@@ -39,6 +43,21 @@ pub(super) async fn serve(
     request: Request,
 ) -> Result<Response, ApiError> {
     let session = daemon.sessions.get(&id).await?;
+    // A cancellation is read here: rmcp, serving each message on its own, would drop it.
+    let (parts, body) = request.into_parts();
+    let body = axum::body::to_bytes(body, super::CODE_BODY)
+        .await
+        .map_err(|_| {
+            ApiError::PayloadTooLarge(format!(
+                "an MCP message may be at most {} bytes",
+                super::CODE_BODY
+            ))
+        })?;
+    if let Some(request) = cancel::cancelled_request(&body) {
+        cancel::cancel(&session.id, &request);
+        return Ok(StatusCode::ACCEPTED.into_response());
+    }
+    let request = Request::from_parts(parts, axum::body::Body::from(body));
     let weak = Arc::downgrade(&session);
     let service = StreamableHttpService::new(
         move || {

@@ -1,12 +1,14 @@
 //! The MCP server of one session: the session's agent tools, offered to another agent under
 //! the names, descriptions and argument schemas the model reads, and run by the same code.
 
-use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use hailer_agent::ToolContext;
 use hailer_agent::tool::{cap_output, is_error};
+use hailer_agent::turn::{argument_preview, call_code, result_output, result_preview};
+use hailer_model::ToolCall;
+use hailer_protocol::{Chart, SessionEvent};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -14,6 +16,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+use super::cancel::RunningCall;
 use crate::session::Session;
 
 /// The client name the audit trail gives calls made through MCP.
@@ -83,12 +86,38 @@ impl ServerHandler for SessionServer {
         let session = self.live()?;
         let _busy = session.busy();
         let tools = mcp_tools(&session)?;
-        let name: Cow<'_, str> = request.name;
+        let name = request.name.to_string();
         let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
         let call_id = format!("mcp-{}", CALLS.fetch_add(1, Ordering::Relaxed) + 1);
+        // Every attached client sees the call as it sees the agent's: its code, then its result
+        // and charts. It is no turn of the conversation, so the events carry no turn id.
+        let call = ToolCall {
+            call_id: call_id.clone(),
+            name: name.clone(),
+            arguments: arguments.to_string(),
+        };
+        session.events.publish(SessionEvent::ToolCallStarted {
+            turn_id: String::new(),
+            call_id: call_id.clone(),
+            name: name.clone(),
+            preview: argument_preview(&call),
+            code: call_code(&call),
+            client: Some(MCP_CLIENT.to_owned()),
+        });
         // A client that goes away or cancels the request stops the run, as a turn's cancel does.
-        let ctx = ToolContext::for_client(call_id.clone(), context.ct.child_token(), MCP_CLIENT);
+        let cancel = context.ct.child_token();
+        let request_id = serde_json::to_value(&context.id)
+            .map(|id| id.to_string())
+            .unwrap_or_default();
+        let _running = RunningCall::enter(&session.id, request_id, cancel.clone());
+        let ctx = ToolContext::for_client(call_id.clone(), cancel, MCP_CLIENT);
         let copy_back = crate::agent::may_change_notebooks(&name, &arguments);
+        let mut finished = Finished {
+            session: &session,
+            call_id: &call_id,
+            name: &name,
+            output: None,
+        };
         let text = tools.call(&name, arguments, ctx).await;
         if copy_back {
             // The work is in the notebook on this machine when the caller gets the result.
@@ -96,17 +125,19 @@ impl ServerHandler for SessionServer {
         }
         let max_chars = crate::agent::max_tool_output_chars(&session.loaded().config);
         let text = cap_output(&text, max_chars);
+        finished.output = Some(text.clone());
+        drop(finished);
+        let charts = session.charts_of_call(&call_id);
         let mut content = vec![ContentBlock::text(text.clone())];
-        content.extend(chart_pictures(&session, &call_id));
-        let failed = is_error(&text);
-        session.notice(
-            hailer_protocol::NoticeLevel::Info,
-            format!(
-                "An MCP client called {name}{}.",
-                if failed { " (it failed)" } else { "" }
-            ),
-        );
-        let result = if failed {
+        content.extend(charts.iter().filter_map(picture_of));
+        for chart in charts {
+            session.events.publish(SessionEvent::Chart {
+                turn_id: String::new(),
+                call_id: call_id.clone(),
+                chart,
+            });
+        }
+        let result = if is_error(&text) {
             CallToolResult::error(content)
         } else {
             CallToolResult::success(content)
@@ -114,6 +145,33 @@ impl ServerHandler for SessionServer {
         Ok(result.into())
     }
 }
+
+/// Tells every client that an MCP call ended: with its result, or as interrupted when the call
+/// was dropped first (the client cancelled or went away).
+struct Finished<'a> {
+    session: &'a Session,
+    call_id: &'a str,
+    name: &'a str,
+    output: Option<String>,
+}
+
+impl Drop for Finished<'_> {
+    fn drop(&mut self) {
+        let output = self.output.take().unwrap_or_else(|| INTERRUPTED.to_owned());
+        let (ok, preview) = result_preview(&output);
+        self.session.events.publish(SessionEvent::ToolCallFinished {
+            turn_id: String::new(),
+            call_id: self.call_id.to_owned(),
+            name: self.name.to_owned(),
+            ok,
+            preview,
+            output: result_output(&output),
+        });
+    }
+}
+
+/// What clients are shown of a call the MCP client cancelled or left.
+const INTERRUPTED: &str = "ERROR: the MCP client cancelled the call";
 
 /// What the MCP client's agent reads first: where code runs and how it is kept.
 fn instructions(kernel: &str) -> String {
@@ -124,22 +182,16 @@ fn instructions(kernel: &str) -> String {
     )
 }
 
-/// The pictures of the charts the call `call_id` made, as MCP image content.
-fn chart_pictures(session: &Session, call_id: &str) -> Vec<ContentBlock> {
-    session
-        .charts_of_call(call_id)
-        .into_iter()
-        .filter_map(|chart| {
-            let image = chart.image?;
-            let data = image
-                .data_url
-                .strip_prefix("data:")?
-                .strip_prefix(image.mimetype.as_str())?
-                .strip_prefix(";base64,")?
-                .to_owned();
-            Some(ContentBlock::image(data, image.mimetype))
-        })
-        .collect()
+/// A chart's picture as MCP image content (base64 data with its media type), when it has one.
+fn picture_of(chart: &Chart) -> Option<ContentBlock> {
+    let image = chart.image.as_ref()?;
+    let data = image
+        .data_url
+        .strip_prefix("data:")?
+        .strip_prefix(image.mimetype.as_str())?
+        .strip_prefix(";base64,")?
+        .to_owned();
+    Some(ContentBlock::image(data, image.mimetype.clone()))
 }
 
 #[cfg(test)]
