@@ -15,10 +15,12 @@ pub mod live;
 pub mod long_chat;
 pub mod marimo_floor;
 pub mod mcp_client;
+pub mod notebook_cases;
 pub mod prereqs;
 pub mod relay;
 pub mod running;
 pub mod system;
+pub mod timed_run;
 pub mod tmux;
 pub mod workspace;
 

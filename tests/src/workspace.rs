@@ -147,6 +147,15 @@ impl TestWorkspace {
         self.trust();
     }
 
+    /// This workspace with the scripted model at `base_url` (chat completions, streamed) and
+    /// its key in the client's environment: for workspaces made by another constructor.
+    pub fn answered_by(mut self, base_url: &str) -> Self {
+        self.env
+            .push((SCRIPTED_KEY_VARIABLE.to_owned(), SCRIPTED_KEY.to_owned()));
+        self.use_scripted_model(base_url, "chat", true, "");
+        self
+    }
+
     /// `hailer trust`, as a user who read the workspace's hailer.toml runs it.
     pub fn trust(&self) {
         let trusted = self.hailer(&["trust", "--yes"]);

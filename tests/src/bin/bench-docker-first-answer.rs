@@ -15,7 +15,6 @@
 //! Exits 1 when the median is over the target.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::Read as _;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -41,43 +40,9 @@ fn ms(duration: Duration) -> String {
 
 /// One cold `hailer run`: the time to the answer's first byte.
 fn first_answer(workspace: &TestWorkspace) -> Duration {
-    let started = Instant::now();
-    let mut child = workspace
-        .command(&["run", "How many rows has the sales file?"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let said = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    let mut stdout = child.stdout.take().unwrap();
-    let mut printed = Vec::new();
-    let mut first_byte = None;
-    let mut chunk = [0_u8; 4096];
-    loop {
-        let read = stdout.read(&mut chunk).unwrap();
-        if read == 0 {
-            break;
-        }
-        printed.extend_from_slice(&chunk[..read]);
-        // The answer's first words, not a notice printed before them.
-        if first_byte.is_none() && String::from_utf8_lossy(&printed).contains("The ") {
-            first_byte = Some(started.elapsed());
-        }
-    }
-    let status = child.wait().unwrap();
-    let said = said.join().unwrap_or_default();
-    let printed = String::from_utf8_lossy(&printed);
-    assert!(
-        status.success(),
-        "hailer run failed: {status}\n{said}{printed}"
-    );
-    assert!(printed.contains(ANSWER), "{printed}");
-    first_byte.unwrap()
+    let run = hailer_tests::timed_run::hailer_run(workspace, "How many rows has the sales file?");
+    assert!(run.printed.contains(ANSWER), "{}", run.printed);
+    run.first_byte
 }
 
 /// One plain `docker run` of [`CODE`] on the same data file: (time, what it printed).
@@ -133,13 +98,8 @@ fn main() {
     let mut firsts = Vec::new();
     for _ in 0..samples {
         // A fresh workspace each time: its session and kernel container start cold.
-        let mut workspace = TestWorkspace::docker();
-        workspace.env.push((
-            hailer_tests::workspace::SCRIPTED_KEY_VARIABLE.to_owned(),
-            hailer_tests::workspace::SCRIPTED_KEY.to_owned(),
-        ));
+        let workspace = TestWorkspace::docker().answered_by(&model.base_url());
         workspace.write("data/sales.csv", CSV);
-        workspace.use_scripted_model(&model.base_url(), "chat", true, "");
         assert!(workspace.hailer(&["daemon", "start"]).status.success());
         let data = workspace.path().join("data");
         // The data folder must be readable by the container's user, as `hailer init` leaves it.

@@ -15,7 +15,6 @@
 //! release builds: `cargo build --release --bins && target/release/bench-first-answer --samples 7`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::Read as _;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -41,46 +40,9 @@ fn ms(duration: Duration) -> String {
 
 /// One cold `hailer run`: (first answer byte, command exit).
 fn first_answer(workspace: &TestWorkspace) -> (Duration, Duration) {
-    let started = Instant::now();
-    let mut child = workspace
-        .command(&["run", "What is six times seven?"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let said = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    let mut stdout = child.stdout.take().unwrap();
-    let mut printed = Vec::new();
-    let mut first_byte = None;
-    let mut chunk = [0_u8; 4096];
-    loop {
-        let read = stdout.read(&mut chunk).unwrap();
-        if read == 0 {
-            break;
-        }
-        printed.extend_from_slice(&chunk[..read]);
-        // The answer's first words, not a notice printed before them.
-        if first_byte.is_none() && String::from_utf8_lossy(&printed).contains("The ") {
-            first_byte = Some(started.elapsed());
-        }
-    }
-    let status = child.wait().unwrap();
-    let said = said.join().unwrap_or_default();
-    assert!(
-        status.success(),
-        "hailer run failed: {status}\n{said}{}",
-        String::from_utf8_lossy(&printed)
-    );
-    let done = started.elapsed();
-    let printed = String::from_utf8_lossy(&printed);
-    assert!(printed.contains(ANSWER), "{printed}");
-    let first_byte = first_byte.unwrap();
-    (first_byte, done)
+    let run = hailer_tests::timed_run::hailer_run(workspace, "What is six times seven?");
+    assert!(run.printed.contains(ANSWER), "{}", run.printed);
+    (run.first_byte, run.done)
 }
 
 fn main() {

@@ -4,7 +4,6 @@
 use std::time::{Duration, Instant};
 
 use hailer_scripted_model::{Script, ScriptedModel};
-use hailer_tests::workspace::{SCRIPTED_KEY, SCRIPTED_KEY_VARIABLE};
 use hailer_tests::{TestWorkspace, TmuxPane};
 
 /// The session's kernel state as `hailer status --json` prints it, if a session is there.
@@ -18,11 +17,7 @@ fn kernel_state(workspace: &TestWorkspace) -> Option<String> {
 async fn an_attached_chat_has_its_docker_kernel_ready_before_any_question() {
     hailer_tests::docker_image::kernel_image().await;
     let model = ScriptedModel::start(Script::new()).await.unwrap();
-    let mut workspace = TestWorkspace::docker();
-    workspace
-        .env
-        .push((SCRIPTED_KEY_VARIABLE.to_owned(), SCRIPTED_KEY.to_owned()));
-    workspace.use_scripted_model(&model.base_url(), "chat", true, "");
+    let workspace = TestWorkspace::docker().answered_by(&model.base_url());
     tokio::task::block_in_place(|| {
         let pane = TmuxPane::spawn(&workspace.command(&["notebook", "--no-browser"]));
         pane.wait_for("Web access:", Duration::from_secs(30));

@@ -99,30 +99,10 @@ async fn a_docker_session_runs_isolated_and_copies_notebooks_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hailer_run_ends_with_the_answers_cell_already_in_the_host_notebook() {
-    use hailer_scripted_model::{Reply, Script, ScriptedModel};
-    use hailer_tests::workspace::{SCRIPTED_KEY, SCRIPTED_KEY_VARIABLE};
     hailer_tests::docker_image::kernel_image().await;
-    let code = "import marimo._code_mode as cm\nasync with cm.get_context() as ctx:\n    cid = ctx.create_cell('copied_back_marker = 6 * 7', name='copied_back')\n    ctx.run_cell(cid)\n";
-    let script = Script::new()
-        .reply(Reply::tool_call(
-            "marimo_execute",
-            serde_json::json!({"code": code}),
-        ))
-        .reply(Reply::text("The cell is in the notebook."));
-    let model = ScriptedModel::start(script).await.unwrap();
-    let mut workspace = TestWorkspace::docker();
-    workspace
-        .env
-        .push((SCRIPTED_KEY_VARIABLE.to_owned(), SCRIPTED_KEY.to_owned()));
-    workspace.use_scripted_model(&model.base_url(), "chat", true, "");
-    let output = tokio::task::block_in_place(|| workspace.hailer(&["run", "Add the cell."]));
-    // Read at once: the moment the command has exited, with no waiting for a background copy.
-    let notebook = std::fs::read_to_string(workspace.path().join("notebooks/analysis.py")).unwrap();
-    assert!(output.status.success(), "{output:?}");
-    assert!(stdout(&output).contains("The cell is in the notebook."));
-    assert!(
-        notebook.contains("copied_back_marker = 6 * 7"),
-        "{notebook}"
-    );
-    let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
+    hailer_tests::notebook_cases::hailer_run_ends_with_the_answers_cell_in_the_host_notebook(
+        TestWorkspace::docker,
+        "copied_back_marker",
+    )
+    .await;
 }
