@@ -237,20 +237,15 @@ async fn a_normal_run_collects_both_streams() {
     assert_eq!(outcome.session_id, "s_1");
 }
 
+/// A line without end is counted, never kept (no more than the cap of it is held at once), and
+/// the run ends at its deadline.
 #[tokio::test]
-async fn an_endless_line_is_cut_at_the_cap() {
+async fn an_endless_line_is_not_kept_and_the_run_ends_at_its_deadline() {
     let fake = start_fake().await;
-    let (result, elapsed) = run(&fake, "endless-line", Duration::from_secs(60)).await;
+    let (result, elapsed) = run(&fake, "endless-line", Duration::from_secs(3)).await;
     let error = result.unwrap_err();
-    assert!(
-        matches!(error, Error::ReplyTooLarge { limit, .. } if limit == 16 * 1024 * 1024),
-        "{error}"
-    );
-    assert!(
-        error.to_string().contains("larger than 16777216 bytes"),
-        "{error}"
-    );
-    assert!(elapsed < Duration::from_secs(30), "{elapsed:?}");
+    assert!(matches!(error, Error::KernelRestarted { .. }), "{error}");
+    assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
 }
 
 /// A run that prints without end is read, what is kept of it bounded, until its deadline: a
