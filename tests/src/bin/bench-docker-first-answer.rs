@@ -15,7 +15,7 @@
 //! Exits 1 when the median is over the target.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use hailer_scripted_model::{Reply, Script, ScriptedModel};

@@ -15,7 +15,6 @@
 //! release builds: `cargo build --release --bins && target/release/bench-first-answer --samples 7`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use hailer_scripted_model::{Reply, Script, ScriptedModel};
