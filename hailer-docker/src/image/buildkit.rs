@@ -272,8 +272,6 @@ fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
 mod tests {
     #![allow(clippy::unwrap_used)]
 
-    use secrecy::SecretSlice;
-
     use super::*;
 
     #[test]
@@ -317,7 +315,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt as _;
         let secrets = [BuildSecret {
             id: "pip.conf",
-            bytes: SecretSlice::from(b"index-url = https://u:p@h/simple\n".to_vec()),
+            bytes: secrecy::SecretSlice::from(b"index-url = https://u:p@h/simple\n".to_vec()),
         }];
         let files = SecretFiles::write(&secrets).unwrap();
         let (id, path) = files.files[0].clone();
