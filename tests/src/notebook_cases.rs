@@ -1,4 +1,5 @@
-//! Cases every runtime must pass the same way, written once.
+//! Cases every runtime must pass the same way, written once: the answer's cell in the host's
+//! notebook when `hailer run` ends, and a memory limit too small for a kernel.
 
 use hailer_scripted_model::{Reply, Script, ScriptedModel};
 
@@ -35,5 +36,36 @@ pub async fn hailer_run_ends_with_the_answers_cell_in_the_host_notebook(
         "{notebook}"
     );
     let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
+    workspace
+}
+
+/// `[kernel] memory = "40m"` in the workspace's file: the first run is refused before any kernel
+/// starts, saying the limit and the least a kernel needs. Returns the workspace, its daemon
+/// stopped, for the runtime's own checks.
+pub fn a_memory_limit_too_small_for_a_kernel_is_refused_at_once(
+    workspace: TestWorkspace,
+) -> TestWorkspace {
+    let toml = std::fs::read_to_string(workspace.path().join("hailer.toml"))
+        .unwrap_or_else(|error| panic!("hailer.toml: {error}"));
+    let tiny = toml.replacen("# memory = \"4g\"", "memory = \"40m\"", 1);
+    assert_ne!(toml, tiny, "the [kernel] section has no memory line to set");
+    workspace.write("hailer.toml", &tiny);
+    let started = std::time::Instant::now();
+    let start = workspace.hailer(&["exec", "-c", "print(1)"]);
+    assert!(
+        !start.status.success(),
+        "a kernel started in 40m: {start:?}"
+    );
+    let said = String::from_utf8_lossy(&start.stderr);
+    assert!(
+        said.contains("memory = \"40m\" is less than the 256m a kernel needs to start"),
+        "{said}"
+    );
+    assert!(said.contains("at least 256m"), "{said}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "the refusal waited for a kernel"
+    );
+    let _ = workspace.hailer(&["daemon", "stop"]);
     workspace
 }

@@ -81,28 +81,10 @@ async fn allocating_past_the_memory_limit_is_reported_as_out_of_memory() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_limit_too_small_for_a_kernel_is_refused_before_anything_starts() {
-    let workspace = TestWorkspace::docker();
-    let toml = std::fs::read_to_string(workspace.path().join("hailer.toml")).unwrap();
-    let tiny = toml.replacen("# memory = \"4g\"", "memory = \"40m\"", 1);
-    assert_ne!(toml, tiny, "the [kernel] section has no memory line to set");
-    workspace.write("hailer.toml", &tiny);
-
-    let started = std::time::Instant::now();
-    let start = tokio::task::block_in_place(|| workspace.hailer(&["exec", "-c", "print(1)"]));
-    assert!(
-        !start.status.success(),
-        "a kernel started in 40m: {start:?}"
-    );
-    let said = stderr(&start);
-    assert!(
-        said.contains("memory = \"40m\" is less than the 256m a kernel needs to start"),
-        "{said}"
-    );
-    assert!(said.contains("at least 256m"), "{said}");
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(30),
-        "the refusal waited for a kernel"
-    );
+    let workspace = tokio::task::block_in_place(|| {
+        hailer_tests::notebook_cases::a_memory_limit_too_small_for_a_kernel_is_refused_at_once(
+            TestWorkspace::docker(),
+        )
+    });
     assert_eq!(workspace.docker_objects(), Vec::<String>::new());
-    let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
 }

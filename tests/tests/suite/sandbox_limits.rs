@@ -63,25 +63,9 @@ fn allocating_past_the_memory_limit_fails_in_the_code_and_the_kernel_answers_aft
 /// the runtime.
 #[test]
 fn a_limit_too_small_for_a_kernel_is_refused_before_the_sandbox_starts() {
-    let workspace = TestWorkspace::sandbox();
-    limit_memory(&workspace, "40m");
-    let started = std::time::Instant::now();
-    let start = workspace.hailer(&["exec", "-c", "print(1)"]);
-    assert!(
-        !start.status.success(),
-        "a kernel started in 40m: {start:?}"
+    hailer_tests::notebook_cases::a_memory_limit_too_small_for_a_kernel_is_refused_at_once(
+        TestWorkspace::sandbox(),
     );
-    let said = stderr(&start);
-    assert!(
-        said.contains("memory = \"40m\" is less than the 256m a kernel needs to start"),
-        "{said}"
-    );
-    assert!(said.contains("at least 256m"), "{said}");
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(30),
-        "the refusal waited for a kernel"
-    );
-    let _ = workspace.hailer(&["daemon", "stop"]);
 }
 
 /// Docker copies the notebook back before `hailer run` exits; the sandbox writes it in place
