@@ -73,6 +73,28 @@ impl UserArea {
         area
     }
 
+    /// [`Self::new`] holding what a first unsafe-local or sandbox start needs offline: `uv` at
+    /// `bin/uv` and the test wheelhouse at `wheelhouse/`, then handed over to the user.
+    pub fn with_uv_and_wheelhouse(user: &str) -> Self {
+        let area = Self::new(user);
+        area.copy_in(&crate::prereqs::uv(), "bin/uv");
+        let wheelhouse = area.path("wheelhouse");
+        std::fs::create_dir_all(&wheelhouse)
+            .unwrap_or_else(|error| panic!("{}: {error}", wheelhouse.display()));
+        let wheels = std::fs::read_dir(crate::prereqs::wheelhouse())
+            .unwrap_or_else(|error| panic!("the test wheelhouse: {error}"));
+        for wheel in wheels.flatten() {
+            let wheel = wheel.path();
+            let name = wheel
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            area.copy_in(&wheel, &format!("wheelhouse/{name}"));
+        }
+        area.hand_over();
+        area
+    }
+
     /// `relative` inside the area.
     pub fn path(&self, relative: &str) -> std::path::PathBuf {
         self.root.path().join(relative)

@@ -447,11 +447,7 @@ async fn the_openapi_document_is_valid_and_schemathesis_finds_nothing_against_a_
             .output()
             .unwrap()
     });
-    let report = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let report = hailer_tests::output_text(&output);
     assert!(output.status.success(), "{report}");
     assert!(report.contains("passed"), "{report}");
 }
@@ -482,11 +478,7 @@ async fn schemathesis_finds_nothing_on_the_routes_of_a_live_session() {
             .output()
             .unwrap()
     });
-    let report = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let report = hailer_tests::output_text(&output);
     // The session lived through it, and schemathesis reached its routes.
     let session = workspace.get_json(&format!("/v1/sessions/{id}")).await;
     let _ = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));

@@ -96,11 +96,7 @@ async fn schemathesis_starts_sessions_runs_code_and_turns_only_in_a_sandbox() {
             .unwrap()
     });
     let took = began.elapsed();
-    let report = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let report = hailer_tests::output_text(&output);
     eprintln!("schemathesis took {took:?}");
 
     // Every session the fuzzer started or joined is this workspace's, in the sandbox.

@@ -68,16 +68,7 @@ struct Area(UserArea);
 
 impl Area {
     fn new() -> Self {
-        let area = UserArea::new(USER);
-        area.copy_in(&hailer_tests::prereqs::uv(), "bin/uv");
-        std::fs::create_dir_all(area.path("wheelhouse")).unwrap();
-        for wheel in std::fs::read_dir(hailer_tests::prereqs::wheelhouse()).unwrap() {
-            let wheel = wheel.unwrap().path();
-            let name = wheel.file_name().unwrap().to_string_lossy().into_owned();
-            area.copy_in(&wheel, &format!("wheelhouse/{name}"));
-        }
-        area.hand_over();
-        Self(area)
+        Self(UserArea::with_uv_and_wheelhouse(USER))
     }
 
     fn path(&self, relative: &str) -> PathBuf {

@@ -91,15 +91,7 @@ const USER: &str = "hailer-sandbox-user";
 /// kernel answers after.
 #[test]
 fn a_fork_bomb_of_an_ordinary_user_stops_at_the_process_limit_and_the_kernel_answers_after() {
-    let area = UserArea::new(USER);
-    area.copy_in(&hailer_tests::prereqs::uv(), "bin/uv");
-    std::fs::create_dir_all(area.path("wheelhouse")).unwrap();
-    for wheel in std::fs::read_dir(hailer_tests::prereqs::wheelhouse()).unwrap() {
-        let wheel = wheel.unwrap().path();
-        let name = wheel.file_name().unwrap().to_string_lossy().into_owned();
-        area.copy_in(&wheel, &format!("wheelhouse/{name}"));
-    }
-    area.hand_over();
+    let area = UserArea::with_uv_and_wheelhouse(USER);
     let hailer = |args: &[&str]| {
         area.hailer(args)
             .env("HAILER_WHEELHOUSE", area.path("wheelhouse"))
