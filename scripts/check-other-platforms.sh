@@ -109,7 +109,7 @@ wine_daemon() {
     cargo build --quiet --locked --target "$windows" -p hailer --bins
     cp "$HAILER_TEST_WINE_DLL" "$windows_debug/"
     local home runtime port token code mode status
-    # A space and non-ASCII in the path, as in the Linux life-cycle test (hailer/tests). Wine
+    # A space and non-ASCII in the path, as in the Linux life-cycle test (crates/hailer/tests). Wine
     # reads the environment and Unix file names in the locale's character set, so it is UTF-8
     # whatever the calling shell has: under the POSIX locale Wine read `hömé` as `hC6mC)` and
     # the runtime file went to another folder.
