@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
-use crate::events::{DAEMON_CAPACITY, EventBus};
-use crate::session::Sessions;
+use hailerd_session::{DAEMON_CAPACITY, EventBus};
+use hailerd_session::Sessions;
 use crate::token::AccessToken;
 use hailer_redact::Redactor;
 
@@ -25,7 +25,7 @@ pub struct DaemonConfig {
     /// Masks the secrets of the daemon's environment in logs and audit records.
     pub redactor: Redactor,
     /// Hailer's own folders.
-    pub folders: crate::session::HailerFolders,
+    pub folders: hailerd_session::HailerFolders,
 }
 
 /// A cheap handle on the daemon's shared state.
@@ -52,14 +52,14 @@ impl DaemonState {
         let sessions = Sessions::new(
             config.folders.clone(),
             config.redactor.clone(),
-            crate::agent::factory(config.folders.config.clone()),
+            hailerd_agent::factory(config.folders.config.clone()),
         );
         Self {
             sessions,
             config,
             port,
             pid: std::process::id(),
-            started_at: crate::clock::unix_now(),
+            started_at: hailerd_kernel::unix_now(),
             started: Instant::now(),
             events: EventBus::new(DAEMON_CAPACITY, 0),
             shutdown: CancellationToken::new(),
@@ -124,6 +124,6 @@ impl Drop for ClientGuard {
         self.daemon.clients.fetch_sub(1, Ordering::Relaxed);
         // The client's buffers are free now; after a burst of leavers the trimmer gives the
         // memory back.
-        crate::memory::freed();
+        hailerd_agent::freed();
     }
 }

@@ -8,25 +8,15 @@
 
 #![warn(missing_docs)]
 
-mod agent;
 mod api;
-mod audit;
-mod checks;
-mod clock;
 mod connections;
 mod daemon_state;
 mod docker_status;
-mod events;
 pub mod hardening;
-mod kernel;
 mod logging;
-mod memory;
-mod notebooks;
-mod owner_lock;
 mod run;
 pub mod runtime_file;
 mod serve;
-mod session;
 pub mod singleton;
 mod token;
 
@@ -34,7 +24,7 @@ pub use api::openapi::document_json as openapi_json;
 pub use daemon_state::DaemonConfig;
 pub use run::{RunArgs, main, run};
 pub use serve::{HEADER_READ_TIMEOUT, serve};
-pub use session::HailerFolders;
+pub use hailerd_session::HailerFolders;
 pub use token::AccessToken;
 
 /// This daemon's version.

@@ -1,8 +1,7 @@
 //! The daemon's log: a daily-rotated file in the state directory, with secrets masked.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::Path;
 
 use hailer_config::Choice as _;
 
@@ -23,14 +22,6 @@ const KEEP_FILES: usize = 7;
 const LOG_QUEUE_LINES: usize = 4096;
 /// The variable that sets the log filter, for those who want one (`hailer=debug,hyper=info`).
 pub(crate) const LOG_FILTER_VAR: &str = "HAILER_LOG";
-
-/// The folder this daemon logs to, once logging started.
-static LOG_DIR: OnceLock<PathBuf> = OnceLock::new();
-
-/// The folder this daemon logs to (job logs go below it), once [`init`] ran.
-pub(crate) fn log_dir() -> Option<&'static Path> {
-    LOG_DIR.get().map(PathBuf::as_path)
-}
 
 /// The log filter: `HAILER_LOG` when set, else the level of `HAILER_LOG_LEVEL` (which the
 /// client that starts the daemon sets from `--verbose`, `--log-level` or `[hailer] log_level`),
@@ -57,7 +48,7 @@ pub(crate) fn init(dir: &Path, redactor: Redactor) -> anyhow::Result<WorkerGuard
     let (writer, guard) = NonBlockingBuilder::default()
         .buffered_lines_limit(LOG_QUEUE_LINES)
         .finish(appender);
-    let _ = LOG_DIR.set(dir.to_owned());
+    hailerd_kernel::job_log::set_log_dir(dir);
     let directive = filter_directive(
         std::env::var(LOG_FILTER_VAR).ok().as_deref(),
         std::env::var(hailer_config::HAILER_LOG_LEVEL)

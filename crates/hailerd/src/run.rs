@@ -125,7 +125,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             port,
             token: token.expose().to_owned(),
             version: VERSION.to_owned(),
-            started_at: crate::clock::unix_now(),
+            started_at: hailerd_kernel::unix_now(),
         },
     )
     .with_context(|| format!("cannot write {}", runtime_path.display()))?;
@@ -134,11 +134,11 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // Kernels of a daemon that was killed still run; end them without delaying the start.
     let data_dir = home.data_dir.clone();
     tokio::spawn(async move {
-        let ended = crate::kernel::local_leftovers::reap(&data_dir).await;
+        let ended = hailerd_kernel::local_leftovers::reap(&data_dir).await;
         if ended > 0 {
             tracing::info!(ended, "ended kernels left by an earlier daemon");
         }
-        if let Some(removal) = crate::kernel::docker_leftovers::reap().await
+        if let Some(removal) = hailerd_kernel::docker_leftovers::reap().await
             && !removal.removed.is_empty()
         {
             tracing::info!(
@@ -153,7 +153,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         idle_exit: (args.idle_exit_secs > 0).then(|| Duration::from_secs(args.idle_exit_secs)),
         heartbeat: Duration::from_secs(args.heartbeat_secs),
         redactor,
-        folders: crate::session::HailerFolders {
+        folders: hailerd_session::HailerFolders {
             data: home.data_dir.clone(),
             config: home.config_dir.clone(),
             kernel_envs: home.kernel_envs_dir.clone(),

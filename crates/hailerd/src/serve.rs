@@ -43,7 +43,7 @@ pub async fn serve(
     let background = tokio::spawn(watch(daemon.clone(), shutdown));
     // The default kernel image's status is looked at now and kept fresh while asked for.
     let default_image = hailer_kernel_bundle::default_image_name(&hailer_kernel_bundle::contract());
-    let trimmer = tokio::spawn(crate::memory::trim_after_bursts(daemon.shutdown.clone()));
+    let trimmer = tokio::spawn(hailerd_agent::trim_after_bursts(daemon.shutdown.clone()));
     let docker = tokio::spawn(
         daemon
             .docker

@@ -10,7 +10,7 @@ use secrecy::SecretString;
 
 use super::error::ApiError;
 use super::json_body::JsonBody;
-use crate::agent::{login, model_check};
+use hailerd_agent::{login, model_check};
 use crate::daemon_state::Daemon;
 
 /// Keeps a provider's API key in the store the workspace's configuration chooses (the OS

@@ -5,9 +5,9 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use hailer_protocol::{ErrorBody, ErrorCode};
 
-use crate::kernel::KernelError;
-use crate::notebooks::NotebookError;
-use crate::session::SessionError;
+use hailerd_kernel::KernelError;
+use hailerd_session::NotebookError;
+use hailerd_session::SessionError;
 
 /// Every error a handler or guard can answer with.
 #[derive(Debug, thiserror::Error)]

@@ -32,7 +32,7 @@ async fn stream_events(daemon: Daemon, mut socket: WebSocket) {
     let mut events = daemon.events.subscribe();
     let hello = EventEnvelope {
         seq: 0,
-        at: crate::clock::unix_now(),
+        at: hailerd_kernel::unix_now(),
         event: DaemonEvent::Hello {
             version: crate::VERSION.to_owned(),
             pid: daemon.pid,

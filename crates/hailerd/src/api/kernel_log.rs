@@ -48,7 +48,7 @@ pub(super) async fn follow(
     let kernel = session.kernel().await?;
     let tail = query.tail.unwrap_or(DEFAULT_TAIL).min(MAX_TAIL);
     let Some(lines) = kernel.follow_log(tail).await else {
-        return Err(crate::session::SessionError::Stopping.into());
+        return Err(hailerd_session::SessionError::Stopping.into());
     };
     Ok(upgrade.on_upgrade(move |socket| forward(daemon, lines, socket)))
 }

@@ -14,7 +14,7 @@ use super::error::ApiError;
 use super::job_stream::job_response;
 use super::json_body::JsonBody;
 use crate::daemon_state::Daemon;
-use crate::kernel::image_jobs::{self, Report};
+use hailerd_kernel::image_jobs::{self, Report};
 
 /// Builds the docker kernel's image through the engine (or, with `exportTo`, writes its build
 /// context and the equivalent `docker build` command), streaming progress as JSON lines.
@@ -90,7 +90,7 @@ pub(super) async fn stop(
         ));
     }
     Ok(Json(
-        crate::session::workspace_stop::stop(&daemon.sessions, &workspace).await,
+        hailerd_session::workspace_stop::stop(&daemon.sessions, &workspace).await,
     ))
 }
 
@@ -117,7 +117,7 @@ pub(super) async fn install_local(
         let report = progress.clone();
         let sink = move |line: Report<'_>| report.report(line);
         let contract = hailer_kernel_bundle::contract();
-        match crate::kernel::managed_venv(
+        match hailerd_kernel::managed_venv(
             python.as_deref(),
             params.path.as_deref(),
             wheelhouse.as_deref(),

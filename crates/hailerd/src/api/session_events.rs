@@ -45,7 +45,7 @@ pub(super) async fn subscribe(
 
 async fn follow(
     daemon: Daemon,
-    session: std::sync::Arc<crate::session::Session>,
+    session: std::sync::Arc<hailerd_session::Session>,
     resume: Resume,
     mut socket: WebSocket,
 ) {
@@ -67,7 +67,7 @@ async fn follow(
     };
     let first = SessionEnvelope {
         seq: 0,
-        at: crate::clock::unix_now(),
+        at: hailerd_kernel::unix_now(),
         event: SessionEvent::Attached {
             session: Box::new(session.info().await),
         },

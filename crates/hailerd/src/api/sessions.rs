@@ -42,7 +42,7 @@ pub(super) async fn start(
     // would.
     if attached
         && params.new_thread
-        && let Some(agent) = crate::agent::of(&session)
+        && let Some(agent) = hailerd_agent::of(&session)
     {
         let fresh = NewConversationParams {
             model: None,
@@ -241,7 +241,7 @@ pub(super) async fn start_turn(
 ) -> Result<Response, ApiError> {
     let session = daemon.sessions.get(&id).await?;
     let agent = agent_of(&session)?;
-    let text = crate::agent::turn_message(&session.loaded().config, &params)?;
+    let text = hailerd_agent::turn_message(&session.loaded().config, &params)?;
     let client = if params.client.is_empty() {
         "api".to_owned()
     } else {
@@ -284,15 +284,15 @@ pub(super) async fn cancel(
     _: NoBody,
 ) -> Result<Json<CancelResponse>, ApiError> {
     let session = daemon.sessions.get(&id).await?;
-    let cancelled = crate::agent::of(&session).is_some_and(|agent| agent.cancel());
+    let cancelled = hailerd_agent::of(&session).is_some_and(|agent| agent.cancel());
     Ok(Json(CancelResponse { cancelled }))
 }
 
 /// The session's agent, or a 404 when it has none.
 pub(super) fn agent_of(
-    session: &crate::session::Session,
-) -> Result<std::sync::Arc<crate::agent::Agent>, ApiError> {
-    crate::agent::of(session)
+    session: &hailerd_session::Session,
+) -> Result<std::sync::Arc<hailerd_agent::Agent>, ApiError> {
+    hailerd_agent::of(session)
         .ok_or_else(|| ApiError::NotFound("the session has no agent".to_owned()))
 }
 

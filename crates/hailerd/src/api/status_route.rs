@@ -7,7 +7,7 @@ use hailer_protocol::{StatusParams, StatusReport};
 
 use super::error::ApiError;
 use super::json_body::JsonBody;
-use crate::agent::model_check;
+use hailerd_agent::model_check;
 use crate::daemon_state::Daemon;
 
 /// The daemon, its sessions, whether the asking shell's session could reach its model, and

@@ -10,7 +10,7 @@ use serde::Serialize;
 use tokio::sync::broadcast::{Receiver, error::RecvError, error::TryRecvError};
 use tokio_util::sync::CancellationToken;
 
-use crate::events::{Envelope, Shared, encode};
+use hailerd_session::{Envelope, Shared, encode};
 
 /// The most waiting events sent before one flush.
 const BURST: usize = 256;

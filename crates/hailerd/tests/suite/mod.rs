@@ -1,3 +1,2 @@
 mod limits;
-mod module_order;
 mod openapi_drift;

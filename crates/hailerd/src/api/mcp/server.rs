@@ -17,7 +17,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::cancel::RunningCall;
-use crate::session::Session;
+use hailerd_session::Session;
 
 /// The client name the audit trail gives calls made through MCP.
 pub(super) const MCP_CLIENT: &str = "mcp";
@@ -43,7 +43,7 @@ impl SessionServer {
 
 /// The session's tools as MCP tools: the same specs the model is offered.
 fn mcp_tools(session: &Arc<Session>) -> Result<hailer_agent::ToolRegistry, ErrorData> {
-    crate::agent::session_tools(session, &session.loaded().config)
+    hailerd_agent::session_tools(session, &session.loaded().config)
         .map_err(|error| ErrorData::internal_error(error.to_string(), None))
 }
 
@@ -111,7 +111,7 @@ impl ServerHandler for SessionServer {
             .unwrap_or_default();
         let _running = RunningCall::enter(&session.id, request_id, cancel.clone());
         let ctx = ToolContext::for_client(call_id.clone(), cancel, MCP_CLIENT);
-        let copy_back = crate::agent::may_change_notebooks(&name, &arguments);
+        let copy_back = hailerd_agent::may_change_notebooks(&name, &arguments);
         let mut finished = Finished {
             session: &session,
             call_id: &call_id,
@@ -123,7 +123,7 @@ impl ServerHandler for SessionServer {
             // The work is in the notebook on this machine when the caller gets the result.
             session.copy_back_notebooks().await;
         }
-        let max_chars = crate::agent::max_tool_output_chars(&session.loaded().config);
+        let max_chars = hailerd_agent::max_tool_output_chars(&session.loaded().config);
         let text = cap_output(&text, max_chars);
         finished.output = Some(text.clone());
         drop(finished);

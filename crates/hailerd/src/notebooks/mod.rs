@@ -1,8 +1,0 @@
-//! A workspace's notebooks: finding them by name, creating them from templates, and remembering
-//! the active one.
-
-mod names;
-mod notebook_json;
-
-pub(crate) use names::{NotebookError, list, resolve, slug_file_name};
-pub(crate) use notebook_json::NotebookState;
