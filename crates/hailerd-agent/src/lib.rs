@@ -44,7 +44,9 @@ const CANCEL_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 /// Why the agent cannot answer in this session, and what to do.
 #[derive(Debug, Clone)]
 pub struct Unavailable {
+    /// What the user is told.
     pub message: String,
+    /// What the user can do about it, when there is something.
     pub hint: Option<String>,
 }
 
@@ -87,6 +89,7 @@ impl From<Unavailable> for SessionError {
     }
 }
 
+/// A session's agent: its model client, conversation store, tools and the turn that runs.
 pub struct Agent {
     ready: Result<Ready, Unavailable>,
     activity: std::sync::Mutex<Activity>,

@@ -47,7 +47,7 @@ pub async fn trim_after_bursts(stop: CancellationToken) {
 }
 
 /// Returns the allocator's free pages to the system, where the allocator can.
-pub fn release_free_pages() {
+pub(crate) fn release_free_pages() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: `malloc_trim` takes no pointer and works under glibc's own arena locks; any
     // thread may call it at any time.

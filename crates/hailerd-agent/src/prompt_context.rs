@@ -31,10 +31,7 @@ pub(super) fn instructions_for_turn(base: &str, session: &Session) -> String {
 }
 
 /// The user message of a turn: the text, a skill attached to it, or a rendered prompt.
-pub fn turn_message(
-    config: &Config,
-    params: &StartTurnParams,
-) -> Result<String, SessionError> {
+pub fn turn_message(config: &Config, params: &StartTurnParams) -> Result<String, SessionError> {
     let unknown = |failure: Failure| SessionError::UnknownName {
         message: failure.message,
         hint: failure.hint,

@@ -4,8 +4,8 @@
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use hailer_marimo::Report;
 use hailer_protocol::{JobStep, KernelJobLine};

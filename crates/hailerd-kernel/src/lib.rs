@@ -49,8 +49,11 @@ pub const OFFLINE_WHEELS_VAR: &str = "HAILER_WHEELHOUSE";
 /// Everything needed to start a kernel for one session.
 #[derive(Debug, Clone)]
 pub struct KernelSpec {
+    /// Which runtime runs the kernel.
     pub runtime: Runtime,
+    /// The workspace the session belongs to.
     pub workspace: PathBuf,
+    /// The workspace's notebooks folder.
     pub notebooks_dir: PathBuf,
     /// The Python to build the managed environment from (`[kernel].python`).
     pub python: Option<PathBuf>,
@@ -82,10 +85,15 @@ pub struct KernelSpec {
 /// What the docker runtime needs besides the common settings.
 #[derive(Debug, Clone)]
 pub struct DockerSettings {
+    /// The image to run; `None` for the default kernel image of this version.
     pub image: Option<String>,
+    /// The container's memory limit.
     pub memory: hailer_config::MemoryLimit,
+    /// The container's CPU limit, in CPUs.
     pub cpus: f64,
+    /// Whether the user agreed to give the container a network.
     pub network: bool,
+    /// The workspace's data folder, mounted read-only.
     pub data_dir: PathBuf,
     /// The session's owner lock id, for the containers' labels.
     pub owner_id: String,
@@ -95,10 +103,13 @@ pub struct DockerSettings {
 #[derive(Debug, thiserror::Error)]
 pub enum KernelError {
     #[error("{0}")]
+    /// Docker refused or failed.
     Docker(#[from] hailer_docker::Error),
     #[error("{0}")]
+    /// marimo refused or failed.
     Marimo(#[from] hailer_marimo::Error),
     #[error("{0}")]
+    /// The request cannot be done as asked.
     Invalid(String),
     #[error(
         "the kernel ran out of memory (its limit is {memory}) and {}",
@@ -108,8 +119,11 @@ pub enum KernelError {
             "was restarted on a fresh session: variables from earlier runs are gone"
         }
     )]
+    /// The kernel ran past its memory limit.
     OutOfMemory {
+        /// The limit, as the user wrote it.
         memory: String,
+        /// Whether the container stopped (docker), rather than the kernel being restarted.
         container_stopped: bool,
     },
     /// The record of the run could not be written, so the code was not run.
@@ -435,10 +449,7 @@ impl Kernel {
 
     /// The kernel's log from its last `tail` lines on, line by line with the token masked, as
     /// it is written; `None` once the kernel was stopped.
-    pub async fn follow_log(
-        &self,
-        tail: usize,
-    ) -> Option<tokio::sync::mpsc::Receiver<String>> {
+    pub async fn follow_log(&self, tail: usize) -> Option<tokio::sync::mpsc::Receiver<String>> {
         match self.server.lock().await.as_ref() {
             Some(Server::Local(server)) => Some(watch::follow_file(
                 server.log_path().to_path_buf(),

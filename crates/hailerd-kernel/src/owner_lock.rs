@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 /// A held owner lock; released and deleted on drop.
 #[derive(Debug)]
 pub struct OwnerLock {
+    /// The lock's id (16 hex digits), the label of everything the session makes outside this process.
     pub id: String,
     path: PathBuf,
     _file: File,
@@ -58,7 +59,7 @@ impl OwnerLock {
         }
     }
 
-    #[cfg(test)]
+    /// The lock file.
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -14,6 +14,7 @@ use super::{Session, SessionError};
 /// A boxed future that can move between threads.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// What a session needs of its agent; the agent crate implements it, so the session names no agent type.
 pub trait SessionAgent: std::fmt::Debug + Send + Sync + 'static {
     /// The model in use, as `provider:name`, when the agent could be set up.
     fn model_label(&self) -> Option<String>;
@@ -43,7 +44,9 @@ pub trait SessionAgent: std::fmt::Debug + Send + Sync + 'static {
 
 /// What setting a new session's agent up gave: the agent, and a notice for its clients.
 pub struct AgentSetup {
+    /// The session's agent.
     pub agent: Arc<dyn SessionAgent>,
+    /// Something the user should read about the agent (it cannot answer yet, for instance).
     pub notice: Option<String>,
 }
 

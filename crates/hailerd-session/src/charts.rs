@@ -94,12 +94,7 @@ impl ChartBook {
     /// `history`'s turns with their charts: the turn `ended` just finished is the last one when
     /// it was stored, and gets the charts its calls made; the turns before it keep the charts
     /// they had in `previous` (matched from the end, as a summary drops the oldest turns).
-    pub fn fill(
-        &self,
-        history: &mut [PastTurn],
-        previous: &[PastTurn],
-        ended: Option<&str>,
-    ) {
+    pub fn fill(&self, history: &mut [PastTurn], previous: &[PastTurn], ended: Option<&str>) {
         let stored = match (history.last(), previous.last()) {
             (Some(last), Some(old)) => !same_turn(last, old),
             (Some(_), None) => true,

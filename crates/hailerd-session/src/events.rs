@@ -22,8 +22,11 @@ pub const SESSION_BACKLOG: usize = 4096;
 
 /// An envelope of one of the event streams.
 pub trait Envelope: Serialize + Send + Sync + 'static {
+    /// The event type this envelope carries.
     type Event;
+    /// An envelope for `event`, numbered `seq` and stamped `at` (Unix seconds).
     fn wrap(seq: u64, at: i64, event: Self::Event) -> Self;
+    /// The envelope's sequence number.
     fn seq(&self) -> u64;
     /// The stream closes after this one.
     fn is_last(&self) -> bool;
@@ -47,7 +50,11 @@ impl Envelope for EventEnvelope {
     }
 
     fn lagged(missed: u64) -> Self {
-        Self::wrap(0, hailerd_kernel::unix_now(), DaemonEvent::Lagged { missed })
+        Self::wrap(
+            0,
+            hailerd_kernel::unix_now(),
+            DaemonEvent::Lagged { missed },
+        )
     }
 }
 
@@ -67,17 +74,24 @@ impl Envelope for SessionEnvelope {
     }
 
     fn lagged(missed: u64) -> Self {
-        Self::wrap(0, hailerd_kernel::unix_now(), SessionEvent::Lagged { missed })
+        Self::wrap(
+            0,
+            hailerd_kernel::unix_now(),
+            SessionEvent::Lagged { missed },
+        )
     }
 }
 
 /// An envelope with its JSON text, made once and shared by every subscriber.
 #[derive(Debug)]
 pub struct Encoded<T> {
+    /// The envelope.
     pub envelope: T,
+    /// Its JSON, serialised once for every client.
     pub json: Utf8Bytes,
 }
 
+/// An encoded envelope shared by every client that sends it.
 pub type Shared<T> = Arc<Encoded<T>>;
 
 /// Serialises `envelope` once for every subscriber.
@@ -109,7 +123,9 @@ struct BusState<T> {
     backlog: VecDeque<Shared<T>>,
 }
 
+/// The daemon's event stream.
 pub type EventBus = Bus<EventEnvelope>;
+/// A session's event stream.
 pub type SessionBus = Bus<SessionEnvelope>;
 
 impl<T: Envelope> Bus<T> {

@@ -10,14 +10,21 @@ use hailerd_kernel::KernelSpec;
 /// What a kernel was started with, as far as the user can change it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelSettings {
+    /// The runtime.
     pub runtime: Runtime,
     /// The docker image (`None`: the default one); unset for unsafe-local.
     pub image: Option<String>,
+    /// The memory limit as written, when one is set.
     pub memory: Option<String>,
+    /// The CPU limit, when one is set.
     pub cpus: Option<f64>,
+    /// Whether the kernel may use the network, when set.
     pub network: Option<bool>,
+    /// The data folder.
     pub data_dir: PathBuf,
+    /// The notebooks folder.
     pub notebooks_dir: PathBuf,
+    /// The Python the managed environment is made from, when one is named.
     pub python: Option<PathBuf>,
 }
 

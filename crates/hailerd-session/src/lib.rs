@@ -6,8 +6,8 @@ mod events;
 mod notebooks;
 
 pub use events::{
-    DAEMON_CAPACITY, Encoded, Envelope, EventBus, SESSION_BACKLOG, SESSION_CAPACITY, SessionBus, Shared,
-    encode,
+    DAEMON_CAPACITY, Encoded, Envelope, EventBus, SESSION_BACKLOG, SESSION_CAPACITY, SessionBus,
+    Shared, encode,
 };
 pub use notebooks::{NotebookError, NotebookState};
 
@@ -37,8 +37,8 @@ pub use agent_handle::{AgentFactory, AgentSetup, BoxFuture, SessionAgent};
 pub use error::SessionError;
 pub use follow_changes::is_settings_variable;
 
-use hailerd_kernel::OwnerLock;
 use hailer_agent::blocking::off_the_worker;
+use hailerd_kernel::OwnerLock;
 pub use session::{KernelSlot, Session};
 
 use hailerd_kernel::Kernel;
@@ -72,6 +72,7 @@ impl std::fmt::Debug for Sessions {
 }
 
 impl Sessions {
+    /// No sessions yet, for these folders.
     pub fn new(
         folders: HailerFolders,
         redactor: hailer_redact::Redactor,
@@ -85,10 +86,12 @@ impl Sessions {
         }
     }
 
+    /// How many sessions are live.
     pub async fn count(&self) -> usize {
         self.live.lock().await.len()
     }
 
+    /// The live session with this id.
     pub async fn get(&self, id: &str) -> Result<Arc<Session>, SessionError> {
         self.live
             .lock()
@@ -98,6 +101,7 @@ impl Sessions {
             .ok_or_else(|| SessionError::NotFound(id.to_owned()))
     }
 
+    /// Every live session.
     pub async fn all(&self) -> Vec<Arc<Session>> {
         let mut sessions: Vec<_> = self.live.lock().await.values().cloned().collect();
         sessions.sort_by_key(|session| session.started_at);
@@ -227,6 +231,7 @@ impl Sessions {
         Some(id)
     }
 
+    /// Stops every session, saying why to their clients.
     pub async fn stop_all(&self, reason: &str) {
         let sessions: Vec<_> = self.live.lock().await.drain().map(|(_, s)| s).collect();
         for session in sessions {

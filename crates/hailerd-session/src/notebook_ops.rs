@@ -15,6 +15,7 @@ use crate::notebooks::{self, NotebookError};
 use hailer_kernel_bundle as bundle;
 
 impl Session {
+    /// The workspace's notebooks and which is active.
     pub async fn list_notebooks(&self) -> NotebookList {
         let kernel = self.kernel.read().await.clone();
         let open: HashSet<std::path::PathBuf> = match &kernel {
@@ -102,10 +103,7 @@ impl Session {
 
     /// Makes the notebook `reference` names active and opens its kernel session; an empty
     /// reference is the active notebook (the configured one in a fresh workspace).
-    pub async fn open_notebook(
-        &self,
-        reference: &str,
-    ) -> Result<NotebookChange, SessionError> {
+    pub async fn open_notebook(&self, reference: &str) -> Result<NotebookChange, SessionError> {
         let _busy = self.busy();
         let reference = if reference.trim().is_empty() {
             relative(self, &self.active_notebook().await)
@@ -118,10 +116,7 @@ impl Session {
     }
 
     /// Closes the kernel session of the named (or active) notebook.
-    pub async fn close_notebook(
-        &self,
-        reference: &str,
-    ) -> Result<NotebookChange, SessionError> {
+    pub async fn close_notebook(&self, reference: &str) -> Result<NotebookChange, SessionError> {
         let _busy = self.busy();
         let path = if reference.trim().is_empty() {
             self.active_notebook().await

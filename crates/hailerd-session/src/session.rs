@@ -16,9 +16,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::error::SessionError;
 use crate::events::{SESSION_BACKLOG, SESSION_CAPACITY, SessionBus, Shared};
-use hailerd_kernel::{Kernel, KernelSpec, OFFLINE_WHEELS_VAR};
 use crate::notebooks::NotebookState;
 use hailerd_kernel::OwnerLock;
+use hailerd_kernel::{Kernel, KernelSpec, OFFLINE_WHEELS_VAR};
 
 /// How long a request waits for a kernel that is still starting (the first start may have to
 /// build the Python environment).
@@ -27,8 +27,11 @@ const KERNEL_WAIT: Duration = Duration::from_secs(900);
 /// The kernel's state as watchers see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KernelSlot {
+    /// Where the kernel is.
     pub status: KernelStatus,
+    /// Why it failed, when it did.
     pub error: Option<String>,
+    /// What the user can do about it.
     pub hint: Option<String>,
     /// How the kernel ended, when it ended without being asked to.
     pub exit: Option<KernelExit>,
@@ -47,7 +50,9 @@ impl KernelSlot {
 }
 
 #[derive(Debug)]
+/// One live session: a workspace's kernel, notebooks, agent and event stream, shared by every client that attaches.
 pub struct Session {
+    /// The session's id.
     pub id: String,
     /// The workspace's folder: what the session is for, fixed for its life.
     root: PathBuf,
@@ -64,7 +69,9 @@ pub struct Session {
     pub(super) kernel_settings: std::sync::Mutex<Option<super::kernel_settings::KernelSettings>>,
     /// The last trust decision written to the audit trail, to record each change once.
     pub(super) audited_trust: std::sync::Mutex<Option<super::trust_audit::TrustSeen>>,
+    /// When it started (Unix seconds).
     pub started_at: i64,
+    /// Its event stream.
     pub events: SessionBus,
     pub(super) kernel_state: watch::Sender<KernelSlot>,
     pub(super) kernel: RwLock<Option<Arc<Kernel>>>,
@@ -80,6 +87,7 @@ pub struct Session {
     /// What each notebook's `data_files` were listed from.
     pub(super) data_seen: std::sync::Mutex<super::data_listing::DataSeen>,
     idle_since: std::sync::Mutex<Option<Instant>>,
+    /// Cancelled when the session stops.
     pub stopping: CancellationToken,
     /// The agent, set right after the session is created.
     pub agent: std::sync::OnceLock<Arc<dyn super::SessionAgent>>,
@@ -154,6 +162,7 @@ impl Session {
         }
     }
 
+    /// The workspace folder.
     pub fn workspace(&self) -> &Path {
         &self.root
     }
@@ -171,6 +180,7 @@ impl Session {
         Duration::from_secs(self.loaded().config.kernel.exec_timeout_secs)
     }
 
+    /// The notebooks folder.
     pub fn notebooks_dir(&self) -> PathBuf {
         self.loaded().config.hailer.notebooks_dir.clone()
     }
@@ -205,6 +215,7 @@ impl Session {
         }
     }
 
+    /// What the API says about this session.
     pub async fn info(&self) -> SessionInfo {
         let slot = self.kernel_state.borrow().clone();
         let loaded = self.loaded();
@@ -266,6 +277,7 @@ impl Session {
         self.kernel_state.borrow().status == KernelStatus::Failed && self.idle_for().is_some()
     }
 
+    /// How many clients are attached.
     pub fn clients(&self) -> usize {
         self.clients.load(Ordering::Relaxed)
     }
@@ -381,6 +393,7 @@ impl Session {
         });
     }
 
+    /// Tells every attached client something, at this level.
     pub fn notice(&self, level: NoticeLevel, message: impl Into<String>) {
         self.events.publish(SessionEvent::Notice {
             level,

@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
-use hailerd_session::{DAEMON_CAPACITY, EventBus};
-use hailerd_session::Sessions;
 use crate::token::AccessToken;
 use hailer_redact::Redactor;
+use hailerd_session::Sessions;
+use hailerd_session::{DAEMON_CAPACITY, EventBus};
 
 /// Settings of one daemon run.
 #[derive(Debug, Clone)]

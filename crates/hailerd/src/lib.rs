@@ -22,9 +22,9 @@ mod token;
 
 pub use api::openapi::document_json as openapi_json;
 pub use daemon_state::DaemonConfig;
+pub use hailerd_session::HailerFolders;
 pub use run::{RunArgs, main, run};
 pub use serve::{HEADER_READ_TIMEOUT, serve};
-pub use hailerd_session::HailerFolders;
 pub use token::AccessToken;
 
 /// This daemon's version.

@@ -23,7 +23,7 @@ const TARGET_VERSION: &str = "py311";
 
 /// Which checks run, and where their programs are.
 #[derive(Debug, Clone)]
-pub struct Checkers {
+pub(crate) struct Checkers {
     pub lint: bool,
     pub typecheck: bool,
     /// `[checks] ruff`, when set.
@@ -41,7 +41,7 @@ pub struct Checkers {
 }
 
 impl Checkers {
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         self.lint || self.typecheck
     }
 
@@ -62,7 +62,7 @@ impl Checkers {
 }
 
 /// The ids of cells in `after` that are new or whose code changed, and that are not empty.
-pub fn changed_cells(before: &[CellSnapshot], after: &[CellSnapshot]) -> BTreeSet<String> {
+pub(crate) fn changed_cells(before: &[CellSnapshot], after: &[CellSnapshot]) -> BTreeSet<String> {
     after
         .iter()
         .filter(|cell| !cell.code.trim().is_empty())
@@ -78,7 +78,7 @@ pub fn changed_cells(before: &[CellSnapshot], after: &[CellSnapshot]) -> BTreeSe
 
 /// Checks the cells whose ids are in `targets` (in the context of all `cells`) and returns the
 /// report; `scope` names what was checked ("2 changed cells").
-pub async fn check(
+pub(crate) async fn check(
     cells: &[CellSnapshot],
     targets: &BTreeSet<String>,
     scope: &str,
@@ -183,7 +183,7 @@ pub async fn check(
 }
 
 /// "1 changed cell", "3 changed cells".
-pub fn count_cells(count: usize, what: &str) -> String {
+pub(crate) fn count_cells(count: usize, what: &str) -> String {
     if count == 1 {
         format!("1 {what} cell")
     } else {

@@ -11,6 +11,7 @@ use super::{Audit, millis};
 /// How a failed run is recorded: its outcome and its message. The kernel's errors say which
 /// of them the memory limit ended.
 pub trait RunFailure: std::fmt::Display {
+    /// How the run ended, as the audit trail records it.
     fn outcome(&self) -> AuditOutcome;
 }
 

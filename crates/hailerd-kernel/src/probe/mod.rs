@@ -25,7 +25,7 @@ const PROBES_FILE: &str = "hailer_kernel/probes.py";
 
 /// What a docker runtime's probe run gathered.
 #[derive(Debug)]
-pub struct DockerProbe {
+pub(crate) struct DockerProbe {
     /// What the fresh container printed.
     pub output: String,
     /// The engine's view of the kernel container.

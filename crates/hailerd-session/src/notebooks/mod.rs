@@ -4,5 +4,6 @@
 mod names;
 mod notebook_json;
 
-pub use names::{NotebookError, list, resolve, slug_file_name};
+pub use names::NotebookError;
+pub(crate) use names::{list, resolve, slug_file_name};
 pub use notebook_json::NotebookState;

@@ -17,27 +17,37 @@ pub enum NotebookError {
         "no notebook matches \"{reference}\"; the notebooks are: {}",
         listed(candidates)
     )]
+    /// No notebook matches the reference.
     NotFound {
+        /// What the user named.
         reference: String,
+        /// The notebooks there are.
         candidates: Vec<String>,
     },
     #[error(
         "\"{reference}\" matches several notebooks: {}; name one by its path",
         listed(candidates)
     )]
+    /// Several notebooks match the reference.
     Ambiguous {
+        /// What the user named.
         reference: String,
+        /// The notebooks it matches.
         candidates: Vec<String>,
     },
     #[error("\"{0}\" points outside the notebooks folder; use a name inside it")]
+    /// The name points outside the notebooks folder.
     Escapes(String),
     #[error("\"{0}\" is not a marimo notebook (it needs `import marimo` and `marimo.App(`)")]
+    /// The file is not a marimo notebook.
     NotANotebook(String),
     #[error(
         "\"{0}\" cannot be a notebook name: use at most 200 characters, with a letter or digit, and no /, \\ or .."
     )]
+    /// The name breaks the notebook name rule.
     BadName(String),
     #[error("a notebook named \"{0}\" exists already; open it, or pick another name")]
+    /// A notebook of that name exists.
     Exists(String),
 }
 
@@ -59,7 +69,7 @@ fn listed(candidates: &[String]) -> String {
 
 /// A notebook file found in the notebooks folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NotebookFile {
+pub(crate) struct NotebookFile {
     /// Relative to the notebooks folder, `/`-separated.
     pub name: String,
     pub path: PathBuf,
@@ -68,7 +78,7 @@ pub struct NotebookFile {
 }
 
 /// The most characters a new notebook's name may have.
-pub const MAX_NAME_CHARS: usize = 200;
+pub(crate) const MAX_NAME_CHARS: usize = 200;
 /// The most characters of a new notebook's file name before `.py`; a longer name is cut.
 const MAX_STEM_CHARS: usize = 80;
 
@@ -79,7 +89,7 @@ const MAX_STEM_CHARS: usize = 80;
 /// same rule as a pattern. Its letters and digits, lowercased and joined by `_` where anything
 /// else stood, make the file name, cut at 80 characters. A final `.py` is left out unless
 /// nothing else would be left.
-pub fn slug_file_name(name: &str) -> Result<String, NotebookError> {
+pub(crate) fn slug_file_name(name: &str) -> Result<String, NotebookError> {
     let bad = || NotebookError::BadName(name.to_owned());
     if name.chars().count() > MAX_NAME_CHARS || name.contains(['/', '\\']) || name.contains("..") {
         return Err(bad());
@@ -127,7 +137,7 @@ pub(super) fn is_notebook(path: &Path) -> bool {
 }
 
 /// Every notebook under `dir`, sorted by name.
-pub fn list(dir: &Path) -> Vec<NotebookFile> {
+pub(crate) fn list(dir: &Path) -> Vec<NotebookFile> {
     let mut found = Vec::new();
     walk(dir, dir, 0, &mut found);
     found.sort_by(|a, b| a.name.cmp(&b.name));
@@ -182,7 +192,7 @@ fn relative_name(root: &Path, path: &Path) -> String {
 
 /// Finds the notebook `reference` names: a path inside the notebooks folder (relative, or
 /// absolute under it), or a file name with or without `.py`, case-insensitively.
-pub fn resolve(dir: &Path, reference: &str) -> Result<NotebookFile, NotebookError> {
+pub(crate) fn resolve(dir: &Path, reference: &str) -> Result<NotebookFile, NotebookError> {
     let reference = reference.trim();
     let as_path = Path::new(reference);
     if as_path

@@ -12,10 +12,13 @@ const FILE_NAME: &str = "notebook.json";
 const MAX_FILE_BYTES: u64 = 64 * 1024;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// The workspace's remembered notebooks (`notebook.json` in the state folder).
 pub struct NotebookState {
     #[serde(default)]
+    /// The active notebook, relative to the notebooks folder.
     pub active: Option<String>,
     #[serde(default)]
+    /// Recently active notebooks, most recent first.
     pub recent: Vec<String>,
 }
 

@@ -10,8 +10,8 @@ use secrecy::SecretString;
 
 use super::error::ApiError;
 use super::json_body::JsonBody;
-use hailerd_agent::{login, model_check};
 use crate::daemon_state::Daemon;
+use hailerd_agent::{login, model_check};
 
 /// Keeps a provider's API key in the store the workspace's configuration chooses (the OS
 /// credential store, or a 0600 file). A key in the client's environment still wins over it.

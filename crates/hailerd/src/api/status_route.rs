@@ -7,8 +7,8 @@ use hailer_protocol::{StatusParams, StatusReport};
 
 use super::error::ApiError;
 use super::json_body::JsonBody;
-use hailerd_agent::model_check;
 use crate::daemon_state::Daemon;
+use hailerd_agent::model_check;
 
 /// The daemon, its sessions, whether the asking shell's session could reach its model, and
 /// the Docker engine and kernel image as the daemon last found them (a few seconds old at

@@ -16,8 +16,8 @@ use hailer_protocol::{
 };
 use tokio::sync::broadcast::{self, error::RecvError};
 
-use hailerd_session::Shared;
 use hailerd_session::Session;
+use hailerd_session::Shared;
 
 /// Whether the request asks for server-sent events: `text/event-stream` among the media
 /// ranges of its `Accept` header.
