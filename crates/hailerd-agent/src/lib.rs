@@ -17,6 +17,7 @@ mod prompt;
 mod prompt_context;
 mod session_link;
 mod sink;
+mod tool_args;
 mod tools;
 mod tools_cells;
 mod tools_charts;

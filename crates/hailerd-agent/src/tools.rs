@@ -1,7 +1,7 @@
 //! The agent's kernel tools: `marimo_execute` and `marimo_status`, and what every tool of the
 //! session shares (finding the live session, turning session errors into tool errors).
 
-use std::sync::{Arc, Weak};
+use std::sync::Weak;
 
 use hailer_agent::tool::{cap_output, tool_error};
 use hailer_agent::{Tool, ToolContext};
@@ -10,48 +10,9 @@ use hailer_marimo::KernelState;
 use hailer_model::ToolSpec;
 use serde_json::{Value, json};
 
+use super::tool_args::{self, ExecuteArgs, live};
 use super::{tools_cells, tools_charts};
-use hailerd_session::{Session, SessionError};
-
-/// The live session, or the tool result saying it has ended.
-pub(super) fn live(session: &Weak<Session>) -> Result<Arc<Session>, String> {
-    session
-        .upgrade()
-        .ok_or_else(|| tool_error("the session has ended", "Tell the user to start a new one."))
-}
-
-/// A string argument, `default` when absent; an error result when it has another type.
-pub(super) fn string_arg(
-    arguments: &Value,
-    tool: &str,
-    name: &str,
-    default: Option<&str>,
-) -> Result<String, String> {
-    match (arguments.get(name), default) {
-        (Some(Value::String(text)), _) => Ok(text.clone()),
-        (None | Some(Value::Null), Some(default)) => Ok(default.to_owned()),
-        _ => Err(tool_error(
-            &format!("{tool} needs a string argument `{name}`"),
-            &format!("Call it again with {{\"{name}\": \"...\"}}."),
-        )),
-    }
-}
-
-/// A session error as a tool result, with what the model can do about it.
-pub(super) fn session_error(error: &SessionError) -> String {
-    let hint = match error {
-        SessionError::KernelFailed { hint, .. } => hint.clone().unwrap_or_else(|| {
-            "Tell the user the kernel is down; they can see why with `hailer session status`."
-                .to_owned()
-        }),
-        SessionError::KernelTimeout(_) | SessionError::Kernel(_) => {
-            "Call marimo_status to see the kernel's state before trying again.".to_owned()
-        }
-        SessionError::Notebook(_) => "Call notebook_list to see the notebooks.".to_owned(),
-        _ => String::new(),
-    };
-    tool_error(&error.to_string(), &hint)
-}
+use hailerd_session::Session;
 
 /// Runs Python in the active notebook's kernel.
 pub(super) struct MarimoExecute {
@@ -82,17 +43,13 @@ needs is read."
     }
 
     async fn call(&self, arguments: Value, ctx: &ToolContext) -> String {
-        let code = match string_arg(&arguments, "marimo_execute", "code", None) {
-            Ok(code) => code,
+        let code = match tool_args::read::<ExecuteArgs>("marimo_execute", arguments) {
+            Ok(args) => args.code,
             Err(result) => return result,
         };
-        let session = match live(&self.session) {
-            Ok(session) => session,
+        let (session, kernel) = match tool_args::live_kernel(&self.session).await {
+            Ok(live) => live,
             Err(result) => return result,
-        };
-        let kernel = match session.kernel().await {
-            Ok(kernel) => kernel,
-            Err(error) => return session_error(&error),
         };
         let notebook = session.active_notebook().await;
         let before = if uses_code_mode(&code) {

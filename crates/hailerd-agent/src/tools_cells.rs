@@ -14,7 +14,7 @@ use hailer_marimo::{CellSnapshot, SnapshotOptions};
 use hailer_model::ToolSpec;
 use serde_json::{Value, json};
 
-use super::tools::{live, session_error, string_arg};
+use super::tool_args::{self, CellsArgs};
 use crate::checks::{self, Checkers};
 use hailerd_kernel::Kernel;
 use hailerd_session::Session;
@@ -223,17 +223,13 @@ it (a case-insensitive regex, or plain text). Call it before editing cells."
     }
 
     async fn call(&self, arguments: Value, _ctx: &ToolContext) -> String {
-        let pattern = match string_arg(&arguments, "notebook_cells", "pattern", Some("")) {
-            Ok(pattern) => pattern,
+        let pattern = match tool_args::read::<CellsArgs>("notebook_cells", arguments) {
+            Ok(args) => args.pattern.unwrap_or_default(),
             Err(result) => return result,
         };
-        let session = match live(&self.session) {
-            Ok(session) => session,
+        let (session, kernel) = match tool_args::live_kernel(&self.session).await {
+            Ok(live) => live,
             Err(result) => return result,
-        };
-        let kernel = match session.kernel().await {
-            Ok(kernel) => kernel,
-            Err(error) => return session_error(&error),
         };
         let notebook = session.active_notebook().await;
         match kernel
@@ -347,13 +343,9 @@ with their code lines."
     }
 
     async fn call(&self, _arguments: Value, _ctx: &ToolContext) -> String {
-        let session = match live(&self.session) {
-            Ok(session) => session,
+        let (session, kernel) = match tool_args::live_kernel(&self.session).await {
+            Ok(live) => live,
             Err(result) => return result,
-        };
-        let kernel = match session.kernel().await {
-            Ok(kernel) => kernel,
-            Err(error) => return session_error(&error),
         };
         let checkers = checkers(&session, &kernel);
         if !checkers.any() {

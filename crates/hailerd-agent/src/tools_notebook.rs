@@ -13,7 +13,7 @@ use hailer_model::ToolSpec;
 use hailer_protocol::{CreateNotebookParams, NotebookTemplate};
 use serde_json::{Value, json};
 
-use super::tools::{live, session_error, string_arg};
+use super::tool_args::{self, CloseArgs, CreateArgs, OpenArgs, live, session_error};
 use super::tools_cells::list_cells;
 use hailerd_session::Session;
 
@@ -114,13 +114,8 @@ data helpers) or \"empty\"."
     }
 
     async fn call(&self, arguments: Value, _ctx: &ToolContext) -> String {
-        let name = match string_arg(&arguments, "notebook_create", "name", None) {
-            Ok(name) => name,
-            Err(result) => return result,
-        };
-        let template = match string_arg(&arguments, "notebook_create", "template", Some("starter"))
-        {
-            Ok(template) => template,
+        let (name, template) = match tool_args::read::<CreateArgs>("notebook_create", arguments) {
+            Ok(args) => (args.name, args.template.unwrap_or_default()),
             Err(result) => return result,
         };
         let template = match template.trim().to_lowercase().as_str() {
@@ -178,8 +173,8 @@ impl Tool for NotebookOpen {
     }
 
     async fn call(&self, arguments: Value, _ctx: &ToolContext) -> String {
-        let reference = match string_arg(&arguments, "notebook_open", "notebook", None) {
-            Ok(reference) => reference,
+        let reference = match tool_args::read::<OpenArgs>("notebook_open", arguments) {
+            Ok(args) => args.notebook,
             Err(result) => return result,
         };
         let session = match live(&self.session) {
@@ -229,8 +224,8 @@ freeing its memory. The active notebook stays active; its next run starts a fres
     }
 
     async fn call(&self, arguments: Value, _ctx: &ToolContext) -> String {
-        let reference = match string_arg(&arguments, "notebook_close", "notebook", Some("")) {
-            Ok(reference) => reference,
+        let reference = match tool_args::read::<CloseArgs>("notebook_close", arguments) {
+            Ok(args) => args.notebook.unwrap_or_default(),
             Err(result) => return result,
         };
         let session = match live(&self.session) {

@@ -13,6 +13,8 @@ use hailer_protocol::AuditOutcome;
 use hailer_tools::Failure;
 use serde_json::{Value, json};
 
+use super::tool_args::{self, FetchArgs, NameArgs, SkillFileArgs};
+
 /// Adds the workspace tools, in the order the model is offered them.
 pub(super) fn register(
     tools: &mut ToolRegistry,
@@ -32,22 +34,6 @@ pub(super) fn register(
         max_page_bytes: config.web.max_page_bytes,
         audit: audit.clone(),
     })
-}
-
-/// A string argument; missing means empty. `Err` holds the tool's reply for a wrong type.
-fn string_arg(arguments: &Value, name: &str, tool: &str) -> Result<String, String> {
-    super::tools::string_arg(arguments, tool, name, Some(""))
-}
-
-fn required(value: String, name: &str, tool: &str) -> Result<String, String> {
-    if value.trim().is_empty() {
-        Err(tool_error(
-            &format!("{tool} needs `{name}`"),
-            &format!("Call {tool} again with a non-empty \"{name}\"."),
-        ))
-    } else {
-        Ok(value)
-    }
 }
 
 fn reply(result: Result<String, Failure>) -> String {
@@ -93,8 +79,8 @@ named (at most 20). Cheap: call it before loading monthly data."
     }
 
     async fn call(&self, arguments: Value, _ctx: &ToolContext) -> String {
-        let name = match string_arg(&arguments, "name", "list_periods") {
-            Ok(name) => name,
+        let name = match tool_args::read::<NameArgs>("list_periods", arguments) {
+            Ok(args) => args.name.unwrap_or_default(),
             Err(reply) => return reply,
         };
         let data_dir = self.data_dir.clone();
@@ -122,8 +108,8 @@ folder."
     }
 
     async fn call(&self, arguments: Value, _ctx: &ToolContext) -> String {
-        let name = match string_arg(&arguments, "name", "load_skill")
-            .and_then(|name| required(name, "name", "load_skill"))
+        let name = match tool_args::read::<NameArgs>("load_skill", arguments)
+            .and_then(|args| tool_args::not_blank(args.name, "name", "load_skill"))
         {
             Ok(name) => name,
             Err(reply) => return reply,
@@ -157,13 +143,12 @@ folder and links pointing outside it are refused; files over 1 MB or not UTF-8 c
     }
 
     async fn call(&self, arguments: Value, _ctx: &ToolContext) -> String {
-        let args = string_arg(&arguments, "name", "read_skill_file")
-            .and_then(|name| required(name, "name", "read_skill_file"))
-            .and_then(|name| {
-                string_arg(&arguments, "path", "read_skill_file")
-                    .and_then(|path| required(path, "path", "read_skill_file"))
-                    .map(|path| (name, path))
-            });
+        const TOOL: &str = "read_skill_file";
+        let args = tool_args::read::<SkillFileArgs>(TOOL, arguments).and_then(|args| {
+            let name = tool_args::not_blank(args.name, "name", TOOL)?;
+            let path = tool_args::not_blank(args.path, "path", TOOL)?;
+            Ok((name, path))
+        });
         let (name, path) = match args {
             Ok(args) => args,
             Err(reply) => return reply,
@@ -204,8 +189,8 @@ a URL.",
     }
 
     async fn call(&self, arguments: Value, ctx: &ToolContext) -> String {
-        let url = match string_arg(&arguments, "url", "fetch_page")
-            .and_then(|url| required(url, "url", "fetch_page"))
+        let url = match tool_args::read::<FetchArgs>("fetch_page", arguments)
+            .and_then(|args| tool_args::not_blank(args.url, "url", "fetch_page"))
         {
             Ok(url) => url,
             Err(reply) => return reply,

@@ -104,7 +104,8 @@ async fn another_agent_runs_polars_in_the_isolated_kernel_over_stdio_and_http() 
     assert_eq!(calls[3]["isError"], true);
     assert_eq!(
         calls[3]["text"],
-        "ERROR: marimo_execute needs a string argument `code`\nCall it again with {\"code\": \"...\"}."
+        "ERROR: marimo_execute cannot use these arguments: missing field `code`\n\
+         Call it again with the arguments its parameters name, each a string."
     );
 
     // Every run is in the audit trail, as the MCP client's; the cell is in the notebook here.
