@@ -13,6 +13,7 @@
 //! and passes in the system prompt.
 
 #![warn(missing_docs)]
+#![warn(clippy::print_stdout)]
 
 pub mod blocking;
 pub mod credentials;

@@ -11,6 +11,7 @@
 //! * [`sse`]: the bounded event-stream parser the client uses.
 
 #![warn(missing_docs)]
+#![warn(clippy::print_stdout)]
 
 pub mod access_token;
 pub mod cell_snapshot;

@@ -7,6 +7,7 @@
 //! Unix epoch.
 
 #![warn(missing_docs)]
+#![warn(clippy::print_stdout)]
 
 mod audit;
 mod charts;

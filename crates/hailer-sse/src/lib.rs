@@ -4,6 +4,7 @@
 //! single line or the whole stream grows past its limits.
 
 #![warn(missing_docs)]
+#![warn(clippy::print_stdout)]
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,6 +2,7 @@
 //! turn, with its events broadcast to every attached client.
 
 #![warn(missing_docs)]
+#![warn(clippy::print_stdout)]
 
 mod checks;
 mod memory;

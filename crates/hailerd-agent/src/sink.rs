@@ -94,7 +94,7 @@ impl EventSink for SessionSink {
                 return;
             }
             TurnEvent::Started { text, .. } => SessionEvent::TurnStarted {
-                turn_id: turn_id.clone(),
+                turn_id,
                 text,
                 client: self.client.clone(),
             },

@@ -6,6 +6,7 @@
 //! docker start fails; it never falls back to running code on this machine.
 
 #![warn(missing_docs)]
+#![warn(clippy::print_stdout)]
 
 mod audit;
 mod clock;

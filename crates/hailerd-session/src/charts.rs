@@ -222,7 +222,7 @@ mod tests {
         book.set_turn(None);
         let mut two = vec![past_turn("q1", &["call_1"]), past_turn("q2", &["call_1"])];
         book.fill(&mut two, &one, Some("t2"));
-        assert_eq!(two[0].charts, vec![first.clone()]);
+        assert_eq!(two[0].charts, vec![first]);
         assert!(two[1].charts.is_empty(), "{:?}", two[1].charts);
 
         // A summary dropped the oldest turn: the rest keep theirs, matched from the end.

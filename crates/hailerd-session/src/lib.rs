@@ -1,6 +1,7 @@
 //! Sessions: at most one live session per workspace, shared by every client that attaches.
 
 #![warn(missing_docs)]
+#![warn(clippy::print_stdout)]
 
 mod events;
 mod notebooks;

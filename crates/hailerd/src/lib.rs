@@ -7,6 +7,7 @@
 //! `hailerd` binary.
 
 #![warn(missing_docs)]
+#![warn(clippy::print_stdout)]
 
 mod api;
 mod connections;

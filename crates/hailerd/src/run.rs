@@ -1,6 +1,7 @@
 //! What `hailerd` does around [`crate::serve`]: become the one daemon, log, listen, advertise
 //! itself in the runtime file, and clean up on the way out.
 
+use std::io::Write as _;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -93,13 +94,16 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     {
         Acquired::Lock(lock) => lock,
         Acquired::HeldByAnother => {
-            match runtime_file::read(&home.runtime_file()) {
-                Ok(Some(file)) => println!(
+            // Standard output may be closed by whoever started this run: nothing to say then.
+            let mut out = std::io::stdout().lock();
+            let _ = match runtime_file::read(&home.runtime_file()) {
+                Ok(Some(file)) => writeln!(
+                    out,
                     "hailerd is already running (pid {}, port {}).",
                     file.pid, file.port
                 ),
-                _ => println!("hailerd is already running."),
-            }
+                _ => writeln!(out, "hailerd is already running."),
+            };
             return Ok(ExitCode::SUCCESS);
         }
     };
