@@ -1,6 +1,11 @@
 //! Fitting decorated text to the terminal's width: wrapped at spaces, measured in terminal
 //! columns (wide characters count two), a word broken only when it cannot fit on a line of its
 //! own; or cut with an ellipsis.
+//!
+//! Hand-written rather than the `textwrap` crate: that wraps plain `&str`, so the decorations of
+//! the runs would have to be mapped back onto its lines by byte offset, and it keeps what this
+//! drops: leading spaces (a first line left empty), runs of spaces, tabs inside words (zero
+//! columns wide, so lines overrun) and newlines as breaks.
 
 use unicode_width::UnicodeWidthChar;
 
@@ -153,6 +158,18 @@ mod tests {
             vec!["a", "abcdef", "ghijkl", "mnop b"]
         );
         assert_eq!(texts(wrap(&plain(""), 6)), vec![""]);
+    }
+
+    #[test]
+    fn any_whitespace_separates_words_and_becomes_one_space() {
+        assert_eq!(
+            texts(wrap(&plain("  lead  two   spaces"), 10)),
+            vec!["lead two", "spaces"]
+        );
+        assert_eq!(
+            texts(wrap(&plain("tab\there x\ny"), 6)),
+            vec!["tab", "here x", "y"]
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ use hailer_protocol::AuditEntry;
 use crate::chat::sanitize;
 use crate::chat::style::Style;
 use crate::chat::tool_view;
+use crate::output::{out, outln};
 
 /// Which records to show.
 #[derive(Debug, Clone, Default)]
@@ -69,21 +70,21 @@ pub(crate) fn show(overrides: Overrides, filter: &Filter, json: bool) -> anyhow:
         })
         .collect();
     if json {
-        println!("{}", serde_json::to_string_pretty(&entries)?);
+        outln!("{}", serde_json::to_string_pretty(&entries)?)?;
     } else if entries.is_empty() {
-        println!(
+        outln!(
             "No audit records{}.",
             if filter.since.is_some() || filter.turn.is_some() {
                 " match"
             } else {
                 " yet"
             }
-        );
+        )?;
     } else {
         let style = Style::detect(false);
         let width = crate::chat::terminal_width();
         for entry in &entries {
-            print!("{}", render(entry, style, width));
+            out!("{}", render(entry, style, width))?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -98,11 +99,11 @@ pub(crate) fn verify(overrides: Overrides) -> anyhow::Result<ExitCode> {
     let anchor = hailer_audit::anchor_path(&home.data_dir, &root);
     match hailer_audit::verify_dir(&dir, &anchor)? {
         Ok(verified) if verified.records == 0 => {
-            println!("No audit records in {}.", dir.display());
+            outln!("No audit records in {}.", dir.display())?;
             Ok(ExitCode::SUCCESS)
         }
         Ok(verified) => {
-            println!(
+            outln!(
                 "The audit trail is intact: {} records, each chained to the one before{}",
                 verified.records,
                 if verified.anchored {
@@ -112,11 +113,11 @@ pub(crate) fn verify(overrides: Overrides) -> anyhow::Result<ExitCode> {
                      elsewhere, or before heads were kept there), so records removed from its \
                      end cannot be told."
                 }
-            );
+            )?;
             Ok(ExitCode::SUCCESS)
         }
         Err(broken) => {
-            println!("The audit trail was tampered with: {broken}.");
+            outln!("The audit trail was tampered with: {broken}.")?;
             Ok(ExitCode::FAILURE)
         }
     }

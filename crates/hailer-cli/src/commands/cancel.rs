@@ -9,6 +9,7 @@ use hailer_config::{LoadInputs, Overrides};
 use hailer_protocol::{CancelResponse, SessionList};
 
 use crate::daemon_client;
+use crate::output::outln;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -18,7 +19,7 @@ pub(crate) async fn run(home: &HailerHome, overrides: Overrides) -> anyhow::Resu
     let workspace = hailer_config::find_workspace(&inputs.cwd, &inputs.overrides, &inputs.env)
         .map_err(|problem| anyhow::anyhow!("{}", problem.message))?;
     let Some(connected) = daemon_client::find(home).await else {
-        println!("Nothing to cancel: hailerd is not running.");
+        outln!("Nothing to cancel: hailerd is not running.")?;
         return Ok(ExitCode::FAILURE);
     };
     let root = workspace.root.display().to_string();
@@ -29,7 +30,7 @@ pub(crate) async fn run(home: &HailerHome, overrides: Overrides) -> anyhow::Resu
         .json::<SessionList>()?
         .sessions;
     let Some(session) = sessions.iter().find(|session| session.workspace == root) else {
-        println!("Nothing to cancel: this workspace has no live session.");
+        outln!("Nothing to cancel: this workspace has no live session.")?;
         return Ok(ExitCode::FAILURE);
     };
     let reply: CancelResponse = connected
@@ -42,10 +43,10 @@ pub(crate) async fn run(home: &HailerHome, overrides: Overrides) -> anyhow::Resu
         .await?
         .json()?;
     if reply.cancelled {
-        println!("Cancelled the running turn; the conversation stays as it was before it.");
+        outln!("Cancelled the running turn; the conversation stays as it was before it.")?;
         Ok(ExitCode::SUCCESS)
     } else {
-        println!("Nothing to cancel: no turn is running in this workspace's session.");
+        outln!("Nothing to cancel: no turn is running in this workspace's session.")?;
         Ok(ExitCode::FAILURE)
     }
 }

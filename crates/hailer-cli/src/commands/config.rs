@@ -7,26 +7,27 @@ use hailer_config::sanitize::escape_visible;
 use hailer_config::{LoadInputs, Overrides, Problem, Severity};
 
 use crate::chat::sanitize::escape_json_text;
+use crate::output::outln;
 
 pub(crate) fn check(overrides: Overrides, json: bool) -> anyhow::Result<ExitCode> {
     let inputs = LoadInputs::from_process(overrides)?;
     let report = hailer_config::check(&inputs);
     if json {
-        println!(
+        outln!(
             "{}",
             escape_json_text(&serde_json::to_string_pretty(&report)?)
-        );
+        )?;
     } else if report.is_clean() {
-        println!("The configuration is fine.");
+        outln!("The configuration is fine.")?;
     } else {
         for problem in report.all() {
-            print_problem(problem);
+            print_problem(problem)?;
         }
-        println!(
+        outln!(
             "\n{} fatal, {} warning(s).",
             report.fatal.len(),
             report.warnings.len()
-        );
+        )?;
     }
     Ok(if report.is_ok() {
         ExitCode::SUCCESS
@@ -35,15 +36,16 @@ pub(crate) fn check(overrides: Overrides, json: bool) -> anyhow::Result<ExitCode
     })
 }
 
-fn print_problem(problem: &Problem) {
+fn print_problem(problem: &Problem) -> std::io::Result<()> {
     let label = match problem.severity {
         Severity::Fatal => "FAIL",
         Severity::Warning => "warn",
     };
-    println!("{label}  {}", escape_visible(&problem.message));
+    outln!("{label}  {}", escape_visible(&problem.message))?;
     if !problem.hint.is_empty() {
         for line in escape_visible(&problem.hint).lines() {
-            println!("      {line}");
+            outln!("      {line}")?;
         }
     }
+    Ok(())
 }

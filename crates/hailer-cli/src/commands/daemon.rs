@@ -11,6 +11,7 @@ use hailer_protocol::{DaemonInfo, ShutdownResponse};
 use serde::Serialize;
 
 use crate::daemon_client::{self, Connected};
+use crate::output::outln;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long `stop` waits for the daemon to go.
@@ -20,16 +21,17 @@ const FOLLOW_POLL: Duration = Duration::from_millis(200);
 
 pub(crate) async fn start(home: &HailerHome) -> anyhow::Result<()> {
     let connected = daemon_client::find_or_start(home).await?;
-    println!(
+    outln!(
         "hailerd is running (pid {}, port {}).",
-        connected.info.pid, connected.info.port
-    );
+        connected.info.pid,
+        connected.info.port
+    )?;
     Ok(())
 }
 
 pub(crate) async fn stop(home: &HailerHome) -> anyhow::Result<()> {
     let Some(connected) = daemon_client::find(home).await else {
-        println!("hailerd is not running.");
+        outln!("hailerd is not running.")?;
         return Ok(());
     };
     connected
@@ -45,7 +47,7 @@ pub(crate) async fn stop(home: &HailerHome) -> anyhow::Result<()> {
     while connected.runtime_path.exists() && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    println!("hailerd stopped (pid {}).", connected.info.pid);
+    outln!("hailerd stopped (pid {}).", connected.info.pid)?;
     Ok(())
 }
 
@@ -70,17 +72,17 @@ pub(crate) async fn status(home: &HailerHome, json: bool) -> anyhow::Result<()> 
             runtime_file: &runtime_path,
             log_dir: home.log_dir(),
         };
-        println!("{}", serde_json::to_string_pretty(&status)?);
+        outln!("{}", serde_json::to_string_pretty(&status)?)?;
         return Ok(());
     }
-    println!("hailerd {}", info.version);
-    println!("  pid:          {}", info.pid);
-    println!("  listening:    127.0.0.1:{}", info.port);
-    println!("  uptime:       {}", human_duration(info.uptime_secs));
-    println!("  sessions:     {}", info.sessions);
-    println!("  clients:      {}", info.clients);
-    println!("  runtime file: {}", runtime_path.display());
-    println!("  logs:         {}", home.log_dir().display());
+    outln!("hailerd {}", info.version)?;
+    outln!("  pid:          {}", info.pid)?;
+    outln!("  listening:    127.0.0.1:{}", info.port)?;
+    outln!("  uptime:       {}", human_duration(info.uptime_secs))?;
+    outln!("  sessions:     {}", info.sessions)?;
+    outln!("  clients:      {}", info.clients)?;
+    outln!("  runtime file: {}", runtime_path.display())?;
+    outln!("  logs:         {}", home.log_dir().display())?;
     Ok(())
 }
 
@@ -89,7 +91,7 @@ pub(crate) async fn status(home: &HailerHome, json: bool) -> anyhow::Result<()> 
 pub(crate) async fn logs(home: &HailerHome, lines: usize, follow: bool) -> anyhow::Result<()> {
     let dir = home.log_dir();
     let Some(newest) = newest_log(&dir)? else {
-        println!("No hailerd log yet in {}.", dir.display());
+        outln!("No hailerd log yet in {}.", dir.display())?;
         return Ok(());
     };
     if !follow {

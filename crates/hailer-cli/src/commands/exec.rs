@@ -10,6 +10,7 @@ use hailer_protocol::{ExecParams, ExecResponse};
 
 use crate::chat::sanitize;
 use crate::daemon_client;
+use crate::output::out;
 use crate::session_client::{self, SessionFlags};
 
 /// How long beyond the run's own limit the client waits (the kernel may still be starting).
@@ -73,7 +74,7 @@ pub(crate) async fn run(
         }
     };
     let response: ExecResponse = reply?.json()?;
-    print_response(&response);
+    print_response(&response)?;
     Ok(if response.success {
         ExitCode::SUCCESS
     } else {
@@ -105,20 +106,21 @@ async fn say_if_busy(endpoint: &crate::http::Endpoint, session: &str) {
     }
 }
 
-fn print_response(response: &ExecResponse) {
+fn print_response(response: &ExecResponse) -> std::io::Result<()> {
     // What the kernel printed reaches the terminal only cleaned of control sequences; a run
     // whose result cannot be cleaned is not printed (it always can: it came as JSON).
     let Some(response) = sanitize::clean_all(response) else {
         eprintln!("hailer: the run's output could not be read");
-        return;
+        return Ok(());
     };
     for piece in output(&response) {
         if piece.is_error {
             eprint!("{}", piece.text);
         } else {
-            print!("{}", piece.text);
+            out!("{}", piece.text)?;
         }
     }
+    Ok(())
 }
 
 /// A piece of what a run printed: for standard output, or (`is_error`) standard error.

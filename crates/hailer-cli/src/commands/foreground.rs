@@ -12,6 +12,7 @@ use tokio::sync::watch;
 use super::kernel_ready::{Wait, ctrl_c_presses, wait_for_kernel};
 use crate::daemon_client;
 use crate::http::Endpoint;
+use crate::output::outln;
 use crate::session_client::{
     self, EventSocket, SessionFlags, follow_kernel_log, next_envelope, next_text,
 };
@@ -66,7 +67,7 @@ pub(crate) async fn run(
             return Ok(ExitCode::FAILURE);
         }
     }
-    println!("Kernel:   {}", session.kernel_line);
+    outln!("Kernel:   {}", session.kernel_line)?;
     let notebooks: NotebookList = endpoint
         .get(&format!("/v1/sessions/{id}/notebooks"), REQUEST_TIMEOUT)
         .await?
@@ -82,13 +83,13 @@ pub(crate) async fn run(
         .await?
         .json()?;
     if let Some(link) = &opened.link {
-        println!("Notebook: {link}");
-        println!("          (the link signs in to this kernel: keep it to yourself)");
+        outln!("Notebook: {link}")?;
+        outln!("          (the link signs in to this kernel: keep it to yourself)")?;
         if open_browser {
             crate::browser::open(link);
         }
     }
-    println!("Following the kernel's log. Ctrl+C stops the kernel and removes it.");
+    outln!("Following the kernel's log. Ctrl+C stops the kernel and removes it.")?;
     let log = match follow_kernel_log(endpoint, &id, LOG_TAIL).await {
         Ok(log) => Some(log),
         Err(error) => {
@@ -117,7 +118,7 @@ async fn follow(
                 }
             }
             line = next_line(log.as_mut()) => match line {
-                Some(line) => println!("{line}"),
+                Some(line) => outln!("{line}")?,
                 None => log = None,
             },
             envelope = next_envelope(events) => {
@@ -127,7 +128,7 @@ async fn follow(
                 };
                 match envelope.event {
                     SessionEvent::Kernel { exit: Some(exit), .. } => {
-                        return Ok(ended(endpoint, id, &exit, log.as_mut()).await);
+                        return ended(endpoint, id, &exit, log.as_mut()).await;
                     }
                     SessionEvent::Kernel {
                         status: hailer_protocol::KernelStatus::Failed,
@@ -158,24 +159,28 @@ async fn follow(
 }
 
 /// The kernel ended on its own: its last lines, why, then the session is stopped (what is left
-/// of it removed) and the kernel's code returned.
+/// of it removed) and the kernel's code returned. A failed write of those lines is the error.
 async fn ended(
     endpoint: &Endpoint,
     id: &str,
     exit: &KernelExit,
     log: Option<&mut EventSocket>,
-) -> ExitCode {
+) -> anyhow::Result<ExitCode> {
     if let Some(log) = log {
-        let _ = tokio::time::timeout(LAST_LINES, async {
+        let last_lines = tokio::time::timeout(LAST_LINES, async {
             while let Some(line) = next_text(log).await {
-                println!("{line}");
+                outln!("{line}")?;
             }
+            std::io::Result::Ok(())
         })
         .await;
+        if let Ok(written) = last_lines {
+            written?;
+        }
     }
     eprintln!("hailer: {}", exit.message);
     stop(endpoint, id).await;
-    ExitCode::from(exit.client_exit_code())
+    Ok(ExitCode::from(exit.client_exit_code()))
 }
 
 async fn next_line(log: Option<&mut EventSocket>) -> Option<String> {

@@ -10,6 +10,7 @@ use hailer_config::home::HailerHome;
 use hailer_protocol::{DockerEngine, KernelImageStatus};
 
 use crate::docker_probe;
+use crate::output::outln;
 
 pub(crate) async fn run(
     home: &HailerHome,
@@ -22,7 +23,7 @@ pub(crate) async fn run(
     report
         .trust_the_written_config(&home.config_dir)
         .context("cannot record the new hailer.toml as trusted")?;
-    println!("Workspace: {}", report.workspace.display());
+    outln!("Workspace: {}", report.workspace.display())?;
     for entry in &report.entries {
         let shown = entry
             .path
@@ -40,10 +41,10 @@ pub(crate) async fn run(
             InitAction::Kept => "kept   ",
             InitAction::Rewritten => "rewrote",
         };
-        println!("  {verb} {shown}");
+        outln!("  {verb} {shown}")?;
     }
     if let Some(mismatch) = &report.runtime_mismatch {
-        println!(
+        outln!(
             "\nNote: {} was kept and sets runtime = {}; --kernel {} was not applied. \
              Run `hailer init --force --kernel {}` to rewrite it.",
             mismatch.config_file.display(),
@@ -53,12 +54,12 @@ pub(crate) async fn run(
                 .unwrap_or("docker (no [kernel] runtime line)"),
             mismatch.requested,
             mismatch.requested,
-        );
+        )?;
     }
 
     let kept = what_the_file_says(workspace, kernel);
     let kernel_note = kernel_note(home, kept.runtime, &kept.image).await;
-    println!("\nNext steps:");
+    outln!("\nNext steps:")?;
     let mut steps = vec![
         "Review hailer.toml (the model, its provider, the data folder).".to_owned(),
         format!(
@@ -87,10 +88,10 @@ pub(crate) async fn run(
     }
     steps.push("Run `hailer` here and ask a question.".to_owned());
     for (number, step) in steps.iter().enumerate() {
-        println!("  {}. {step}", number + 1);
+        outln!("  {}. {step}", number + 1)?;
     }
-    println!();
-    println!("{}", kernel_note.text);
+    outln!()?;
+    outln!("{}", kernel_note.text)?;
     Ok(())
 }
 

@@ -8,6 +8,7 @@ use hailer_config::home::HailerHome;
 use hailer_protocol::{CredentialTarget, CredentialsResponse, LoginParams};
 
 use crate::daemon_client;
+use crate::output::outln;
 use crate::session_client::{SessionFlags, start_params};
 
 /// The OS credential store may wait on its service for a while.
@@ -35,11 +36,11 @@ pub(crate) async fn login(
         Some("file") => "the key file (readable by you only)",
         _ => "the credential store",
     };
-    println!(
+    outln!(
         "Stored the key for provider '{}' in {place}.",
         done.provider
-    );
-    warn_if_shadowed(&done.env_key);
+    )?;
+    warn_if_shadowed(&done.env_key)?;
     Ok(())
 }
 
@@ -56,11 +57,11 @@ pub(crate) async fn logout(
         .await?
         .json()?;
     if done.removed {
-        println!("Removed the stored key of provider '{}'.", done.provider);
+        outln!("Removed the stored key of provider '{}'.", done.provider)?;
     } else {
-        println!("No key was stored for provider '{}'.", done.provider);
+        outln!("No key was stored for provider '{}'.", done.provider)?;
     }
-    warn_if_shadowed(&done.env_key);
+    warn_if_shadowed(&done.env_key)?;
     Ok(())
 }
 
@@ -102,11 +103,12 @@ fn read_key(provider: Option<&str>) -> anyhow::Result<String> {
     Ok(key)
 }
 
-fn warn_if_shadowed(env_key: &str) {
+fn warn_if_shadowed(env_key: &str) -> std::io::Result<()> {
     if std::env::var(env_key).is_ok_and(|value| !value.trim().is_empty()) {
-        println!(
+        outln!(
             "Note: {env_key} is set in this shell; sessions started from here use it instead of \
              the stored key."
-        );
+        )?;
     }
+    Ok(())
 }

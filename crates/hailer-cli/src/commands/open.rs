@@ -6,6 +6,7 @@
 use hailer_config::home::HailerHome;
 
 use crate::daemon_client;
+use crate::output::outln;
 use crate::session_client::{self, SessionFlags};
 
 pub(crate) async fn open(
@@ -26,16 +27,16 @@ pub(crate) async fn open(
     };
     let link = signed_link(endpoint.port, &endpoint.token, session.as_deref());
     if print_only {
-        println!("{link}");
+        outln!("{link}")?;
         return Ok(());
     }
     match crate::browser::launch(&link) {
         Ok(()) => {
-            println!("Opened the chat page in your browser. If it did not appear, open:\n{link}");
+            outln!("Opened the chat page in your browser. If it did not appear, open:\n{link}")?;
         }
-        Err(reason) => println!("{reason}; open this link in your browser:\n{link}"),
+        Err(reason) => outln!("{reason}; open this link in your browser:\n{link}")?,
     }
-    println!("The link signs in to hailerd until it stops: keep it to yourself.");
+    outln!("The link signs in to hailerd until it stops: keep it to yourself.")?;
     Ok(())
 }
 

@@ -11,6 +11,7 @@ use hailer_protocol::{SessionEnvelope, SessionEvent, StartTurnParams, StartTurnR
 use crate::chat::sanitize;
 use crate::commands::kernel::job_view::JobView;
 use crate::daemon_client;
+use crate::output::{out, outln};
 use crate::session_client::{self, SessionFlags};
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
@@ -100,7 +101,7 @@ pub(crate) async fn run(
             continue;
         };
         if json {
-            println!("{}", sanitize::escape_json_text(&text));
+            outln!("{}", sanitize::escape_json_text(&text))?;
         }
         // Shown text passes the sanitiser; `--json` carries the daemon's JSON as it came.
         let Some(event) = sanitize::clean_all(&envelope.event) else {
@@ -129,7 +130,7 @@ pub(crate) async fn run(
                 charts.push(chart);
             }
             SessionEvent::TextDelta { turn_id, delta } if turn_id == turn.turn_id && !json => {
-                print!("{delta}");
+                out!("{delta}")?;
                 use std::io::Write;
                 let _ = std::io::stdout().flush();
                 wrote_text = true;
@@ -175,12 +176,12 @@ pub(crate) async fn run(
                 // The turn's last event comes after its notebook is on this machine.
                 let notebook = active_notebook(endpoint, &started.session).await;
                 if json {
-                    println!("{}", summary_line(notebook.as_deref(), &charts));
+                    outln!("{}", summary_line(notebook.as_deref(), &charts))?;
                 } else {
                     if !wrote_text {
-                        print!("{text}");
+                        out!("{text}")?;
                     }
-                    println!();
+                    outln!()?;
                     for line in chart_lines(&charts) {
                         eprintln!("{line}");
                     }

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::daemon_client;
 use crate::http::Endpoint;
+use crate::output::{out, outln};
 use crate::session_client::{SessionFlags, start_params};
 
 /// The daemon may read a stored key from the OS credential store, and ask the engine when it has
@@ -126,17 +127,17 @@ pub(crate) async fn run(
         }
     }
     if json {
-        println!(
+        outln!(
             "{}",
             crate::chat::sanitize::escape_json_text(&serde_json::to_string_pretty(&status)?)
-        );
+        )?;
     } else {
         // The settings shown come from the workspace's file, which may come from someone
         // else: shown as written, with visible escapes.
-        print!(
+        out!(
             "{}",
             hailer_config::sanitize::escape_visible(&text(&status))
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

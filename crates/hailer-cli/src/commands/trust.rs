@@ -8,6 +8,7 @@
 
 use std::process::ExitCode;
 
+use crate::output::outln;
 use anyhow::{Context, bail};
 use hailer_config::home::HailerHome;
 use hailer_config::sanitize::escape_visible;
@@ -44,14 +45,14 @@ pub(crate) fn run(
     let file = escape_visible(&file.display().to_string());
     let store = TrustStore::in_config_dir(&home.config_dir);
     match action {
-        Action::Show => show(&loaded.trust, &file),
+        Action::Show => show(&loaded.trust, &file)?,
         Action::Revoke => match trust::revoke(&loaded.trust, &store)? {
-            Some(_) => println!(
+            Some(_) => outln!(
                 "Trust withdrawn for {file}: its settings that need trust are left out from now \
                  on (a running session of this workspace drops them when a client next attaches \
                  or asks, after a running turn ends; every client is told)."
-            ),
-            None => println!("{file} was not trusted; nothing changed."),
+            )?,
+            None => outln!("{file} was not trusted; nothing changed.")?,
         },
         Action::Grant { yes } => return grant(&loaded, &store, &file, yes),
     }
@@ -82,31 +83,31 @@ fn grant(loaded: &Loaded, store: &TrustStore, file: &str, yes: bool) -> anyhow::
     let trust = &loaded.trust;
     match trust.state {
         TrustState::NotNeeded => {
-            println!(
+            outln!(
                 "Nothing in {file} needs trust: it names no program to run, no endpoint for a \
                  key, no wider reach for the kernel and no folder outside the workspace."
-            );
+            )?;
             return Ok(ExitCode::SUCCESS);
         }
         TrustState::UserConfig => {
-            println!("{file} is in your own configuration folder: it is trusted already.");
+            outln!("{file} is in your own configuration folder: it is trusted already.")?;
             return Ok(ExitCode::SUCCESS);
         }
         TrustState::Trusted => {
-            println!("{file} is trusted already, with exactly these settings:");
-            list(trust);
+            outln!("{file} is trusted already, with exactly these settings:")?;
+            list(trust)?;
             return Ok(ExitCode::SUCCESS);
         }
         TrustState::NotTrusted | TrustState::Changed => {}
     }
-    println!("{file} asks for these settings:");
-    list(trust);
+    outln!("{file} asks for these settings:")?;
+    list(trust)?;
     if !yes {
         match crate::session_client::ask_on_terminal("Apply all of them in this workspace? [y/N] ")?
         {
             Some(true) => {}
             Some(false) => {
-                println!("Nothing was recorded; the settings marked above stay left out.");
+                outln!("Nothing was recorded; the settings marked above stay left out.")?;
                 return Ok(ExitCode::FAILURE);
             }
             None => bail!(
@@ -117,16 +118,16 @@ fn grant(loaded: &Loaded, store: &TrustStore, file: &str, yes: bool) -> anyhow::
         }
     }
     trust::grant(trust, store).with_context(|| format!("cannot record trust for {file}"))?;
-    println!(
+    outln!(
         "Trusted {file}. These settings apply from now on: a running session of this workspace \
          takes them up when a client next attaches or asks, after a running turn ends (a \
          kernel setting restarts its kernel then, and every client is told). A change to one \
          of them asks again for that one."
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn show(trust: &Trust, file: &str) {
+fn show(trust: &Trust, file: &str) -> std::io::Result<()> {
     let state = match trust.state {
         TrustState::NotNeeded => "nothing in it needs trust",
         TrustState::UserConfig => "trusted: it is in your own configuration folder",
@@ -137,23 +138,25 @@ fn show(trust: &Trust, file: &str) {
              where marked"
         }
     };
-    println!("{file}: {state}");
-    list(trust);
+    outln!("{file}: {state}")?;
+    list(trust)?;
     if trust.state.refuses() {
-        println!("Run `hailer trust` to apply them.");
+        outln!("Run `hailer trust` to apply them.")?;
     }
+    Ok(())
 }
 
-fn list(trust: &Trust) {
+fn list(trust: &Trust) -> std::io::Result<()> {
     for setting in &trust.settings {
         let mark = match setting.status {
             SettingStatus::Applied => "",
             SettingStatus::New => " (not applied)",
             SettingStatus::Changed => " (not applied: changed since you trusted it)",
         };
-        println!(
+        outln!(
             "  {}{mark}",
             escape_visible(&format!("{} {}", setting.name, setting.effect))
-        );
+        )?;
     }
+    Ok(())
 }

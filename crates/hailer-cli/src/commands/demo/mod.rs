@@ -17,6 +17,7 @@ use hailer_protocol::{NotebookChange, NotebookRef};
 
 use super::kernel_ready::{Wait, ctrl_c_presses, wait_for_kernel};
 use crate::daemon_client;
+use crate::output::outln;
 use crate::session_client::{self, SessionFlags};
 use tour::TourEnd;
 
@@ -43,21 +44,21 @@ pub(crate) async fn run(
         } else {
             format!("{label}:")
         };
-        println!("  {label:<11} {value}");
+        outln!("  {label:<11} {value}")
     };
-    println!("Hailer demo");
+    outln!("Hailer demo")?;
     row(
         "Workspace",
         &format!(
             "{} (made for this demo; delete it when you are done)",
             root.display()
         ),
-    );
+    )?;
     for (at, file) in workspace.files.iter().enumerate() {
         let label = if at == 0 { "Data" } else { "" };
-        row(label, &format!("data/{}: {}", file.name, file.about));
+        row(label, &format!("data/{}: {}", file.name, file.about))?;
     }
-    row("Kernel", &why);
+    row("Kernel", &why)?;
     row(
         "Model",
         &format!(
@@ -65,7 +66,7 @@ pub(crate) async fn run(
              endpoint (no API key; nothing leaves this machine)",
             hailer_demo::MODEL_LABEL
         ),
-    );
+    )?;
 
     let connected = daemon_client::find_or_start(home).await?;
     let endpoint = &connected.endpoint;
@@ -122,7 +123,7 @@ pub(crate) async fn run(
     let notebook_path = root.join("notebooks").join(hailer_demo::NOTEBOOK);
     let notebook = std::fs::read_to_string(&notebook_path).unwrap_or_default();
     let (announced, missing) = tour::missing_cells(&answer, &notebook);
-    println!();
+    outln!()?;
     if announced.is_empty() || !missing.is_empty() {
         eprintln!(
             "hailer: {} does not hold the cells the answer announced (missing: {})",
@@ -130,25 +131,25 @@ pub(crate) async fn run(
             missing.join(", ")
         );
     } else {
-        println!(
+        outln!(
             "{} now holds the tour's {} cells: {}.",
             notebook_path.display(),
             announced.len(),
             announced.join(", ")
-        );
+        )?;
     }
-    println!("\nOpen the notebook:  {}", opened.link.unwrap_or_default());
-    println!(
+    outln!("\nOpen the notebook:  {}", opened.link.unwrap_or_default())?;
+    outln!(
         "Open the chat page: {}",
         super::open::signed_link(endpoint.port, &endpoint.token, Some(&id))
-    );
-    println!(
+    )?;
+    outln!(
         "The links sign you in: keep them to yourself. They work while the session runs, which \
          is 5 minutes after the last client leaves. To go on in this terminal: cd {} && hailer \
          (the scripted model only knows the tour; set a real model in hailer.toml to ask your \
          own questions).",
         root.display()
-    );
+    )?;
     Ok(if announced.is_empty() || !missing.is_empty() {
         ExitCode::FAILURE
     } else {

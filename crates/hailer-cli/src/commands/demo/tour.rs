@@ -8,6 +8,7 @@ use hailer_protocol::{SessionEvent, StartTurnParams, StartTurnResponse};
 use tokio::sync::watch;
 
 use crate::http::Endpoint;
+use crate::output::{out, outln};
 use crate::session_client::{EventSocket, next_envelope};
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
@@ -50,7 +51,7 @@ pub(super) async fn run(
         return Ok(TourEnd::Failed(format!("{}{hint}", error.message)));
     }
     let turn = reply.json::<StartTurnResponse>()?.turn_id;
-    println!("\nYou: {QUESTION}\n");
+    outln!("\nYou: {QUESTION}\n")?;
     let mut step = 0;
     let mut streamed = false;
     loop {
@@ -73,7 +74,7 @@ pub(super) async fn run(
             SessionEvent::ToolCallStarted { turn_id, name, .. } if turn_id == turn => {
                 let title = STEPS.get(step).map_or("", |s| s.title);
                 step += 1;
-                println!("  [{name}] step {step} of {}: {title}", STEPS.len());
+                outln!("  [{name}] step {step} of {}: {title}", STEPS.len())?;
             }
             SessionEvent::ToolCallFinished {
                 turn_id, preview, ..
@@ -84,22 +85,22 @@ pub(super) async fn run(
                     .map(|(name, _)| name);
                 if preview.starts_with("ERROR:") || preview.starts_with("Execution failed.") {
                     let why: Vec<&str> = preview.lines().take(3).collect();
-                    println!("      did not work: {}", why.join(" / "));
+                    outln!("      did not work: {}", why.join(" / "))?;
                 } else if let Some(cell) = created {
-                    println!("      added the cell {cell} to the notebook");
+                    outln!("      added the cell {cell} to the notebook")?;
                 }
             }
             SessionEvent::TextDelta { turn_id, delta } if turn_id == turn => {
                 if !streamed {
-                    println!("\n{}:", hailer_demo::MODEL_LABEL);
+                    outln!("\n{}:", hailer_demo::MODEL_LABEL)?;
                     streamed = true;
                 }
-                print!("{delta}");
+                out!("{delta}")?;
                 let _ = std::io::stdout().flush();
             }
             SessionEvent::TurnFinished { turn_id, text, .. } if turn_id == turn => {
                 if !streamed {
-                    println!("\n{}:\n{text}", hailer_demo::MODEL_LABEL);
+                    outln!("\n{}:\n{text}", hailer_demo::MODEL_LABEL)?;
                 }
                 return Ok(TourEnd::Answered(text));
             }

@@ -13,6 +13,7 @@ use hailer_config::home::HailerHome;
 use hailer_config::{LoadInputs, Overrides};
 use serde::Serialize;
 
+use crate::output::{out, outln};
 use crate::session_client::SessionFlags;
 
 /// How a part fares.
@@ -79,17 +80,17 @@ pub(crate) async fn run(
     let rows = checks::all(home, &inputs, flags).await;
     let ok = rows.iter().all(|row| row.verdict != Verdict::Fail);
     if json {
-        println!(
+        outln!(
             "{}",
             crate::chat::sanitize::escape_json_text(&serde_json::to_string_pretty(&Report {
                 ok,
                 rows: &rows
             })?)
-        );
+        )?;
     } else {
         // Rows quote the configuration, which may come from someone else: shown as written,
         // with visible escapes.
-        print!("{}", hailer_config::sanitize::escape_visible(&table(&rows)));
+        out!("{}", hailer_config::sanitize::escape_visible(&table(&rows)))?;
     }
     Ok(if ok {
         ExitCode::SUCCESS

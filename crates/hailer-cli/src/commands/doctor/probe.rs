@@ -9,6 +9,7 @@ use hailer_protocol::{ProbeImage, ProbeParams, ProbeReport, ProbeVerdict};
 use serde::Serialize;
 
 use crate::daemon_client;
+use crate::output::{out, outln};
 use crate::session_client::{self, SessionFlags};
 
 /// How long the client waits: the kernel may still be starting, and the probes allocate past
@@ -50,9 +51,9 @@ pub(crate) async fn run(
             image: report.image.as_ref(),
             probes: &report.probes,
         };
-        println!("{}", serde_json::to_string_pretty(&shown)?);
+        outln!("{}", serde_json::to_string_pretty(&shown)?)?;
     } else {
-        print!("{}", table(&session.runtime, &session.kernel_line, &report));
+        out!("{}", table(&session.runtime, &session.kernel_line, &report))?;
     }
     Ok(if report.ok {
         ExitCode::SUCCESS

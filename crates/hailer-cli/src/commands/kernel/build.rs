@@ -9,6 +9,7 @@ use hailer_protocol::KernelBuildParams;
 
 use super::{Images, effective_images, run_job};
 use crate::daemon_client;
+use crate::output::outln;
 
 pub(super) use crate::cli::BuildArgs;
 
@@ -45,17 +46,17 @@ pub(crate) async fn build(
     let done = run_job(&connected.endpoint, "/v1/kernel/build", &params, verbose).await?;
     if exporting {
         if let Some(command) = done.command {
-            println!("Build it with:\n  {command}");
+            outln!("Build it with:\n  {command}")?;
         }
         return Ok(());
     }
     let built = done.image.unwrap_or(tag);
     if built != used {
-        println!(
+        outln!(
             "Sessions of this workspace use {used}. To use {built} (kernel contract {}), set \
              image = \"{built}\" under [kernel] in hailer.toml, or HAILER_KERNEL_IMAGE.",
             done.contract
-        );
+        )?;
     }
     Ok(())
 }

@@ -9,6 +9,7 @@ use hailer_protocol::{DockerAvailability, KernelPullParams, KernelStopParams, Ke
 
 use super::{effective_image, run_job};
 use crate::daemon_client;
+use crate::output::out;
 
 /// Ending a session copies its notebooks back first, which may take up to a minute.
 const STOP_TIMEOUT: Duration = Duration::from_secs(180);
@@ -48,7 +49,7 @@ pub(crate) async fn stop(home: &HailerHome, overrides: Overrides) -> anyhow::Res
         )
         .await?
         .json()?;
-    print!("{}", describe(&reply));
+    out!("{}", describe(&reply))?;
     Ok(if reply.failed.is_empty() {
         ExitCode::SUCCESS
     } else {

@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use std::io::IsTerminal as _;
 use std::time::{Duration, Instant};
 
+use crate::output::outln;
 use hailer_protocol::{JobStep, KernelJobLine};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -25,6 +26,8 @@ pub(crate) struct JobView {
     started: Instant,
     current: Option<Current>,
     tail: VecDeque<String>,
+    /// The first failed write to standard output, for the caller ([`JobView::take_write_error`]).
+    write_error: Option<std::io::Error>,
 }
 
 /// Where the view writes.
@@ -74,7 +77,14 @@ impl JobView {
             started: Instant::now(),
             current: None,
             tail: VecDeque::with_capacity(TAIL_LINES),
+            write_error: None,
         }
+    }
+
+    /// The first write to standard output that failed since the last call (a closed pipe among
+    /// them), as an error for the caller to return.
+    pub(crate) fn take_write_error(&mut self) -> std::io::Result<()> {
+        self.write_error.take().map_or(Ok(()), Err)
     }
 
     /// Shows one progress line of the job.
@@ -254,7 +264,11 @@ impl JobView {
     /// A whole line, where the view writes.
     fn say(&mut self, line: String) {
         match &mut self.out {
-            Out::Stdout => println!("{line}"),
+            Out::Stdout => {
+                if let Err(error) = outln!("{line}") {
+                    self.write_error.get_or_insert(error);
+                }
+            }
             Out::Stderr => eprintln!("{line}"),
             Out::Lines(lines) => lines.push(line),
         }

@@ -13,6 +13,7 @@ use hailer_protocol::{InstallLocalParams, KernelJobLine};
 
 use crate::daemon_client;
 use crate::http::Endpoint;
+use crate::output::outln;
 
 pub(crate) use build::build;
 pub(crate) use image::{pull, stop};
@@ -32,9 +33,9 @@ pub(crate) async fn install_local(
         wheelhouse: wheelhouse.map(absolute).transpose()?,
         path: std::env::var("PATH").ok(),
     };
-    println!(
+    outln!(
         "Preparing the unsafe-local kernel's Python environment (the first time takes a few minutes)..."
-    );
+    )?;
     run_job(
         &connected.endpoint,
         "/v1/kernel/install-local",
@@ -105,14 +106,14 @@ pub(crate) fn contract(overrides: &Overrides, json: bool) -> anyhow::Result<()> 
             "baseImage": images.base,
             "defaultBaseImage": hailer_kernel_bundle::DEFAULT_BASE_IMAGE,
         });
-        println!("{value}");
+        outln!("{value}")?;
     } else {
-        println!(
+        outln!(
             "Kernel contract: {contract} (marimo {})",
             hailer_kernel_bundle::MARIMO_VERSION
-        );
-        println!("Image:           {}", images.used);
-        println!("Base image:      {}", images.base);
+        )?;
+        outln!("Image:           {}", images.used)?;
+        outln!("Base image:      {}", images.base)?;
     }
     Ok(())
 }
@@ -144,6 +145,7 @@ async fn run_job<B: serde::Serialize>(
         match line {
             KernelJobLine::Progress { line, output, step } => {
                 view.line(&line, output, step.as_ref());
+                view.take_write_error()?;
             }
             other => end = Some(other),
         }
@@ -156,6 +158,7 @@ async fn run_job<B: serde::Serialize>(
     }
     tracing::debug!(path, elapsed = ?view.elapsed(), "job ended");
     posted?;
+    view.take_write_error()?;
     match (end, summary) {
         (
             Some(KernelJobLine::Done {
@@ -166,7 +169,7 @@ async fn run_job<B: serde::Serialize>(
             }),
             Some(summary),
         ) => {
-            println!("{summary}");
+            outln!("{summary}")?;
             Ok(Done {
                 image,
                 contract,
