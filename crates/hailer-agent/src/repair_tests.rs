@@ -166,9 +166,9 @@ proptest! {
         let repaired = repair(items.clone());
         prop_assert_eq!(check(&repaired), Ok(()));
         // Repair is idempotent, and a valid history is left alone.
-        prop_assert_eq!(repair(repaired.clone()), repaired.clone());
+        prop_assert_eq!(&repair(repaired.clone()), &repaired);
         if check(&items).is_ok() {
-            prop_assert_eq!(repaired, items.clone());
+            prop_assert_eq!(&repaired, &items);
         }
         let next = with_user_message(items, "new");
         prop_assert_eq!(check(&next), Ok(()));

@@ -199,13 +199,13 @@ fn windows_app_data_where_the_system_says_it_is() {
         (r"D:\Profiles", Exposes(roaming.clone(), Relation::Contains)),
         (
             r"E:\Local app data\Zoë\Packages",
-            Exposes(local.clone(), Relation::Inside),
+            Exposes(local, Relation::Inside),
         ),
         (r"E:\Local app data\Zoë\Temp\export", Mounts),
         // The profile's own folders stay refused, and its temporary folder stays fine.
         (
             r"C:\Users\Zoë Ås\AppData\Roaming",
-            Exposes(roaming.clone(), Relation::Is),
+            Exposes(roaming, Relation::Is),
         ),
         (r"C:\Users\Zoë Ås\AppData\Local\Temp\export", Mounts),
         (r"D:\Sales data\2024", Mounts),

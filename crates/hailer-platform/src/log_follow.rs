@@ -156,6 +156,10 @@ mod tests {
     }
 
     #[tokio::test]
+    #[allow(
+        clippy::print_stdout,
+        reason = "the test tells what Wine kept it from checking"
+    )]
     async fn follows_the_tail_then_new_lines_then_a_truncation_and_ends_with_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.log");
@@ -189,10 +193,6 @@ mod tests {
         #[cfg(not(windows))]
         let wine: Option<String> = None;
         if let Some(version) = wine {
-            #[allow(
-                clippy::print_stdout,
-                reason = "the test tells what Wine kept it from checking"
-            )]
             println!("under Wine {version}: the end of a removed, still open file not checked");
         } else {
             assert_eq!(next(&mut lines).await, None, "after the removal");

@@ -439,7 +439,7 @@ async fn the_openapi_document_is_valid_and_schemathesis_finds_nothing_against_a_
     let target = Target {
         base_url: daemon.base_url(),
         token: daemon.token().to_owned(),
-        scratch: daemon.log_dir().clone(),
+        scratch: daemon.log_dir(),
         session: None,
     };
     let output = tokio::task::block_in_place(|| {

@@ -80,12 +80,11 @@ async fn cancelling_a_long_kernel_run_interrupts_it_and_the_kernel_answers_at_on
     assert_eq!(status, 200);
     let (ended, _, seen) = live.until("turnCancelled").await;
     let took = ended.duration_since(asked);
-    let statuses: Vec<&str> = seen
+    let ran = seen
         .iter()
         .filter(|event| event["type"] == "kernel")
-        .filter_map(|event| event["status"].as_str())
-        .collect();
-    assert!(statuses.contains(&"running"), "{seen:?}");
+        .any(|event| event["status"] == "running");
+    assert!(ran, "{seen:?}");
     let info = workspace
         .get_json(&format!("/v1/sessions/{}", live.id))
         .await;

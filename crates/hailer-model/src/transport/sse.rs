@@ -142,12 +142,7 @@ mod tests {
         max_line: usize,
         max_reply: usize,
     ) -> Vec<Result<SseEvent, String>> {
-        let stream = futures_util::stream::iter(
-            chunks
-                .into_iter()
-                .map(Ok::<_, std::io::Error>)
-                .collect::<Vec<_>>(),
-        );
+        let stream = futures_util::stream::iter(chunks.into_iter().map(Ok::<_, std::io::Error>));
         let mut reader =
             SseReader::with_limits(stream, Duration::from_secs(5), max_line, max_reply);
         let mut out = Vec::new();

@@ -247,7 +247,7 @@ mod tests {
             ),
             (
                 "an allow-callback entry",
-                vec![entry(Other(9), "S-1-1-0", READ), owner.clone()],
+                vec![entry(Other(9), "S-1-1-0", READ), owner],
                 Err(NotOwnerOnly::UnreadKind { ace_type: 9 }),
             ),
         ];

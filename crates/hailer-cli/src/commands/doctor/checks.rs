@@ -40,14 +40,13 @@ pub(super) async fn all(home: &HailerHome, inputs: &LoadInputs, flags: &SessionF
 
 /// A row for problems: FAIL on a fatal one, WARN on warnings only.
 fn problems_row(check: &'static str, problems: &[&Problem]) -> Option<Row> {
-    let fatal: Vec<&&Problem> = problems
+    let verdict = if problems
         .iter()
-        .filter(|problem| problem.severity == Severity::Fatal)
-        .collect();
-    let verdict = if fatal.is_empty() {
-        Verdict::Warn
-    } else {
+        .any(|problem| problem.severity == Severity::Fatal)
+    {
         Verdict::Fail
+    } else {
+        Verdict::Warn
     };
     match problems {
         [] => None,
