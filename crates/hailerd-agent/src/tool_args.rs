@@ -27,6 +27,11 @@ pub(super) fn read<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<
     })
 }
 
+/// A tool's result: what it answers, or the error result that stopped it.
+pub(super) fn reply(outcome: Result<String, String>) -> String {
+    outcome.unwrap_or_else(|error| error)
+}
+
 /// An argument that may not be blank; `Err` holds the tool result that says so.
 pub(super) fn not_blank(value: Option<String>, name: &str, tool: &str) -> Result<String, String> {
     match value {

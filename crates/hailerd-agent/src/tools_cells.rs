@@ -223,25 +223,23 @@ it (a case-insensitive regex, or plain text). Call it before editing cells."
     }
 
     async fn call(&self, arguments: Value, _ctx: &ToolContext) -> String {
-        let pattern = match tool_args::read::<CellsArgs>("notebook_cells", arguments) {
-            Ok(args) => args.pattern.unwrap_or_default(),
-            Err(result) => return result,
-        };
-        let (session, kernel) = match tool_args::live_kernel(&self.session).await {
-            Ok(live) => live,
-            Err(result) => return result,
-        };
-        let notebook = session.active_notebook().await;
-        match kernel
-            .snapshot_cells(&notebook, SnapshotOptions::default())
-            .await
-        {
-            Ok(cells) => list_cells(&cells, pattern.trim()),
-            Err(error) => tool_error(
-                &format!("the cells could not be read: {error}"),
-                "Call marimo_status to see the kernel's state.",
-            ),
+        let outcome: Result<String, String> = async {
+            let args: CellsArgs = tool_args::read("notebook_cells", arguments)?;
+            let (session, kernel) = tool_args::live_kernel(&self.session).await?;
+            let notebook = session.active_notebook().await;
+            let cells = kernel
+                .snapshot_cells(&notebook, SnapshotOptions::default())
+                .await
+                .map_err(|error| {
+                    tool_error(
+                        &format!("the cells could not be read: {error}"),
+                        "Call marimo_status to see the kernel's state.",
+                    )
+                })?;
+            Ok(list_cells(&cells, args.pattern.unwrap_or_default().trim()))
         }
+        .await;
+        tool_args::reply(outcome)
     }
 }
 

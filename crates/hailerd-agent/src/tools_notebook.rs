@@ -114,40 +114,41 @@ data helpers) or \"empty\"."
     }
 
     async fn call(&self, arguments: Value, _ctx: &ToolContext) -> String {
-        let (name, template) = match tool_args::read::<CreateArgs>("notebook_create", arguments) {
-            Ok(args) => (args.name, args.template.unwrap_or_default()),
-            Err(result) => return result,
-        };
-        let template = match template.trim().to_lowercase().as_str() {
-            "" | "starter" => NotebookTemplate::Starter,
-            "empty" => NotebookTemplate::Empty,
-            other => {
-                return tool_error(
-                    &format!("there is no template '{other}'"),
-                    "Use \"starter\" or \"empty\".",
-                );
-            }
-        };
-        let session = match live(&self.session) {
-            Ok(session) => session,
-            Err(result) => return result,
-        };
-        let params = CreateNotebookParams { name, template };
-        let change = match session.create_notebook(&params).await {
-            Ok(change) => change,
-            Err(error) => return session_error(&error),
-        };
-        let defines = match template {
-            NotebookTemplate::Starter => {
-                "It defines mo, pl, duckdb, Path, WORKSPACE, DATA_DIR, data_files, period_files and \
-the period helpers (load_periods, scan_periods, describe_periods, duckdb_periods_view)."
-            }
-            NotebookTemplate::Empty => "It has no cells yet.",
-        };
-        format!(
-            "{} It is the active notebook and its kernel session is ready. {defines}",
-            change.message
-        )
+        let outcome: Result<String, String> = async {
+            let args: CreateArgs = tool_args::read("notebook_create", arguments)?;
+            let template = match args.template.unwrap_or_default().trim().to_lowercase().as_str() {
+                "" | "starter" => NotebookTemplate::Starter,
+                "empty" => NotebookTemplate::Empty,
+                other => {
+                    return Err(tool_error(
+                        &format!("there is no template '{other}'"),
+                        "Use \"starter\" or \"empty\".",
+                    ));
+                }
+            };
+            let session = live(&self.session)?;
+            let params = CreateNotebookParams {
+                name: args.name,
+                template,
+            };
+            let change = session
+                .create_notebook(&params)
+                .await
+                .map_err(|error| session_error(&error))?;
+            let defines = match template {
+                NotebookTemplate::Starter => {
+                    "It defines mo, pl, duckdb, Path, WORKSPACE, DATA_DIR, data_files, period_files \
+and the period helpers (load_periods, scan_periods, describe_periods, duckdb_periods_view)."
+                }
+                NotebookTemplate::Empty => "It has no cells yet.",
+            };
+            Ok(format!(
+                "{} It is the active notebook and its kernel session is ready. {defines}",
+                change.message
+            ))
+        }
+        .await;
+        tool_args::reply(outcome)
     }
 }
 
@@ -173,33 +174,31 @@ impl Tool for NotebookOpen {
     }
 
     async fn call(&self, arguments: Value, _ctx: &ToolContext) -> String {
-        let reference = match tool_args::read::<OpenArgs>("notebook_open", arguments) {
-            Ok(args) => args.notebook,
-            Err(result) => return result,
-        };
-        let session = match live(&self.session) {
-            Ok(session) => session,
-            Err(result) => return result,
-        };
-        let reference = super::prompt::KernelPaths::of(&session).notebook_reference(&reference);
-        let change = match session.open_notebook(&reference).await {
-            Ok(change) => change,
-            Err(error) => return session_error(&error),
-        };
-        let cells = match session.kernel().await {
-            Ok(kernel) => {
-                let notebook = session.active_notebook().await;
-                match kernel
-                    .snapshot_cells(&notebook, SnapshotOptions::default())
-                    .await
-                {
-                    Ok(cells) => list_cells(&cells, ""),
-                    Err(error) => format!("(its cells could not be read: {error})"),
+        let outcome: Result<String, String> = async {
+            let args: OpenArgs = tool_args::read("notebook_open", arguments)?;
+            let session = live(&self.session)?;
+            let paths = super::prompt::KernelPaths::of(&session);
+            let change = session
+                .open_notebook(&paths.notebook_reference(&args.notebook))
+                .await
+                .map_err(|error| session_error(&error))?;
+            let cells = match session.kernel().await {
+                Ok(kernel) => {
+                    let notebook = session.active_notebook().await;
+                    match kernel
+                        .snapshot_cells(&notebook, SnapshotOptions::default())
+                        .await
+                    {
+                        Ok(cells) => list_cells(&cells, ""),
+                        Err(error) => format!("(its cells could not be read: {error})"),
+                    }
                 }
-            }
-            Err(error) => format!("(its cells could not be read: {error})"),
-        };
-        format!("{}\nCells:\n{cells}", change.message)
+                Err(error) => format!("(its cells could not be read: {error})"),
+            };
+            Ok(format!("{}\nCells:\n{cells}", change.message))
+        }
+        .await;
+        tool_args::reply(outcome)
     }
 }
 
@@ -224,18 +223,18 @@ freeing its memory. The active notebook stays active; its next run starts a fres
     }
 
     async fn call(&self, arguments: Value, _ctx: &ToolContext) -> String {
-        let reference = match tool_args::read::<CloseArgs>("notebook_close", arguments) {
-            Ok(args) => args.notebook.unwrap_or_default(),
-            Err(result) => return result,
-        };
-        let session = match live(&self.session) {
-            Ok(session) => session,
-            Err(result) => return result,
-        };
-        let reference = super::prompt::KernelPaths::of(&session).notebook_reference(&reference);
-        match session.close_notebook(&reference).await {
-            Ok(change) => change.message,
-            Err(error) => session_error(&error),
+        let outcome: Result<String, String> = async {
+            let args: CloseArgs = tool_args::read("notebook_close", arguments)?;
+            let session = live(&self.session)?;
+            let paths = super::prompt::KernelPaths::of(&session);
+            let notebook = args.notebook.unwrap_or_default();
+            let change = session
+                .close_notebook(&paths.notebook_reference(&notebook))
+                .await
+                .map_err(|error| session_error(&error))?;
+            Ok(change.message)
         }
+        .await;
+        tool_args::reply(outcome)
     }
 }

@@ -20,33 +20,24 @@ pub(super) struct Asset {
     pub body: &'static str,
 }
 
+/// An asset of `web/`: its path on the daemon, its content type and its file.
+macro_rules! asset {
+    ($path:literal, $content_type:literal, $file:literal) => {
+        Asset {
+            path: $path,
+            content_type: $content_type,
+            body: include_str!(concat!("../../../../web/", $file)),
+        }
+    };
+}
+
 /// Every file the page is made of.
 pub(super) const ASSETS: [Asset; 5] = [
-    Asset {
-        path: "/",
-        content_type: "text/html; charset=utf-8",
-        body: include_str!("../../../../web/index.html"),
-    },
-    Asset {
-        path: "/app.js",
-        content_type: "text/javascript; charset=utf-8",
-        body: include_str!("../../../../web/app.js"),
-    },
-    Asset {
-        path: "/audit.js",
-        content_type: "text/javascript; charset=utf-8",
-        body: include_str!("../../../../web/audit.js"),
-    },
-    Asset {
-        path: "/work.js",
-        content_type: "text/javascript; charset=utf-8",
-        body: include_str!("../../../../web/work.js"),
-    },
-    Asset {
-        path: "/app.css",
-        content_type: "text/css; charset=utf-8",
-        body: include_str!("../../../../web/app.css"),
-    },
+    asset!("/", "text/html; charset=utf-8", "index.html"),
+    asset!("/app.js", "text/javascript; charset=utf-8", "app.js"),
+    asset!("/audit.js", "text/javascript; charset=utf-8", "audit.js"),
+    asset!("/work.js", "text/javascript; charset=utf-8", "work.js"),
+    asset!("/app.css", "text/css; charset=utf-8", "app.css"),
 ];
 
 /// The page's routes, every response with its security headers, set by tower-http layers.

@@ -4,6 +4,10 @@
 //! section or name twice).
 //!
 //! Errors carry a line number and a reason, never the line itself: a line may hold a password.
+//!
+//! Written here rather than taken from a crate on purpose: the INI crates read duplicates as
+//! "last one wins", do not let sections inherit `[DEFAULT]` and differ on comments, so they would
+//! read a `pip.conf` differently from pip itself, and their errors quote the line.
 
 use std::collections::BTreeMap;
 

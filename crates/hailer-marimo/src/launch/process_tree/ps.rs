@@ -10,6 +10,9 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use jiff::civil::{Date, Time};
+use jiff::tz::TimeZone;
+
 use super::ProcStat;
 
 /// How long one `ps` may take before it is killed and its answer dropped.
@@ -84,33 +87,22 @@ pub(super) fn parse_lstart(month: &str, day: &str, time: &str, year: &str) -> Op
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ];
-    let month = u32::try_from(MONTHS.iter().position(|m| *m == month)? + 1).ok()?;
-    let day: u32 = digits(day)?;
-    let year: i64 = digits(year)?;
+    let month = i8::try_from(MONTHS.iter().position(|m| *m == month)? + 1).ok()?;
+    let year: i16 = digits(year)?;
     let mut clock = time.split(':');
     let (Some(hours), Some(minutes), Some(seconds), None) =
         (clock.next(), clock.next(), clock.next(), clock.next())
     else {
         return None;
     };
-    let (hours, minutes, seconds): (u64, u64, u64) =
-        (digits(hours)?, digits(minutes)?, digits(seconds)?);
-    let days_in_month = match month {
-        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    };
-    if !(1970..=9999).contains(&year)
-        || !(1..=days_in_month).contains(&day)
-        || hours > 23
-        || minutes > 59
-        || seconds > 60
-    {
+    if !(1970..=9999).contains(&year) {
         return None;
     }
-    let days = u64::try_from(days_from_civil(year, month, day)).ok()?;
-    Some(days * 86_400 + hours * 3_600 + minutes * 60 + seconds)
+    // jiff checks the date (29 February only in leap years) and the time of day.
+    let date = Date::new(year, month, digits(day)?).ok()?;
+    let time = Time::new(digits(hours)?, digits(minutes)?, digits(seconds)?, 0).ok()?;
+    let at = TimeZone::UTC.to_timestamp(date.to_datetime(time)).ok()?;
+    u64::try_from(at.as_second()).ok()
 }
 
 /// A number written with ASCII digits only (no sign, no spaces), at most 4 of them.
@@ -119,21 +111,6 @@ fn digits<T: std::str::FromStr>(text: &str) -> Option<T> {
         return None;
     }
     text.parse().ok()
-}
-
-/// Days from 1970-01-01 to the given date of the proleptic Gregorian calendar.
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let month = i64::from(month);
-    let (year, month) = if month <= 2 {
-        (year - 1, month + 9)
-    } else {
-        (year, month - 3)
-    };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let day_of_year = (153 * month + 2) / 5 + i64::from(day) - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
 }
 
 /// `ps`'s output, or `None` when it cannot run, fails or outlasts [`TIMEOUT`].
