@@ -17,8 +17,8 @@
 # - with --base-image, also makes the Docker image hailer-base:trixie (Debian 13, Python 3.13;
 #   scripts/make-base-image.sh) and starts an image registry on loopback
 #   (scripts/start-test-registry.sh);
-# - installs the LiteLLM proxy (scripts/install-test-gateway.sh) and the official Python MCP
-#   client (scripts/install-test-mcp-client.sh), each in a venv of its own.
+# - installs the LiteLLM proxy and the official Python MCP client, each in a venv of its own
+#   (scripts/install-pinned-venv.sh).
 #
 # With --bench, only what the benchmarks (scripts/bench.sh) use: no Wine, no mingw, no cross
 # targets or build tools, no API testers, no LiteLLM and no registry; its exports go to
@@ -254,12 +254,17 @@ if [ "$with_base_image" -eq 1 ]; then
     fi
 fi
 
-mcp_client="$("$ROOT/scripts/install-test-mcp-client.sh" "$CACHE" "$PYTHON" 9>&-)"
+# The official Python MCP client, in a venv of its own that keeps its packages out of the
+# kernel's test venv; its requirements pin every package.
+mcp_client="$("$ROOT/scripts/install-pinned-venv.sh" "test MCP client" "$CACHE/mcp-client-venv" "$PYTHON" \
+    "$ROOT/tests/mcp-client/requirements.txt" "mcp.client.stdio, mcp.client.streamable_http" bin/python --no-deps 9>&-)"
 
 # The test-only parts: the LiteLLM proxy, and the cross checks (rustup's targets, the build
 # tools, the DLL Wine 8 lacks) and the API testers.
 install_test_only() {
-    gateway="$("$ROOT/scripts/install-test-gateway.sh" "$CACHE" "$PYTHON" 9>&-)"
+    # The LiteLLM proxy the tests start as a real model gateway (tests/src/gateway.rs).
+    gateway="$("$ROOT/scripts/install-pinned-venv.sh" "test gateway (LiteLLM)" "$CACHE/gateway-venv" "$PYTHON" \
+        "$ROOT/tests/gateway/requirements.txt" litellm.proxy.proxy_server bin/litellm 9>&-)"
     installed_targets="$(rustup target list --installed 2>/dev/null || true)"
     for target in "${RUST_TARGETS[@]}"; do
         grep -qx "$target" <<<"$installed_targets" || {

@@ -1,5 +1,5 @@
 //! The official Python MCP client (`tests/mcp-client/client.py`, in the venv of
-//! `scripts/install-test-mcp-client.sh`), run the way another agent runs Hailer's MCP server.
+//! `scripts/install-pinned-venv.sh`), run the way another agent runs Hailer's MCP server.
 
 use std::process::Command;
 

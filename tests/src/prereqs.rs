@@ -100,7 +100,7 @@ pub fn registry() -> String {
     address.to_string_lossy().into_owned()
 }
 
-/// The Python that has the official MCP client (`scripts/install-test-mcp-client.sh`).
+/// The Python that has the official MCP client (`scripts/install-pinned-venv.sh`).
 pub fn mcp_python() -> PathBuf {
     let path = required("HAILER_TEST_MCP_PYTHON");
     assert!(
@@ -111,7 +111,7 @@ pub fn mcp_python() -> PathBuf {
     path
 }
 
-/// The `litellm` program of the LiteLLM proxy (`scripts/install-test-gateway.sh`).
+/// The `litellm` program of the LiteLLM proxy (`scripts/install-pinned-venv.sh`).
 pub fn litellm() -> PathBuf {
     let path = required("HAILER_TEST_LITELLM");
     assert!(
