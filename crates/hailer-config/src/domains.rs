@@ -294,6 +294,16 @@ impl AllowedDomains {
         Self { rules }
     }
 
+    /// An allow list of written rules (`*.example.com`), in the given order; the first entry
+    /// that is not a rule is the error.
+    pub fn parse_each<S: AsRef<str>>(entries: &[S]) -> Result<Self, DomainError> {
+        let rules = entries
+            .iter()
+            .map(|entry| DomainRule::parse(entry.as_ref()))
+            .collect::<Result<_, _>>()?;
+        Ok(Self::new(rules))
+    }
+
     /// Whether any rule lets the fetch tool reach `host`.
     pub fn matches(&self, host: &str) -> bool {
         match Host::parse(host) {
@@ -404,12 +414,7 @@ mod tests {
     use super::*;
 
     fn rules(entries: &[&str]) -> AllowedDomains {
-        AllowedDomains::new(
-            entries
-                .iter()
-                .map(|e| DomainRule::parse(e).unwrap())
-                .collect(),
-        )
+        AllowedDomains::parse_each(entries).unwrap()
     }
 
     #[test]

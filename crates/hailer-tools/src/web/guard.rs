@@ -110,18 +110,12 @@ fn is_public_v6(address: Ipv6Addr) -> bool {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-    use hailer_config::DomainRule;
     use proptest::prelude::*;
 
     use super::*;
 
     fn list(entries: &[&str]) -> AllowedDomains {
-        AllowedDomains::new(
-            entries
-                .iter()
-                .map(|e| DomainRule::parse(e).unwrap())
-                .collect(),
-        )
+        AllowedDomains::parse_each(entries).unwrap()
     }
 
     #[test]

@@ -4,17 +4,11 @@ use axum::Router;
 use axum::http::header;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::get;
-use hailer_config::DomainRule;
 
 use super::*;
 
 fn list(entries: &[&str]) -> AllowedDomains {
-    AllowedDomains::new(
-        entries
-            .iter()
-            .map(|e| DomainRule::parse(e).unwrap())
-            .collect(),
-    )
+    AllowedDomains::parse_each(entries).unwrap()
 }
 
 async fn serve() -> u16 {
