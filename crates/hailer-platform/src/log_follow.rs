@@ -156,10 +156,6 @@ mod tests {
     }
 
     #[tokio::test]
-    #[allow(
-        clippy::print_stdout,
-        reason = "the test tells what Wine kept it from checking"
-    )]
     async fn follows_the_tail_then_new_lines_then_a_truncation_and_ends_with_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.log");

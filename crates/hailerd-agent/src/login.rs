@@ -119,7 +119,7 @@ fn find_provider(target: &CredentialTarget, config_dir: &Path) -> Result<Found, 
 }
 
 /// Where the key file lives when the configuration keeps keys in a file.
-pub fn credentials_dir(config_dir: &Path) -> PathBuf {
+pub(crate) fn credentials_dir(config_dir: &Path) -> PathBuf {
     config_dir.join("credentials")
 }
 

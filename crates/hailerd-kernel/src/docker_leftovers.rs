@@ -29,6 +29,6 @@ pub async fn reap() -> Option<Removal> {
 }
 
 /// The owner lock of `owner` in the workspace folder `workspace`.
-pub fn owner_lock_path(workspace: &Path, owner: &str) -> std::path::PathBuf {
+pub(crate) fn owner_lock_path(workspace: &Path, owner: &str) -> std::path::PathBuf {
     hailer_platform::state_folder::of(workspace).join(format!("owner-{owner}.lock"))
 }

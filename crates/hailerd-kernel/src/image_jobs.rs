@@ -8,7 +8,7 @@ use hailer_docker::image::host_config::{self, HostInputs, HostSettings};
 use hailer_docker::{BuildOptions, Engine};
 use hailer_protocol::{KernelBuildParams, KernelJobLine, KernelPullParams};
 
-pub use hailer_marimo::{Progress, Report};
+pub(crate) use hailer_marimo::{Progress, Report};
 
 /// Builds the image `params` describe, or writes its context when `export_to` is set.
 pub async fn build(params: KernelBuildParams, progress: Progress<'_>) -> KernelJobLine {

@@ -11,7 +11,7 @@ use hailer_marimo::Report;
 use hailer_protocol::{JobStep, KernelJobLine};
 
 /// The folder job logs go to, inside the daemon's log folder.
-pub const JOBS_FOLDER: &str = "jobs";
+pub(crate) const JOBS_FOLDER: &str = "jobs";
 
 /// The folder this daemon logs to, once logging started.
 static LOG_DIR: OnceLock<PathBuf> = OnceLock::new();

@@ -6,7 +6,7 @@
 //! docker start fails; it never falls back to running code on this machine.
 
 #![warn(missing_docs)]
-#![warn(clippy::print_stdout)]
+#![cfg_attr(not(test), warn(clippy::print_stdout))]
 
 mod audit;
 mod clock;
@@ -14,24 +14,29 @@ mod owner_lock;
 
 pub use audit::{Audit, RunFailure};
 pub use clock::unix_now;
+pub use docker_leftovers::reap as reap_docker_leftovers;
+pub use image_jobs::{build as build_image, pull as pull_image};
+pub use job_log::{JobLog, JobSteps, set_log_dir};
+pub use local_leftovers::reap as reap_local_leftovers;
 pub use owner_lock::OwnerLock;
+pub use sandbox::isolation as sandbox_isolation;
 
 mod docker;
-pub mod docker_leftovers;
-pub mod image_jobs;
-pub mod job_log;
+mod docker_leftovers;
+mod image_jobs;
+mod job_log;
 mod local;
 #[cfg(unix)]
-pub mod local_leftovers;
+mod local_leftovers;
 #[cfg(windows)]
 #[path = "local_leftovers_windows.rs"]
-pub mod local_leftovers;
+mod local_leftovers;
 mod probe;
-pub mod sandbox;
+mod sandbox;
 
 pub use local::managed_venv;
 mod value_as_text;
-pub mod watch;
+mod watch;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

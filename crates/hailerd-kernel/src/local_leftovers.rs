@@ -29,7 +29,7 @@ fn record_path(data_dir: &Path, pid: i32) -> PathBuf {
 }
 
 /// Notes that this daemon runs marimo server `pid`; returns the record's path for [`forget`].
-pub fn remember(data_dir: &Path, pid: i32) -> Option<PathBuf> {
+pub(crate) fn remember(data_dir: &Path, pid: i32) -> Option<PathBuf> {
     let stat = read_stat(pid)?;
     let record = Record {
         pid,
@@ -51,7 +51,7 @@ pub fn remember(data_dir: &Path, pid: i32) -> Option<PathBuf> {
 }
 
 /// Drops the record of a server that was stopped properly.
-pub fn forget(path: &Path) {
+pub(crate) fn forget(path: &Path) {
     let _ = std::fs::remove_file(path);
 }
 

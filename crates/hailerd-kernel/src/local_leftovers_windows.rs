@@ -5,12 +5,12 @@
 use std::path::{Path, PathBuf};
 
 /// Nothing is recorded: the job object ends the server with the daemon.
-pub fn remember(_data_dir: &Path, _pid: i32) -> Option<PathBuf> {
+pub(crate) fn remember(_data_dir: &Path, _pid: i32) -> Option<PathBuf> {
     None
 }
 
 /// Nothing was recorded.
-pub fn forget(_path: &Path) {}
+pub(crate) fn forget(_path: &Path) {}
 
 /// Nothing is left to end.
 pub async fn reap(_data_dir: &Path) -> usize {

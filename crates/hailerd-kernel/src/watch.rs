@@ -18,7 +18,7 @@ const LOG_POLL: Duration = Duration::from_millis(200);
 const LOG_CHANNEL: usize = 512;
 
 /// How an unsafe-local marimo server ended.
-pub fn local_exit(status: std::process::ExitStatus) -> KernelExit {
+pub(crate) fn local_exit(status: std::process::ExitStatus) -> KernelExit {
     use hailer_platform::exit_status::{Ending, SIGKILL, ending, signal_name};
     if let Ending::Signal(signal) = ending(&status) {
         let name = signal_name(signal);
@@ -45,7 +45,7 @@ pub fn local_exit(status: std::process::ExitStatus) -> KernelExit {
 }
 
 /// How a docker kernel ended, in the user's words; `memory` is the configured limit.
-pub fn docker_exit(ended: &Ended, memory: &str) -> KernelExit {
+pub(crate) fn docker_exit(ended: &Ended, memory: &str) -> KernelExit {
     let container = |role: &str| {
         if role == "kernel" {
             "The kernel container".to_owned()
@@ -88,12 +88,12 @@ pub fn docker_exit(ended: &Ended, memory: &str) -> KernelExit {
 
 /// Follows an unsafe-local kernel's log file from its last `tail` lines on, with the token
 /// masked, until the file is removed (the kernel stopped) or the receiver goes away.
-pub fn follow_file(path: PathBuf, token: SecretString, tail: usize) -> mpsc::Receiver<String> {
+pub(crate) fn follow_file(path: PathBuf, token: SecretString, tail: usize) -> mpsc::Receiver<String> {
     log_follow::follow_file(path, tail, LOG_POLL, move |line| mask_token(&line, &token))
 }
 
 /// Follows a docker kernel's output until the container stops or the receiver goes away.
-pub fn follow_stream<S>(stream: S, token: SecretString) -> mpsc::Receiver<String>
+pub(crate) fn follow_stream<S>(stream: S, token: SecretString) -> mpsc::Receiver<String>
 where
     S: futures_util::Stream<Item = hailer_docker::Result<bytes::Bytes>> + Send + 'static,
 {

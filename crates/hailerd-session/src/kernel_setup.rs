@@ -10,7 +10,7 @@ use hailer_marimo::Report;
 use hailer_protocol::{KernelJobLine, NoticeLevel, SessionEvent};
 
 use super::Session;
-use hailerd_kernel::job_log::{JobLog, JobSteps};
+use hailerd_kernel::{JobLog, JobSteps};
 
 /// The kind of log a session start's set-up writes (`session-start-<time>.log`).
 const LOG_KIND: &str = "session-start";

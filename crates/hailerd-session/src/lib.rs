@@ -1,7 +1,7 @@
 //! Sessions: at most one live session per workspace, shared by every client that attaches.
 
 #![warn(missing_docs)]
-#![warn(clippy::print_stdout)]
+#![cfg_attr(not(test), warn(clippy::print_stdout))]
 
 mod events;
 mod notebooks;
@@ -17,14 +17,14 @@ mod charts;
 mod data_listing;
 mod error;
 mod follow_changes;
-pub mod kernel_settings;
+mod kernel_settings;
 mod kernel_setup;
 mod notebook_ops;
 #[allow(clippy::module_inception)]
 mod session;
 mod sweep;
 mod trust_audit;
-pub mod workspace_stop;
+mod workspace_stop;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -37,6 +37,7 @@ use tokio::sync::Mutex;
 pub use agent_handle::{AgentFactory, AgentSetup, BoxFuture, SessionAgent};
 pub use error::SessionError;
 pub use follow_changes::is_settings_variable;
+pub use workspace_stop::stop as stop_workspace;
 
 use hailer_agent::blocking::off_the_worker;
 use hailerd_kernel::OwnerLock;
@@ -333,7 +334,7 @@ fn record_kernel_start(
     if spec.runtime == hailer_config::Runtime::Sandbox {
         detail.push_str(&format!(
             "; {}",
-            hailerd_kernel::sandbox::isolation(&spec.memory.written)
+            hailerd_kernel::sandbox_isolation(&spec.memory.written)
         ));
     }
     if let Some(digest) = started.as_ref().ok().and_then(Kernel::image_digest) {

@@ -48,7 +48,7 @@ pub(crate) fn init(dir: &Path, redactor: Redactor) -> anyhow::Result<WorkerGuard
     let (writer, guard) = NonBlockingBuilder::default()
         .buffered_lines_limit(LOG_QUEUE_LINES)
         .finish(appender);
-    hailerd_kernel::job_log::set_log_dir(dir);
+    hailerd_kernel::set_log_dir(dir);
     let directive = filter_directive(
         std::env::var(LOG_FILTER_VAR).ok().as_deref(),
         std::env::var(hailer_config::HAILER_LOG_LEVEL)

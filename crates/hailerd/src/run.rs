@@ -138,11 +138,11 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // Kernels of a daemon that was killed still run; end them without delaying the start.
     let data_dir = home.data_dir.clone();
     tokio::spawn(async move {
-        let ended = hailerd_kernel::local_leftovers::reap(&data_dir).await;
+        let ended = hailerd_kernel::reap_local_leftovers(&data_dir).await;
         if ended > 0 {
             tracing::info!(ended, "ended kernels left by an earlier daemon");
         }
-        if let Some(removal) = hailerd_kernel::docker_leftovers::reap().await
+        if let Some(removal) = hailerd_kernel::reap_docker_leftovers().await
             && !removal.removed.is_empty()
         {
             tracing::info!(

@@ -11,7 +11,6 @@ use secrecy::SecretString;
 use super::error::ApiError;
 use super::json_body::JsonBody;
 use crate::daemon_state::Daemon;
-use hailerd_agent::{login, model_check};
 
 /// Keeps a provider's API key in the store the workspace's configuration chooses (the OS
 /// credential store, or a 0600 file). A key in the client's environment still wins over it.
@@ -31,7 +30,7 @@ pub(super) async fn login(
     JsonBody(params): JsonBody<LoginParams>,
 ) -> Result<Json<CredentialsResponse>, ApiError> {
     let key = SecretString::from(params.key);
-    let done = login::login(&params.target, key, &daemon.config.folders.config).await?;
+    let done = hailerd_agent::login(&params.target, key, &daemon.config.folders.config).await?;
     tracing::info!(provider = %done.provider, stored_in = ?done.stored_in, "key stored");
     Ok(Json(done))
 }
@@ -52,7 +51,7 @@ pub(super) async fn logout(
     State(daemon): State<Daemon>,
     JsonBody(target): JsonBody<CredentialTarget>,
 ) -> Result<Json<CredentialsResponse>, ApiError> {
-    let done = login::logout(&target, &daemon.config.folders.config).await?;
+    let done = hailerd_agent::logout(&target, &daemon.config.folders.config).await?;
     tracing::info!(provider = %done.provider, removed = done.removed, "key removed");
     Ok(Json(done))
 }
@@ -81,6 +80,6 @@ pub(super) async fn check(
         live.push((session.workspace().to_path_buf(), session.client_env()));
     }
     Ok(Json(
-        model_check::check(&params, &daemon.config.folders.config, live).await?,
+        hailerd_agent::check_model(&params, &daemon.config.folders.config, live).await?,
     ))
 }

@@ -23,7 +23,7 @@ use hailer_protocol::{KernelJobLine, NDJSON};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use crate::daemon_state::{ClientGuard, Daemon};
-use hailerd_kernel::job_log::{JobLog, JobSteps};
+use hailerd_kernel::{JobLog, JobSteps};
 
 /// Where a job sends its reports.
 #[derive(Debug, Clone)]

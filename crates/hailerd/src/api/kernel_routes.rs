@@ -14,7 +14,7 @@ use super::error::ApiError;
 use super::job_stream::job_response;
 use super::json_body::JsonBody;
 use crate::daemon_state::Daemon;
-use hailerd_kernel::image_jobs::{self, Report};
+use hailer_marimo::Report;
 
 /// Builds the docker kernel's image through the engine (or, with `exportTo`, writes its build
 /// context and the equivalent `docker build` command), streaming progress as JSON lines.
@@ -36,7 +36,7 @@ pub(super) async fn build(
     let docker = daemon.docker.clone();
     job_response(&daemon, "kernel-build", move |progress| async move {
         let sink = move |report: Report<'_>| progress.report(report);
-        let line = image_jobs::build(params, &sink).await;
+        let line = hailerd_kernel::build_image(params, &sink).await;
         // What was found of the images before no longer holds.
         docker.forget();
         line
@@ -61,7 +61,7 @@ pub(super) async fn pull(
     let docker = daemon.docker.clone();
     job_response(&daemon, "kernel-pull", move |progress| async move {
         let sink = move |report: Report<'_>| progress.report(report);
-        let line = image_jobs::pull(params, &sink).await;
+        let line = hailerd_kernel::pull_image(params, &sink).await;
         // What was found of the images before no longer holds.
         docker.forget();
         line
@@ -90,7 +90,7 @@ pub(super) async fn stop(
         ));
     }
     Ok(Json(
-        hailerd_session::workspace_stop::stop(&daemon.sessions, &workspace).await,
+        hailerd_session::stop_workspace(&daemon.sessions, &workspace).await,
     ))
 }
 

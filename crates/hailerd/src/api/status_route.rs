@@ -8,7 +8,6 @@ use hailer_protocol::{StatusParams, StatusReport};
 use super::error::ApiError;
 use super::json_body::JsonBody;
 use crate::daemon_state::Daemon;
-use hailerd_agent::model_check;
 
 /// The daemon, its sessions, whether the asking shell's session could reach its model, and
 /// the Docker engine and kernel image as the daemon last found them (a few seconds old at
@@ -38,7 +37,7 @@ pub(super) async fn status(
         for session in daemon.sessions.all().await {
             live.push((session.workspace().to_path_buf(), session.client_env()));
         }
-        model_check::check(&params.session, &daemon.config.folders.config, live).await
+        hailerd_agent::check_model(&params.session, &daemon.config.folders.config, live).await
     };
     let listed = async {
         let mut sessions = Vec::new();
