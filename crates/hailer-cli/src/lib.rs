@@ -23,7 +23,7 @@ use clap::Parser;
 
 use cli::Cli;
 
-pub use chat::render_answer;
+pub use hailer_render::render_answer;
 
 /// The `hailer` program.
 pub fn main() -> ExitCode {

@@ -88,7 +88,11 @@ pub(crate) fn docker_exit(ended: &Ended, memory: &str) -> KernelExit {
 
 /// Follows an unsafe-local kernel's log file from its last `tail` lines on, with the token
 /// masked, until the file is removed (the kernel stopped) or the receiver goes away.
-pub(crate) fn follow_file(path: PathBuf, token: SecretString, tail: usize) -> mpsc::Receiver<String> {
+pub(crate) fn follow_file(
+    path: PathBuf,
+    token: SecretString,
+    tail: usize,
+) -> mpsc::Receiver<String> {
     log_follow::follow_file(path, tail, LOG_POLL, move |line| mask_token(&line, &token))
 }
 

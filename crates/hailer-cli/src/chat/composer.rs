@@ -18,7 +18,7 @@ use rustyline::{
 use tokio::sync::mpsc;
 
 use super::screen::Screen;
-use super::style::Style;
+use hailer_render::style::Style;
 
 /// Something the user did.
 #[derive(Debug, Clone, PartialEq, Eq)]

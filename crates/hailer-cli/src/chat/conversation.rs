@@ -5,9 +5,9 @@ use hailer_protocol::{ConversationStarted, NewConversationParams, SessionInfo};
 
 use super::daemon_link::{CLIENT, Link, REQUEST_TIMEOUT};
 use super::panel;
-use super::sanitize::clean;
 use super::screen::Screen;
 use super::slash::Context;
+use hailer_render::sanitize::clean;
 
 /// `/new`: deletes the stored conversation; the same model goes on. True when it started.
 pub(super) async fn start_new(context: &Context<'_>) -> bool {

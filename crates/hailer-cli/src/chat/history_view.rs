@@ -3,9 +3,9 @@
 
 use hailer_protocol::PastTurn;
 
-use super::markdown;
 use super::screen::Screen;
-use super::tool_view;
+use hailer_render::markdown;
+use hailer_render::tool_view;
 
 /// Prints `turns` (already cleaned with the event that carried them), oldest first; nothing for
 /// an empty conversation.

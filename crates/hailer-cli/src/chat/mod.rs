@@ -7,19 +7,12 @@
 mod composer;
 mod conversation;
 mod daemon_link;
-mod highlight;
 mod history_view;
-pub(crate) mod markdown;
 mod panel;
-pub(crate) mod sanitize;
 mod screen;
 mod slash;
-pub(crate) mod style;
-mod table;
 mod terminal;
-pub(crate) mod tool_view;
 mod turn_view;
-mod wrap;
 
 #[cfg(test)]
 mod render_tests;
@@ -39,15 +32,9 @@ pub(crate) use terminal::width as terminal_width;
 use crate::session_client::{self, SessionFlags};
 use composer::{Composer, Input, Verdict};
 use daemon_link::{Link, TurnRefused};
+use hailer_render::Style;
 use screen::Screen;
-use style::Style;
 use turn_view::{TurnOutcome, TurnView};
-
-/// A whole answer as the terminal shows it: cleaned of control sequences, then rendered as
-/// Markdown at `width` columns, in colour or not.
-pub fn render_answer(text: &str, width: usize, color: bool) -> Vec<String> {
-    markdown::render(&sanitize::clean(text), Style::with_color(color), width)
-}
 
 /// What `hailer notebook` was asked for.
 #[derive(Debug, Clone, Default)]

@@ -5,12 +5,12 @@ use std::sync::{Arc, Mutex};
 
 use hailer_protocol::{Chart, KernelStatus, NoticeLevel, PastToolCall, PastTurn, SessionEvent};
 
-use super::markdown::render;
-use super::sanitize::assert_only_our_styling;
 use super::screen::Screen;
-use super::style::Style;
-use super::tool_view;
 use super::turn_view::TurnView;
+use hailer_render::markdown::render;
+use hailer_render::sanitize::assert_only_our_styling;
+use hailer_render::style::Style;
+use hailer_render::tool_view;
 
 /// Our SGR escapes written visibly, so colour snapshots can be read.
 fn visible(lines: &[String]) -> String {
@@ -53,7 +53,9 @@ fn wide_table() -> String {
 fn a_wide_table_at_80_columns() {
     let lines = render(&wide_table(), Style::plain(), 80);
     assert!(
-        lines.iter().all(|line| super::wrap::text_width(line) <= 80),
+        lines
+            .iter()
+            .all(|line| hailer_render::wrap::text_width(line) <= 80),
         "{lines:#?}"
     );
     insta::assert_snapshot!(lines.join("\n"));
@@ -65,7 +67,7 @@ fn a_wide_table_at_120_columns() {
     assert!(
         lines
             .iter()
-            .all(|line| super::wrap::text_width(line) <= 120),
+            .all(|line| hailer_render::wrap::text_width(line) <= 120),
         "{lines:#?}"
     );
     insta::assert_snapshot!(lines.join("\n"));
@@ -79,7 +81,9 @@ fn long_words_and_paragraphs_wrap() {
                 > A quoted line that also runs past the width of the terminal and so wraps with its bar.\n";
     let lines = render(text, Style::plain(), 40);
     assert!(
-        lines.iter().all(|line| super::wrap::text_width(line) <= 40),
+        lines
+            .iter()
+            .all(|line| hailer_render::wrap::text_width(line) <= 40),
         "{lines:#?}"
     );
     insta::assert_snapshot!(lines.join("\n"));

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use rustyline::ExternalPrinter;
 
-use super::style::Style;
+use hailer_render::style::Style;
 
 /// The chat's output.
 pub(super) struct Screen {

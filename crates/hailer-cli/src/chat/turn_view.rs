@@ -4,12 +4,12 @@
 
 use hailer_protocol::{ConversationReason, KernelStatus, NoticeLevel, SessionEvent, TurnUsage};
 
-use super::highlight;
-use super::markdown::MarkdownStream;
-use super::sanitize;
 use super::screen::Screen;
-use super::tool_view;
 use crate::commands::kernel::job_view::JobView;
+use hailer_render::highlight;
+use hailer_render::markdown::MarkdownStream;
+use hailer_render::sanitize;
+use hailer_render::tool_view;
 
 /// What happened to the turn, for the chat's state.
 #[derive(Debug, Clone, PartialEq, Eq)]

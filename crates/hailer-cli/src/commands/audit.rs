@@ -10,10 +10,10 @@ use hailer_config::home::HailerHome;
 use hailer_config::{LoadInputs, Overrides};
 use hailer_protocol::AuditEntry;
 
-use crate::chat::sanitize;
-use crate::chat::style::Style;
-use crate::chat::tool_view;
 use crate::output::{out, outln};
+use hailer_render::sanitize;
+use hailer_render::style::Style;
+use hailer_render::tool_view;
 
 /// Which records to show.
 #[derive(Debug, Clone, Default)]
@@ -246,6 +246,6 @@ mod tests {
         let shown = render(&hostile, Style::colored(), 100);
         assert!(!shown.contains("pwned"), "{shown:?}");
         assert!(shown.contains("  evil.py  "), "{shown:?}");
-        crate::chat::sanitize::assert_only_our_styling(&shown);
+        hailer_render::sanitize::assert_only_our_styling(&shown);
     }
 }

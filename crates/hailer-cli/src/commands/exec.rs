@@ -8,10 +8,10 @@ use anyhow::Context;
 use hailer_config::home::HailerHome;
 use hailer_protocol::{ExecParams, ExecResponse};
 
-use crate::chat::sanitize;
 use crate::daemon_client;
 use crate::output::out;
 use crate::session_client::{self, SessionFlags};
+use hailer_render::sanitize;
 
 /// How long beyond the run's own limit the client waits (the kernel may still be starting).
 const MARGIN: Duration = Duration::from_secs(960);

@@ -8,11 +8,11 @@ use futures_util::StreamExt;
 use hailer_config::home::HailerHome;
 use hailer_protocol::{SessionEnvelope, SessionEvent, StartTurnParams, StartTurnResponse};
 
-use crate::chat::sanitize;
 use crate::commands::kernel::job_view::JobView;
 use crate::daemon_client;
 use crate::output::{out, outln};
 use crate::session_client::{self, SessionFlags};
+use hailer_render::sanitize;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -227,10 +227,10 @@ pub(crate) async fn run(
 }
 
 /// Colours on standard error when it is a terminal and `NO_COLOR` is unset.
-fn stderr_style() -> crate::chat::style::Style {
+fn stderr_style() -> hailer_render::style::Style {
     use std::io::IsTerminal as _;
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
-    crate::chat::style::Style::with_color(!no_color && std::io::stderr().is_terminal())
+    hailer_render::style::Style::with_color(!no_color && std::io::stderr().is_terminal())
 }
 
 /// A tool call that failed, on one line: its name and the first line of its error.
@@ -238,14 +238,14 @@ fn failed_call_line(
     name: &str,
     preview: &str,
     output: &str,
-    style: crate::chat::style::Style,
+    style: hailer_render::style::Style,
 ) -> String {
     let result = if output.trim().is_empty() {
         preview
     } else {
         output
     };
-    let first = crate::chat::tool_view::error_line(result);
+    let first = hailer_render::tool_view::error_line(result);
     style.red(&format!("[{name}] failed: {first}"))
 }
 

@@ -129,7 +129,7 @@ pub(crate) async fn run(
     if json {
         outln!(
             "{}",
-            crate::chat::sanitize::escape_json_text(&serde_json::to_string_pretty(&status)?)
+            hailer_render::sanitize::escape_json_text(&serde_json::to_string_pretty(&status)?)
         )?;
     } else {
         // The settings shown come from the workspace's file, which may come from someone

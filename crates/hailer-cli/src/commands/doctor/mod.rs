@@ -82,7 +82,7 @@ pub(crate) async fn run(
     if json {
         outln!(
             "{}",
-            crate::chat::sanitize::escape_json_text(&serde_json::to_string_pretty(&Report {
+            hailer_render::sanitize::escape_json_text(&serde_json::to_string_pretty(&Report {
                 ok,
                 rows: &rows
             })?)

@@ -7,12 +7,12 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use hailer_config::sanitize::is_control;
-pub(crate) use hailer_config::sanitize::{clean, has_control};
+pub use hailer_config::sanitize::{clean, has_control};
 
 /// `value` with every string in it cleaned, whatever field it is in: what the daemon sends (an
 /// event, a run's result, an audit record) passes here as a whole, so a field added later is
 /// covered too. `None` only if the value does not survive the round trip through JSON.
-pub(crate) fn clean_all<T: Serialize + DeserializeOwned>(value: &T) -> Option<T> {
+pub fn clean_all<T: Serialize + DeserializeOwned>(value: &T) -> Option<T> {
     let mut json = serde_json::to_value(value).ok()?;
     clean_json(&mut json);
     serde_json::from_value(json).ok()
@@ -33,7 +33,7 @@ fn clean_json(value: &mut Value) {
 
 /// JSON text made safe to print as it is: control characters (which JSON allows raw only inside
 /// strings, and only DEL and C1 at that) become `\u` escapes, so the data read back is the same.
-pub(crate) fn escape_json_text(json: &str) -> String {
+pub fn escape_json_text(json: &str) -> String {
     if !has_control(json) {
         return json.to_owned();
     }
@@ -49,10 +49,10 @@ pub(crate) fn escape_json_text(json: &str) -> String {
 }
 
 /// Asserts that `shown` holds no control character but newlines, tabs and the ESC that starts
-/// each of our own SGR sequences (`ESC [ digits;... m`), the only styling we add.
-#[cfg(test)]
+/// each of our own SGR sequences (`ESC [ digits;... m`), the only styling we add (for tests).
+#[cfg(any(test, feature = "test-support"))]
 #[track_caller]
-pub(crate) fn assert_only_our_styling(shown: &str) {
+pub fn assert_only_our_styling(shown: &str) {
     let mut rest = shown;
     while let Some(at) = rest.find('\x1b') {
         let sequence = &rest[at + 1..];

@@ -1,12 +1,12 @@
 //! A tool call as a person reviews it: the Python it runs, highlighted, long code folded to its
 //! first and last lines, then its outcome and the start of its result. The live turn and the
 //! conversation shown on attach both use these lines. Every string must have been through
-//! [`super::sanitize::clean`].
+//! [`crate::sanitize::clean`].
 
-use super::highlight::Highlighter;
-use super::markdown::code_line;
-use super::style::Style;
-use super::wrap::{text_width, truncate, truncate_text};
+use crate::highlight::Highlighter;
+use crate::markdown::code_line;
+use crate::style::Style;
+use crate::wrap::{text_width, truncate, truncate_text};
 
 /// Code of more lines than this is folded.
 const FOLD_OVER: usize = 12;
@@ -20,7 +20,7 @@ const GUTTER: &str = "  │ ";
 
 /// The code's lines as shown: all of them when short, else the first and last few around a line
 /// saying how many were left out. `None` stands for that line.
-pub(crate) fn folded(code: &str) -> Vec<Option<&str>> {
+pub fn folded(code: &str) -> Vec<Option<&str>> {
     let lines: Vec<&str> = code.trim_end().lines().collect();
     if lines.len() <= FOLD_OVER {
         return lines.into_iter().map(Some).collect();
@@ -32,7 +32,7 @@ pub(crate) fn folded(code: &str) -> Vec<Option<&str>> {
 }
 
 /// `code` highlighted in a gutter, folded when long, each line cut to `width`.
-pub(crate) fn code_lines(code: &str, style: Style, width: usize) -> Vec<String> {
+pub fn code_lines(code: &str, style: Style, width: usize) -> Vec<String> {
     let total = code.trim_end().lines().count();
     let hidden = total.saturating_sub(HEAD_LINES + TAIL_LINES);
     let room = width.saturating_sub(text_width(GUTTER)).max(10);
@@ -73,7 +73,7 @@ pub(crate) fn code_lines(code: &str, style: Style, width: usize) -> Vec<String> 
 }
 
 /// The lines for a tool call that starts: its name, then its code (or its arguments' preview).
-pub(crate) fn started(
+pub fn started(
     name: &str,
     preview: &str,
     code: Option<&str>,
@@ -94,7 +94,7 @@ pub(crate) fn started(
 }
 
 /// The lines for a tool call that finished: ok or error, and the start of its result.
-pub(crate) fn finished(
+pub fn finished(
     name: &str,
     ok: Option<bool>,
     preview: &str,
@@ -142,7 +142,7 @@ pub(crate) fn finished(
 }
 
 /// The first line of a failed call's result, without the `ERROR:` its text starts with.
-pub(crate) fn error_line(result: &str) -> String {
+pub fn error_line(result: &str) -> String {
     let first = result
         .lines()
         .map(str::trim)
@@ -156,7 +156,7 @@ pub(crate) fn error_line(result: &str) -> String {
 }
 
 /// A chart the turn made, on one line: its title, its cell and notebook.
-pub(crate) fn chart_line(chart: &hailer_protocol::Chart, style: Style, width: usize) -> String {
+pub fn chart_line(chart: &hailer_protocol::Chart, style: Style, width: usize) -> String {
     let title = match &chart.title {
         Some(title) if !title.trim().is_empty() => format!("\"{}\"", title.trim()),
         _ => "untitled".to_owned(),

@@ -2,8 +2,8 @@
 //! that fits, else shared out so narrow columns keep their width and wide ones give way, cells
 //! that do not fit cut with an ellipsis.
 
-use super::style::{Kind, Style};
-use super::wrap::{text_width, truncate_text};
+use crate::style::{Kind, Style};
+use crate::wrap::{text_width, truncate_text};
 
 /// Between two columns.
 const SEPARATOR: &str = " │ ";
@@ -11,14 +11,14 @@ const SEPARATOR: &str = " │ ";
 const MIN_COLUMN: usize = 3;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Align {
+pub(crate) enum Align {
     Left,
     Center,
     Right,
 }
 
 /// The cells of a row: `| a | b |` gives `a` and `b` (a `\|` is a literal bar).
-pub(super) fn cells(line: &str) -> Vec<String> {
+pub(crate) fn cells(line: &str) -> Vec<String> {
     let line = line.trim();
     let line = line.strip_prefix('|').unwrap_or(line);
     let line = line
@@ -43,7 +43,7 @@ pub(super) fn cells(line: &str) -> Vec<String> {
 }
 
 /// The alignments a delimiter row (`|---|:--:|--:|`) sets, or `None` when the row is not one.
-pub(super) fn delimiter(cells: &[String]) -> Option<Vec<Align>> {
+pub(crate) fn delimiter(cells: &[String]) -> Option<Vec<Align>> {
     cells
         .iter()
         .map(|cell| {
@@ -62,7 +62,7 @@ pub(super) fn delimiter(cells: &[String]) -> Option<Vec<Align>> {
 
 /// A table: its header, alignments and rows, each cell already plain text.
 #[derive(Debug, Default)]
-pub(super) struct Table {
+pub(crate) struct Table {
     pub header: Vec<String>,
     pub align: Vec<Align>,
     pub rows: Vec<Vec<String>>,
@@ -70,7 +70,7 @@ pub(super) struct Table {
 
 impl Table {
     /// The table's lines at `width` columns: header, rule, rows.
-    pub(super) fn render(&self, width: usize, style: Style) -> Vec<String> {
+    pub(crate) fn render(&self, width: usize, style: Style) -> Vec<String> {
         let columns = self
             .rows
             .iter()

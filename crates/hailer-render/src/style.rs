@@ -4,14 +4,14 @@ use std::io::IsTerminal;
 
 /// How text is decorated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Style {
+pub struct Style {
     color: bool,
 }
 
 impl Style {
     /// Colours when standard output is a terminal, `NO_COLOR` is unset or empty, and the
     /// caller has not asked for plain output.
-    pub(crate) fn detect(plain: bool) -> Self {
+    pub fn detect(plain: bool) -> Self {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
         Self {
             color: !plain && !no_color && std::io::stdout().is_terminal(),
@@ -19,21 +19,24 @@ impl Style {
     }
 
     /// Colours, or none, as asked.
-    pub(crate) fn with_color(color: bool) -> Self {
+    pub fn with_color(color: bool) -> Self {
         Self { color }
     }
 
-    #[cfg(test)]
-    pub(crate) fn plain() -> Self {
+    /// No colours (for tests).
+    #[cfg(any(test, feature = "test-support"))]
+    pub fn plain() -> Self {
         Self::with_color(false)
     }
 
-    #[cfg(test)]
-    pub(crate) fn colored() -> Self {
+    /// Colours (for tests).
+    #[cfg(any(test, feature = "test-support"))]
+    pub fn colored() -> Self {
         Self::with_color(true)
     }
 
-    pub(crate) fn has_color(self) -> bool {
+    /// Whether colours are on.
+    pub fn has_color(self) -> bool {
         self.color
     }
 
@@ -45,40 +48,48 @@ impl Style {
         }
     }
 
-    pub(crate) fn bold(self, text: &str) -> String {
+    /// `text` in bold.
+    pub fn bold(self, text: &str) -> String {
         self.wrap("1", text)
     }
 
-    pub(crate) fn dim(self, text: &str) -> String {
+    /// `text` dimmed.
+    pub fn dim(self, text: &str) -> String {
         self.wrap("2", text)
     }
 
-    pub(crate) fn italic(self, text: &str) -> String {
+    /// `text` in italics.
+    pub fn italic(self, text: &str) -> String {
         self.wrap("3", text)
     }
 
-    pub(crate) fn red(self, text: &str) -> String {
+    /// `text` in red.
+    pub fn red(self, text: &str) -> String {
         self.wrap("31", text)
     }
 
-    pub(crate) fn green(self, text: &str) -> String {
+    /// `text` in green.
+    pub fn green(self, text: &str) -> String {
         self.wrap("32", text)
     }
 
-    pub(crate) fn yellow(self, text: &str) -> String {
+    /// `text` in yellow.
+    pub fn yellow(self, text: &str) -> String {
         self.wrap("33", text)
     }
 
-    pub(crate) fn cyan(self, text: &str) -> String {
+    /// `text` in cyan.
+    pub fn cyan(self, text: &str) -> String {
         self.wrap("36", text)
     }
 
-    pub(crate) fn bold_cyan(self, text: &str) -> String {
+    /// `text` in bold cyan.
+    pub fn bold_cyan(self, text: &str) -> String {
         self.wrap("1;36", text)
     }
 
     /// `text` decorated as `kind`.
-    pub(crate) fn paint(self, kind: Kind, text: &str) -> String {
+    pub fn paint(self, kind: Kind, text: &str) -> String {
         match kind {
             Kind::Plain => text.to_owned(),
             Kind::Bold => self.bold(text),
@@ -92,7 +103,7 @@ impl Style {
     }
 
     /// Runs of decorated text, each run painted, joined.
-    pub(crate) fn paint_spans(self, spans: &[Span]) -> String {
+    pub fn paint_spans(self, spans: &[Span]) -> String {
         let mut out = String::new();
         for (kind, text) in spans {
             out.push_str(&self.paint(*kind, text));
@@ -103,19 +114,28 @@ impl Style {
 
 /// How a run of text is decorated: emphasis in prose, token classes in code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub enum Kind {
+    /// Unstyled.
     Plain,
+    /// Strong emphasis.
     Bold,
+    /// Emphasis.
     Italic,
+    /// Less important text.
     Dim,
     /// Inline code, and code of a language with no highlighting.
     Code,
+    /// A keyword of the language.
     Keyword,
+    /// A built-in name.
     Builtin,
+    /// A string literal.
     Str,
+    /// A number literal.
     Number,
+    /// A comment.
     Comment,
 }
 
 /// A run of text with one decoration.
-pub(crate) type Span = (Kind, String);
+pub type Span = (Kind, String);

@@ -5,18 +5,18 @@
 //! since a column's width depends on every row. Block structure (fences, headings, lists,
 //! quotes, rules, tables) is read from the start of each line; inline emphasis, code and links
 //! go through `pulldown-cmark`. Prose is wrapped at word boundaries to the width; code is
-//! highlighted and never wrapped. The text must have been through [`super::sanitize::clean`].
+//! highlighted and never wrapped. The text must have been through [`crate::sanitize::clean`].
 
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
-use super::highlight::Highlighter;
-use super::style::{Kind, Span, Style};
-use super::table::{self, Table};
-use super::wrap::{text_width, wrap};
+use crate::highlight::Highlighter;
+use crate::style::{Kind, Span, Style};
+use crate::table::{self, Table};
+use crate::wrap::{text_width, wrap};
 
 /// An answer being streamed: text not yet ending in a newline waits in `pending`.
 #[derive(Debug)]
-pub(crate) struct MarkdownStream {
+pub struct MarkdownStream {
     style: Style,
     width: usize,
     pending: String,
@@ -27,7 +27,8 @@ pub(crate) struct MarkdownStream {
 }
 
 impl MarkdownStream {
-    pub(crate) fn new(style: Style, width: usize) -> Self {
+    /// A stream that renders Markdown at `width` columns as its text arrives.
+    pub fn new(style: Style, width: usize) -> Self {
         Self {
             style,
             width: width.max(20),
@@ -38,7 +39,7 @@ impl MarkdownStream {
     }
 
     /// Adds a piece of the answer; returns the lines it completed, rendered.
-    pub(crate) fn push(&mut self, delta: &str) -> Vec<String> {
+    pub fn push(&mut self, delta: &str) -> Vec<String> {
         self.pending.push_str(delta);
         let mut lines = Vec::new();
         while let Some(end) = self.pending.find('\n') {
@@ -49,7 +50,7 @@ impl MarkdownStream {
     }
 
     /// The answer ended: renders what is left.
-    pub(crate) fn finish(&mut self) -> Vec<String> {
+    pub fn finish(&mut self) -> Vec<String> {
         let rest = std::mem::take(&mut self.pending);
         let mut lines = Vec::new();
         if !rest.is_empty() {
@@ -61,7 +62,7 @@ impl MarkdownStream {
     }
 
     /// Whether part of a line is waiting for its end.
-    pub(crate) fn has_pending(&self) -> bool {
+    pub fn has_pending(&self) -> bool {
         !self.pending.is_empty() || !self.table.is_empty()
     }
 
@@ -176,7 +177,7 @@ impl MarkdownStream {
 
 /// A line of code, highlighted when colour is on (a stream's style does not change, so with it
 /// off the grammar has nothing to follow).
-pub(crate) fn code_line(highlighter: &mut Highlighter, line: &str, style: Style) -> String {
+pub fn code_line(highlighter: &mut Highlighter, line: &str, style: Style) -> String {
     if style.has_color() {
         style.paint_spans(&highlighter.line(line))
     } else {
@@ -193,7 +194,7 @@ fn visible_width(prefix: &str) -> usize {
             (false, '\x1b') => in_sgr = true,
             (true, 'm') => in_sgr = false,
             (true, _) => {}
-            (false, c) => width += super::wrap::char_width(c),
+            (false, c) => width += crate::wrap::char_width(c),
         }
     }
     width
@@ -281,7 +282,7 @@ fn inline(text: &str) -> Vec<Span> {
 const INLINE_MARKS: &[char] = &['*', '_', '`', '[', ']', '<', '>', '&', '\\', '!', '~', '$'];
 
 /// A whole answer rendered at `width` (the past-turn view and benchmarks).
-pub(crate) fn render(text: &str, style: Style, width: usize) -> Vec<String> {
+pub fn render(text: &str, style: Style, width: usize) -> Vec<String> {
     let mut stream = MarkdownStream::new(style, width);
     let mut lines = stream.push(text);
     lines.extend(stream.finish());

@@ -9,7 +9,7 @@ use std::sync::{LazyLock, Once};
 
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet};
 
-use super::style::{Kind, Span};
+use crate::style::{Kind, Span};
 
 /// The grammars, loaded once (the first code block pays for it).
 static SYNTAXES: LazyLock<SyntaxSet> = LazyLock::new(SyntaxSet::load_defaults_newlines);
@@ -46,7 +46,7 @@ static OPERATOR: LazyLock<Option<Scope>> = LazyLock::new(|| Scope::new("keyword.
 /// first code block shown does not wait for them. The chat calls it when a turn starts, not when
 /// it starts itself: a chat idle at its prompt does not hold the grammars (some megabytes), and
 /// the model takes longer to send its first words than the grammars take to load.
-pub(super) fn preload_in_background() {
+pub fn preload_in_background() {
     static STARTED: Once = Once::new();
     STARTED.call_once(|| {
         std::thread::spawn(|| Highlighter::python().line("import polars as pl  # 1"));
@@ -55,7 +55,7 @@ pub(super) fn preload_in_background() {
 
 /// Highlights the lines of one block, in order.
 #[derive(Debug)]
-pub(crate) struct Highlighter {
+pub struct Highlighter {
     /// `None` for a language with no grammar, or after the grammar failed on a line.
     parser: Option<Parser>,
 }
@@ -69,7 +69,7 @@ struct Parser {
 impl Highlighter {
     /// For a fence's info string (`python`, `py`, `sql`, `json`, ...); an empty one is taken
     /// as Python.
-    pub(crate) fn for_info(info: &str) -> Self {
+    pub fn for_info(info: &str) -> Self {
         let name = info.split_whitespace().next().unwrap_or_default();
         let parser = syntax(&name.to_ascii_lowercase()).map(|syntax| Parser {
             state: ParseState::new(syntax),
@@ -78,12 +78,13 @@ impl Highlighter {
         Self { parser }
     }
 
-    pub(crate) fn python() -> Self {
+    /// A highlighter for Python.
+    pub fn python() -> Self {
         Self::for_info("python")
     }
 
     /// One line's runs.
-    pub(crate) fn line(&mut self, line: &str) -> Vec<Span> {
+    pub fn line(&mut self, line: &str) -> Vec<Span> {
         let Some(parser) = self.parser.as_mut() else {
             return vec![(Kind::Code, line.to_owned())];
         };
