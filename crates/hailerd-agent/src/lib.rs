@@ -425,7 +425,7 @@ impl Agent {
         }
     }
 
-    /// Cancels the running turn and waits, at most [`CANCEL_WAIT`], until it has ended.
+    /// Cancels the running turn and waits, at most ten seconds (`CANCEL_WAIT`), until it has ended.
     pub async fn cancel_and_wait(&self) {
         if !self.cancel() {
             return;
