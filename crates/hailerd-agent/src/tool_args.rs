@@ -11,7 +11,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// Reads a tool's arguments into its struct. `Err` holds the tool result that tells the model
-/// what is wrong with them (a missing argument, one of the wrong type).
+/// which argument is missing or not a string (every tool's arguments are strings), and how to
+/// call again.
 pub(super) fn read<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, String> {
     // A model that sends no arguments at all for a tool with only optional ones means "none".
     let arguments = if arguments.is_null() {
@@ -19,12 +20,32 @@ pub(super) fn read<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<
     } else {
         arguments
     };
-    serde_json::from_value(arguments).map_err(|error| {
-        tool_error(
-            &format!("{tool} cannot use these arguments: {error}"),
-            "Call it again with the arguments its parameters name, each a string.",
-        )
+    serde_json::from_value(arguments.clone()).map_err(|error| {
+        match bad_argument(&error, &arguments) {
+            Some(name) => tool_error(
+                &format!("{tool} needs a string argument `{name}`"),
+                &format!("Call it again with {{\"{name}\": \"...\"}}."),
+            ),
+            None => tool_error(
+                &format!("{tool} cannot use these arguments: {error}"),
+                "Call it again with an object of string arguments, as its parameters name them.",
+            ),
+        }
     })
+}
+
+/// The argument a failed read is about: the one serde found missing, else the first that is
+/// neither a string nor null.
+fn bad_argument(error: &serde_json::Error, arguments: &Value) -> Option<String> {
+    let text = error.to_string();
+    if let Some(rest) = text.strip_prefix("missing field `") {
+        return rest.split('`').next().map(str::to_owned);
+    }
+    arguments
+        .as_object()?
+        .iter()
+        .find(|(_, value)| !value.is_string() && !value.is_null())
+        .map(|(name, _)| name.clone())
 }
 
 /// A tool's result: what it answers, or the error result that stopped it.
@@ -147,11 +168,17 @@ mod tests {
 
     #[test]
     fn a_missing_or_mistyped_argument_is_a_tool_error_naming_it() {
+        let said = "ERROR: marimo_execute needs a string argument `code`\n\
+                    Call it again with {\"code\": \"...\"}.";
         let missing = read::<ExecuteArgs>("marimo_execute", json!({})).unwrap_err();
-        assert!(missing.starts_with("ERROR: marimo_execute cannot use these arguments"));
-        assert!(missing.contains("`code`"), "{missing}");
+        assert_eq!(missing, said);
         let mistyped = read::<ExecuteArgs>("marimo_execute", json!({"code": 3})).unwrap_err();
-        assert!(mistyped.contains("expected a string"), "{mistyped}");
+        assert_eq!(mistyped, said);
+        let not_an_object = read::<ExecuteArgs>("marimo_execute", json!("1 + 1")).unwrap_err();
+        assert!(
+            not_an_object.starts_with("ERROR: marimo_execute cannot use these arguments"),
+            "{not_an_object}"
+        );
         let code = read::<ExecuteArgs>("marimo_execute", json!({"code": "1 + 1"})).unwrap();
         assert_eq!(code.code, "1 + 1");
     }

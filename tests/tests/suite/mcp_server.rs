@@ -104,8 +104,7 @@ async fn another_agent_runs_polars_in_the_isolated_kernel_over_stdio_and_http() 
     assert_eq!(calls[3]["isError"], true);
     assert_eq!(
         calls[3]["text"],
-        "ERROR: marimo_execute cannot use these arguments: missing field `code`\n\
-         Call it again with the arguments its parameters name, each a string."
+        "ERROR: marimo_execute needs a string argument `code`\nCall it again with {\"code\": \"...\"}."
     );
 
     // Every run is in the audit trail, as the MCP client's; the cell is in the notebook here.
