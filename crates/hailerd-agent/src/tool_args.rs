@@ -20,17 +20,15 @@ pub(super) fn read<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<
     } else {
         arguments
     };
-    serde_json::from_value(arguments.clone()).map_err(|error| {
-        match bad_argument(&error, &arguments) {
-            Some(name) => tool_error(
-                &format!("{tool} needs a string argument `{name}`"),
-                &format!("Call it again with {{\"{name}\": \"...\"}}."),
-            ),
-            None => tool_error(
-                &format!("{tool} cannot use these arguments: {error}"),
-                "Call it again with an object of string arguments, as its parameters name them.",
-            ),
-        }
+    T::deserialize(&arguments).map_err(|error| match bad_argument(&error, &arguments) {
+        Some(name) => tool_error(
+            &format!("{tool} needs a string argument `{name}`"),
+            &format!("Call it again with {{\"{name}\": \"...\"}}."),
+        ),
+        None => tool_error(
+            &format!("{tool} cannot use these arguments: {error}"),
+            "Call it again with an object of string arguments, as its parameters name them.",
+        ),
     })
 }
 
