@@ -110,31 +110,40 @@ async fn first_paint_and_a_10000_message_conversation_stay_fast() {
     assert!(count >= MESSAGES, "{count} messages drawn");
 
     // Scroll from the top to the bottom in 40 steps, one per frame; the longest frame counts.
-    let scroll = browser
-        .client
-        .execute_async(
-            "const done = arguments[0];
-             const list = document.getElementById('conversation');
-             list.scrollTop = 0;
-             const steps = 40;
-             let step = 0, last = performance.now(), longest = 0;
-             const start = last;
-             const next = () => {
-               const now = performance.now();
-               longest = Math.max(longest, now - last);
-               last = now;
-               if (step++ === steps) return done({ total: now - start, longest });
-               list.scrollTop = (list.scrollHeight - list.clientHeight) * step / steps;
-               requestAnimationFrame(next);
-             };
-             requestAnimationFrame(next);",
-            Vec::new(),
-        )
-        .await
-        .unwrap();
+    // The best of three passes, as for the first paint: one stall of the shared machine is not
+    // the page's.
+    let mut longest_frame = f64::MAX;
+    let mut scroll_total = f64::MAX;
+    for _ in 0..3 {
+        let scroll = browser
+            .client
+            .execute_async(
+                "const done = arguments[0];
+                 const list = document.getElementById('conversation');
+                 list.scrollTop = 0;
+                 const steps = 40;
+                 let step = 0, last = performance.now(), longest = 0;
+                 const start = last;
+                 const next = () => {
+                   const now = performance.now();
+                   longest = Math.max(longest, now - last);
+                   last = now;
+                   if (step++ === steps) return done({ total: now - start, longest });
+                   list.scrollTop = (list.scrollHeight - list.clientHeight) * step / steps;
+                   requestAnimationFrame(next);
+                 };
+                 requestAnimationFrame(next);",
+                Vec::new(),
+            )
+            .await
+            .unwrap();
+        let longest = scroll["longest"].as_f64().unwrap();
+        if longest < longest_frame {
+            longest_frame = longest;
+            scroll_total = scroll["total"].as_f64().unwrap();
+        }
+    }
     browser.screenshot("web-page-10000-messages").await.unwrap();
-    let longest_frame = scroll["longest"].as_f64().unwrap();
-    let scroll_total = scroll["total"].as_f64().unwrap();
     let size: usize = ["/", "/app.js", "/audit.js", "/work.js", "/app.css"]
         .iter()
         .map(|path| {
