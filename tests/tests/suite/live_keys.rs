@@ -114,10 +114,19 @@ async fn a_turn_uses_the_key_of_the_client_that_sent_it() {
             .unwrap()
     });
     assert!(other.status.success(), "{}", said(&other));
-    // The chat's turn goes with the chat's own key.
+    // The chat's turn goes with the chat's own key. As a user would, it asks once the chat has
+    // shown the other turn's answer; if that turn's end has not reached the chat yet, the chat
+    // keeps the draft and says so, and Enter sends it again.
     tokio::task::block_in_place(|| {
+        pane.wait_for("With the first key.", SHORT);
         pane.type_line("A question from the chat");
-        pane.wait_for("With the chat's own key.", SHORT);
+        let screen = pane.wait_until("the answer, or the draft kept", SHORT, |screen| {
+            screen.contains("With the chat's own key.") || screen.contains("Still working")
+        });
+        if !screen.contains("With the chat's own key.") {
+            pane.keys(&["Enter"]);
+            pane.wait_for("With the chat's own key.", SHORT);
+        }
     });
     let requests = model.requests();
     assert_eq!(requests.len(), 2);
