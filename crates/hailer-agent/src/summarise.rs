@@ -4,7 +4,7 @@
 //! which replaces them in the store and reaches the model as part of its instructions. The
 //! analyst never sees it. A tool call is never separated from its result.
 
-use hailer_model::redact::cap_chars;
+use hailer_model::cap_chars;
 use hailer_model::{Completion, Item, ModelClient, ModelRequest, ReasoningEffort};
 use tokio_util::sync::CancellationToken;
 

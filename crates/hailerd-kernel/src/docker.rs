@@ -156,7 +156,7 @@ pub(super) async fn start(
         .ok_or_else(|| KernelError::Invalid("the docker settings are missing".to_owned()))?;
     let engine = Engine::connect().await?;
     let workspace_id = labels::workspace_id(&spec.workspace);
-    let state_dir = hailer_platform::state_folder::of(&spec.workspace);
+    let state_dir = hailer_platform::state_folder_of(&spec.workspace);
     let is_owner_alive = |owner: &str| -> bool { owner_alive(&spec.workspace, owner) };
     let contract = hailer_kernel_bundle::contract();
     let image = docker

@@ -30,5 +30,5 @@ pub async fn reap() -> Option<Removal> {
 
 /// The owner lock of `owner` in the workspace folder `workspace`.
 pub(crate) fn owner_lock_path(workspace: &Path, owner: &str) -> std::path::PathBuf {
-    hailer_platform::state_folder::of(workspace).join(format!("owner-{owner}.lock"))
+    hailer_platform::state_folder_of(workspace).join(format!("owner-{owner}.lock"))
 }

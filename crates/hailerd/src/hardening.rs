@@ -5,7 +5,7 @@
 //! What such a kernel can still read is the user's own files, the runtime file with the daemon
 //! token among them.
 
-use hailer_config::daemon_env::{daemon_environment, is_daemon_environment};
+use hailer_config::{daemon_environment, is_daemon_environment};
 
 /// Replaces this process with hailerd started with the minimal environment, when the present
 /// one holds more; returns when nothing needs doing. On Windows, where a process cannot replace
@@ -41,7 +41,7 @@ fn restart_with(_env: Vec<(std::ffi::OsString, std::ffi::OsString)>) -> anyhow::
 
 /// Closes this process to inspection by the user's other processes, where the platform allows.
 pub fn forbid_inspection() {
-    if let Err(error) = hailer_platform::inspection::forbid_inspection() {
+    if let Err(error) = hailer_platform::forbid_inspection() {
         tracing::warn!(%error, "hailerd could not make itself non-dumpable");
     }
 }

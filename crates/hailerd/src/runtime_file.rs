@@ -1,7 +1,7 @@
 //! The runtime file tells clients where the daemon listens and which token it wants.
 //!
 //! It lives in a folder only its owner can open, and is itself the owner's alone (0700 and 0600
-//! on Unix, an owner-only access list on Windows: `hailer_platform::private_fs`); it is written
+//! on Unix, an owner-only access list on Windows: `hailer_platform::ensure_private_dir`); it is written
 //! atomically (a temporary file in the same directory, synced, then renamed into place) so a
 //! client never reads half a file.
 
@@ -9,7 +9,7 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 
-pub use hailer_platform::private_fs::{check_private, ensure_private_dir};
+pub use hailer_platform::{check_private, ensure_private_dir};
 use hailer_protocol::RuntimeFile;
 
 /// Writes `contents` to `path` atomically, readable by the owner only.
@@ -18,7 +18,7 @@ pub fn write(path: &Path, contents: &RuntimeFile) -> io::Result<()> {
         .parent()
         .ok_or_else(|| io::Error::other("the runtime file has no parent folder"))?;
     ensure_private_dir(dir)?;
-    let mut temp = hailer_platform::private_fs::private_temp_file(dir, ".hailerd-")?;
+    let mut temp = hailer_platform::private_temp_file(dir, ".hailerd-")?;
     serde_json::to_writer(&mut temp, contents)?;
     temp.write_all(b"\n")?;
     temp.as_file().sync_all()?;

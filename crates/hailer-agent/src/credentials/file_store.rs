@@ -1,13 +1,12 @@
 //! Keys in a JSON file only the user can open, for machines whose OS credential store does not
 //! answer: mode 0600 in a 0700 folder on Unix, an owner-only access list on Windows, both from
-//! `hailer_platform::private_fs`. Written whole, atomically, on every change.
+//! `hailer_platform::ensure_private_dir` and `private_temp_file`. Written whole, atomically, on every change.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use hailer_platform::private_fs;
 use secrecy::{ExposeSecret, SecretString};
 
 use super::{KeySource, SecretBackend};
@@ -64,11 +63,11 @@ impl FileSecrets {
     }
 
     fn write(&self, keys: &BTreeMap<String, String>) -> Result<()> {
-        private_fs::ensure_private_dir(&self.folder)
+        hailer_platform::ensure_private_dir(&self.folder)
             .map_err(|error| self.io("create the folder of", error))?;
         let text = serde_json::to_string_pretty(keys)?;
         // A temporary file only the owner can open, written whole, then renamed over the file.
-        let mut temporary = private_fs::private_temp_file(&self.folder, ".credentials-")
+        let mut temporary = hailer_platform::private_temp_file(&self.folder, ".credentials-")
             .map_err(|error| self.io("write", error))?;
         temporary
             .write_all(text.as_bytes())

@@ -167,7 +167,7 @@ fn docker_cli_on_path() -> bool {
     let Some(path) = std::env::var_os("PATH") else {
         return false;
     };
-    let name = hailer_platform::program::executable_name(hailer_platform::Os::CURRENT, "docker");
+    let name = hailer_platform::executable_name(hailer_platform::Os::CURRENT, "docker");
     std::env::split_paths(&path).any(|dir| dir.join(&name).is_file())
 }
 

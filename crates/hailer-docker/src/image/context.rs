@@ -309,7 +309,7 @@ pub fn export_context(dir: &Path, options: &BuildOptions, contract: &str) -> Res
         && let Some(text) = &options.host_pip_config
     {
         let folder = dir.join(EXPORTED_SECRETS_FOLDER);
-        hailer_platform::private_fs::create_dir_all_private(&folder).map_err(Error::file(
+        hailer_platform::create_dir_all_private(&folder).map_err(Error::file(
             "cannot create the folder for the pip settings of the build",
             &folder,
         ))?;
@@ -330,7 +330,7 @@ pub fn export_context(dir: &Path, options: &BuildOptions, contract: &str) -> Res
 /// Writes `text` to a new file only its owner can read.
 fn write_private(path: &Path, text: &str) -> Result<()> {
     use std::io::Write as _;
-    let mut file = hailer_platform::private_fs::private_open_options()
+    let mut file = hailer_platform::private_open_options()
         .write(true)
         .create_new(true)
         .open(path)

@@ -48,7 +48,7 @@ pub struct DockerSpec {
 impl DockerSpec {
     /// The `.hailer/` folder of the workspace.
     pub fn state_dir(&self) -> PathBuf {
-        hailer_platform::state_folder::of(&self.workspace)
+        hailer_platform::state_folder_of(&self.workspace)
     }
 }
 
@@ -65,9 +65,7 @@ pub fn nano_cpus(cpus: f64) -> Result<i64> {
 /// The user id and group id the kernel runs as: this user's own on a Linux host (so it can
 /// read data files only the user may read), else the image's user.
 pub fn kernel_user() -> (u32, u32) {
-    hailer_kernel_bundle::docker_kernel_user(
-        hailer_platform::container_ids::host_ids_in_containers(),
-    )
+    hailer_kernel_bundle::docker_kernel_user(hailer_platform::host_ids_in_containers())
 }
 
 #[cfg(test)]

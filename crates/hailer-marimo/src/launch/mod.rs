@@ -313,7 +313,7 @@ impl MarimoServer {
                 && let Ok(Some(status)) = child.try_wait()
             {
                 return Err(Error::ServerExited {
-                    status: hailer_platform::exit_status::describe(&status),
+                    status: hailer_platform::describe_exit(&status),
                     log_tail: self.log_tail(),
                 });
             }
