@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt as _;
 use hailer_docker::runtime::Ended;
-use hailer_marimo::access_token::mask_token;
+use hailer_marimo::mask_token;
 use hailer_platform::LineSplitter;
 use hailer_protocol::{KernelExit, KernelExitCause};
 use secrecy::SecretString;

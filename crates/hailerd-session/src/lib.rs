@@ -39,7 +39,7 @@ pub use error::SessionError;
 pub use follow_changes::is_settings_variable;
 pub use workspace_stop::stop as stop_workspace;
 
-use hailer_agent::blocking::off_the_worker;
+use hailer_agent::off_the_worker;
 use hailerd_kernel::OwnerLock;
 pub use session::{KernelSlot, Session};
 

@@ -17,7 +17,7 @@ pub const CREDENTIALS_FILE: &str = "credentials.json";
 
 /// The credential file.
 #[derive(Clone, Debug)]
-pub struct FileSecrets {
+pub(crate) struct FileSecrets {
     folder: PathBuf,
     path: PathBuf,
 }
@@ -26,14 +26,14 @@ impl FileSecrets {
     /// The file [`CREDENTIALS_FILE`] in `folder`. Nothing is read or created until a key is
     /// looked up or stored; the folder is made, and kept, the user's alone (mode 0700 on Unix,
     /// an owner-only access list on Windows) on every write.
-    pub fn new(folder: impl Into<PathBuf>) -> Self {
+    pub(crate) fn new(folder: impl Into<PathBuf>) -> Self {
         let folder = folder.into();
         let path = folder.join(CREDENTIALS_FILE);
         Self { folder, path }
     }
 
     /// The credential file's path, whether or not it exists yet.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 

@@ -5,9 +5,9 @@ use tokio::sync::mpsc;
 use crate::usage::TokenUsage;
 
 /// Characters of a tool call's arguments shown in [`TurnEvent::ToolCallStarted`].
-pub const ARGUMENT_PREVIEW_CHARS: usize = 80;
+pub(super) const ARGUMENT_PREVIEW_CHARS: usize = 80;
 /// Characters of a tool result shown in [`TurnEvent::ToolCallFinished`].
-pub const RESULT_PREVIEW_CHARS: usize = 200;
+pub(super) const RESULT_PREVIEW_CHARS: usize = 200;
 /// Characters of a tool call's code carried in [`TurnEvent::ToolCallStarted`], for review.
 pub(super) const CODE_CHARS: usize = 64_000;
 /// Characters of a tool result carried in [`TurnEvent::ToolCallFinished`], for review.

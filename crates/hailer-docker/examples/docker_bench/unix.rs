@@ -148,7 +148,7 @@ async fn docker_session(engine: &Engine, image: &str) -> (Duration, Duration) {
 async fn floor_session(engine: &Engine, image: &str) -> (Duration, Duration) {
     let dir = workspace();
     std::fs::write(dir.path().join("notebooks/analysis.py"), NOTEBOOK).unwrap();
-    let token = hailer_marimo::access_token::generate_token();
+    let token = hailer_marimo::generate_token();
     let token_path = dir.path().join("token");
     std::fs::write(&token_path, token.expose_secret()).unwrap();
     std::fs::set_permissions(&token_path, std::fs::Permissions::from_mode(0o644)).unwrap();

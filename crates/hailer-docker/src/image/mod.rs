@@ -19,7 +19,7 @@ use crate::engine::Engine;
 use crate::error::{Error, Result, engine_said, engine_status};
 use crate::labels::CONTRACT_LABEL;
 
-pub use hailer_marimo::progress::{Progress, Report};
+pub use hailer_marimo::{Progress, Report};
 
 pub use hailer_kernel_bundle::default_image_name;
 

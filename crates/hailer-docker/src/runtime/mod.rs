@@ -122,7 +122,7 @@ impl DockerKernel {
             "cannot resolve the data folder",
             &spec.data_dir,
         ))?;
-        let token = hailer_marimo::access_token::generate_token();
+        let token = hailer_marimo::generate_token();
         let user = kernel_user();
         let token_file = TokenFile::create(&spec.state_dir(), &token, user)?;
         let mut created = Created {

@@ -7,8 +7,8 @@ use std::time::Duration;
 use bollard::Docker;
 use bollard::query_parameters::LogsOptions;
 use futures_util::StreamExt as _;
-use hailer_marimo::access_token::mask_token;
-use hailer_marimo::launch::readiness::{Probe, probe};
+use hailer_marimo::mask_token;
+use hailer_marimo::{ReadinessProbe as Probe, probe_readiness as probe};
 use secrecy::SecretString;
 
 use super::removal::Object;

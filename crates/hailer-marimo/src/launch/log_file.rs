@@ -10,7 +10,7 @@ use crate::access_token::mask_token;
 use crate::error::{Error, Result};
 
 /// How many lines a log tail shows.
-pub const TAIL_LINES: usize = 15;
+pub(super) const TAIL_LINES: usize = 15;
 /// How much of the end of the log is read for a tail.
 const TAIL_BYTES: u64 = 64 * 1024;
 

@@ -11,7 +11,7 @@ use tokio::process::Command;
 use crate::error::{Error, Result};
 
 /// The oldest Python accepted.
-pub const MIN_VERSION: PythonVersion = PythonVersion {
+pub(super) const MIN_VERSION: PythonVersion = PythonVersion {
     major: 3,
     minor: 11,
     patch: 0,
