@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use hailer_docker::Engine;
-use hailer_docker::runtime::{Removal, cleanup_all_leftovers};
+use hailer_docker::{Removal, cleanup_all_leftovers};
 
 /// Removes every labelled docker object whose owner is not alive; `None` when no engine
 /// answers (docker not installed or not running: nothing to clean).

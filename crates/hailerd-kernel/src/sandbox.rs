@@ -47,7 +47,7 @@ pub fn isolation(memory: &str) -> String {
 /// confined code: an unsafe-local start then asks before running them as the user.
 pub(super) fn mark_notebooks_written(workspace: &Path) {
     let state_dir = hailer_platform::state_folder_of(workspace);
-    let marker = state_dir.join(hailer_docker::notebook_copies::MARKER_FILE);
+    let marker = state_dir.join(hailer_docker::COPIES_MARKER_FILE);
     if marker.exists() {
         return;
     }

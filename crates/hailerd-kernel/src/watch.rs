@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
-use hailer_docker::runtime::Ended;
+use hailer_docker::Ended;
 use hailer_marimo::mask_token;
 use hailer_platform::LineSplitter;
 use hailer_protocol::{KernelExit, KernelExitCause};

@@ -448,7 +448,7 @@ pub(crate) fn sandbox_notebooks_gate(loaded: &Loaded, agreed: bool) -> Result<bo
     if loaded.config.kernel.runtime != hailer_config::Runtime::UnsafeLocal {
         return Ok(false);
     }
-    let marker = session::state_dir(loaded).join(hailer_docker::notebook_copies::MARKER_FILE);
+    let marker = session::state_dir(loaded).join(hailer_docker::COPIES_MARKER_FILE);
     if !marker.exists() {
         return Ok(false);
     }

@@ -9,11 +9,11 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 
-pub use hailer_platform::{check_private, ensure_private_dir};
+pub(crate) use hailer_platform::{check_private, ensure_private_dir};
 use hailer_protocol::RuntimeFile;
 
 /// Writes `contents` to `path` atomically, readable by the owner only.
-pub fn write(path: &Path, contents: &RuntimeFile) -> io::Result<()> {
+pub(crate) fn write(path: &Path, contents: &RuntimeFile) -> io::Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| io::Error::other("the runtime file has no parent folder"))?;
@@ -27,7 +27,7 @@ pub fn write(path: &Path, contents: &RuntimeFile) -> io::Result<()> {
 }
 
 /// Reads the runtime file; `None` when there is none.
-pub fn read(path: &Path) -> io::Result<Option<RuntimeFile>> {
+pub(crate) fn read(path: &Path) -> io::Result<Option<RuntimeFile>> {
     match fs::read(path) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map(Some)
@@ -38,7 +38,7 @@ pub fn read(path: &Path) -> io::Result<Option<RuntimeFile>> {
 }
 
 /// Removes the runtime file if it still describes the process `pid`.
-pub fn remove_if_ours(path: &Path, pid: u32) -> io::Result<()> {
+pub(crate) fn remove_if_ours(path: &Path, pid: u32) -> io::Result<()> {
     match read(path) {
         Ok(Some(file)) if file.pid == pid => fs::remove_file(path),
         Ok(_) => Ok(()),

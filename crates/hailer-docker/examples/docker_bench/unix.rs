@@ -5,11 +5,9 @@ use std::time::{Duration, Instant};
 
 use bollard::models::{ContainerCreateBody, HostConfig, Mount, MountType, PortBinding};
 use bollard::query_parameters::{CreateContainerOptions, RemoveContainerOptions};
-use hailer_docker::notebook_copies::{CopyLimits, CopyState, copy_back, copy_in};
-use hailer_docker::labels::workspace_id;
-use hailer_docker::runtime::{
-    DockerKernel, DockerSpec, cleanup_leftovers, kernel_command, kernel_user,
-};
+use hailer_docker::{CopyLimits, CopyState, copy_back, copy_in};
+use hailer_docker::workspace_id;
+use hailer_docker::{DockerKernel, DockerSpec, cleanup_leftovers, kernel_command, kernel_user};
 use hailer_docker::{Engine, default_image_name, ensure_image};
 use hailer_kernel_bundle as bundle;
 use hailer_marimo::MarimoClient;

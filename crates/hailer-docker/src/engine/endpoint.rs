@@ -1,7 +1,8 @@
 //! Where the Docker engine listens: `hailer_platform::resolve_docker_endpoint`, the one resolution the
 //! daemon and the client's probes share, with its errors in this crate's terms.
 
-pub use hailer_platform::{Endpoint, EndpointSource, Transport};
+pub(crate) use hailer_platform::Transport;
+pub use hailer_platform::{Endpoint, EndpointSource};
 
 use crate::error::{Error, Result};
 

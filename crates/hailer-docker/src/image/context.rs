@@ -96,7 +96,7 @@ pub const PIP_CONF_SECRET: &str = "pip.conf";
 pub const CA_SECRET: &str = "ca.pem";
 
 /// A package index setting handed to the build as a BuildKit secret.
-pub struct BuildSecret {
+pub(crate) struct BuildSecret {
     /// The secret's id, which names its file under `/run/secrets/` in the build step.
     pub id: &'static str,
     /// Its contents: index addresses may carry credentials, so they are never logged.
@@ -141,7 +141,7 @@ pub fn gather(options: &BuildOptions) -> Result<Context> {
 
 /// The package index settings `options` names, read from disk, as build secrets: `pip.conf`
 /// (the named file, else the host's settings) and `ca.pem`.
-pub fn secrets(options: &BuildOptions) -> Result<Vec<BuildSecret>> {
+pub(crate) fn secrets(options: &BuildOptions) -> Result<Vec<BuildSecret>> {
     let read = |source: &Path, id: &str| {
         std::fs::read(source)
             .map(SecretSlice::from)
@@ -346,7 +346,7 @@ fn write_private(path: &Path, text: &str) -> Result<()> {
 
 /// The `docker build` command line equivalent to [`crate::image::build`] for a context in `dir`,
 /// handing BuildKit each `(id, file)` of `secrets` as a build secret.
-pub fn build_command(
+pub(crate) fn build_command(
     dir: &Path,
     options: &BuildOptions,
     contract: &str,

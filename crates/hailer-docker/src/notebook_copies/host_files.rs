@@ -14,7 +14,7 @@ const SKIPPED_FOLDERS: [&str; 3] = ["node_modules", "venv", "site-packages"];
 /// The marker that a docker kernel wrote notebooks here.
 pub const MARKER_FILE: &str = "sandbox-wrote-notebooks";
 /// Where notebooks replaced by a copy back are kept.
-pub const BACKUP_FOLDER: &str = "notebook-backups";
+pub(crate) const BACKUP_FOLDER: &str = "notebook-backups";
 
 /// A notebook found on this machine.
 #[derive(Debug, Clone)]

@@ -103,7 +103,7 @@ pub(super) async fn check_running(
 }
 
 /// The last lines of a container's output, with the token masked.
-pub async fn log_tail(docker: &Docker, id: &str, token: &SecretString) -> String {
+pub(crate) async fn log_tail(docker: &Docker, id: &str, token: &SecretString) -> String {
     let options = LogsOptions {
         stdout: true,
         stderr: true,
