@@ -36,6 +36,7 @@ pub(crate) const HIDDEN_SYSTEM_PATHS: &[&str] = &[
 /// The system folder whose private entries are covered too: every file others may not read, and
 /// every folder others may not list or enter ([`is_private`]), found when the sandbox starts.
 /// When the daemon runs as root, the sandbox's user is root on the host, and would read them.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) const PRIVATE_ENTRIES_UNDER: &str = "/etc";
 
 /// An entry under [`PRIVATE_ENTRIES_UNDER`] as the host holds it.
