@@ -42,7 +42,7 @@ pub struct Summariser {
     /// moves earlier so the kept part never starts with a tool result.
     pub keep_recent: usize,
     /// Characters of each message, tool call's arguments or tool result the summarising call
-    /// is shown (default [`TRANSCRIPT_ITEM_CHARS`]).
+    /// is shown (default `TRANSCRIPT_ITEM_CHARS`).
     pub transcript_item_chars: usize,
 }
 

@@ -21,7 +21,7 @@ pub(crate) fn new_session_id() -> String {
     format!("s_hailer_{}", hex::encode(bytes))
 }
 
-/// `text` with every occurrence of the token replaced by [`TOKEN_MASK`].
+/// `text` with every occurrence of the token replaced by `TOKEN_MASK`.
 pub fn mask_token(text: &str, token: &SecretString) -> String {
     let secret = token.expose_secret();
     if secret.is_empty() {

@@ -157,7 +157,7 @@ impl MountOp {
 impl SandboxPlan {
     /// The steps that build the sandbox's root, parents before what lies in them. `inspect` says
     /// what the host holds at a path.
-    /// `system` lists the entries under [`PRIVATE_ENTRIES_UNDER`]; the private ones are covered.
+    /// `system` lists the entries under `PRIVATE_ENTRIES_UNDER`; the private ones are covered.
     pub fn mount_ops(
         &self,
         inspect: &dyn Fn(&Path) -> PathKind,

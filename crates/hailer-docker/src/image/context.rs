@@ -21,7 +21,8 @@ pub struct BuildOptions {
     /// A pip configuration file for installing from an index (the `pip.conf` build secret).
     pub pip_config: Option<PathBuf>,
     /// The host's package index settings merged into one pip configuration
-    /// ([`super::host_config`]); the `pip.conf` build secret when `pip_config` is not set.
+    /// ([`crate::discover_host_settings`]); the `pip.conf` build secret when `pip_config` is not
+    /// set.
     pub host_pip_config: Option<SecretString>,
     /// A PEM CA bundle pip should trust (the `ca.pem` build secret).
     pub pip_cert: Option<PathBuf>,
@@ -119,7 +120,7 @@ const CONTEXT_MTIME: u64 = 1_577_836_800; // 2020-01-01
 const BUILD_STAGE_FOLDERS: [&str; 1] = ["wheels"];
 
 /// Gathers the context `options` describes, reading the wheelhouse from disk. The package index
-/// settings are left out: they are [`secrets`].
+/// settings are left out: they are `secrets`.
 pub fn gather(options: &BuildOptions) -> Result<Context> {
     let mut files = vec![
         text_file("Dockerfile", bundle::DOCKERFILE),

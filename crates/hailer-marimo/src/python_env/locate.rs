@@ -60,7 +60,7 @@ impl PythonVersion {
 pub struct Python {
     /// How it was reached: a name on `PATH`, a shim, a link, or the path the user gave.
     pub path: PathBuf,
-    /// The version it reported (`sys.version_info`); at least [`MIN_VERSION`] for one that
+    /// The version it reported (`sys.version_info`); at least `MIN_VERSION` for one that
     /// [`find_python`] returns.
     pub version: PythonVersion,
     /// `sys.implementation.name`, such as `cpython`.
