@@ -63,7 +63,7 @@ impl TestWorkspace {
 
     /// The 16-hex id the workspace's docker objects carry in their names.
     pub fn runtime_id_hint(&self) -> String {
-        hailer_docker::labels::workspace_id(self.path())
+        hailer_docker::workspace_id(self.path())
     }
 
     /// [`Self::unsafe_local`] with `env` added to every `hailer` run, after the shared kernel
@@ -292,8 +292,8 @@ impl TestWorkspace {
 
     /// The output lines of `docker LISTING --filter label=<this workspace>`, sorted.
     fn docker_labelled(&self, listing: &[&str]) -> Vec<String> {
-        let id = hailer_docker::labels::workspace_id(&self.canonical());
-        let filter = format!("label={}={id}", hailer_docker::labels::WORKSPACE_LABEL);
+        let id = hailer_docker::workspace_id(&self.canonical());
+        let filter = format!("label={}={id}", hailer_docker::WORKSPACE_LABEL);
         let output = std::process::Command::new("docker")
             .args(listing)
             .args(["--filter", &filter])

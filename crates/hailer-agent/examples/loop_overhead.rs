@@ -22,9 +22,9 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use hailer_agent::store::ConversationStore;
-use hailer_agent::tool::{Tool, ToolContext, ToolRegistry};
+use hailer_agent::ConversationStore;
 use hailer_agent::{EventSink, Summariser, Turn, TurnEvent, TurnSettings};
+use hailer_agent::{Tool, ToolContext, ToolRegistry};
 use hailer_model::{
     ClientOptions, Item, ModelClient, ModelRequest, ProviderSettings, ToolSpec, WireApi,
 };

@@ -66,7 +66,7 @@ pub struct StoredItem {
 
 /// What the model is sent for a history: the summaries (joined, for the instructions) and the
 /// messages in order.
-pub fn model_view<'a>(
+pub(crate) fn model_view<'a>(
     items: impl IntoIterator<Item = &'a ThreadItem>,
 ) -> (Option<String>, Vec<Item>) {
     let mut summaries: Vec<&str> = Vec::new();

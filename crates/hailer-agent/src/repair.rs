@@ -78,7 +78,7 @@ impl Repairer {
 /// A history strict endpoints accept: dangling tool calls get [`INTERRUPTED_RESULT`], results
 /// without a waiting call are dropped, and consecutive user messages are merged into the first.
 /// A valid history comes back unchanged.
-pub fn repair(items: impl IntoIterator<Item = ThreadItem>) -> Vec<ThreadItem> {
+pub(crate) fn repair(items: impl IntoIterator<Item = ThreadItem>) -> Vec<ThreadItem> {
     let mut repairer = Repairer::default();
     for item in items {
         repairer.push(item);
@@ -89,7 +89,7 @@ pub fn repair(items: impl IntoIterator<Item = ThreadItem>) -> Vec<ThreadItem> {
 
 /// The history of the next model call: the stored items repaired, with the user's new text as
 /// the last message (merged into an unanswered user message if the history ends with one).
-pub fn with_user_message(
+pub(crate) fn with_user_message(
     items: impl IntoIterator<Item = ThreadItem>,
     text: &str,
 ) -> Vec<ThreadItem> {

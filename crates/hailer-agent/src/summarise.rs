@@ -4,7 +4,7 @@
 //! which replaces them in the store and reaches the model as part of its instructions. The
 //! analyst never sees it. A tool call is never separated from its result.
 
-use hailer_model::redact::cap_chars;
+use hailer_model::cap_chars;
 use hailer_model::{Completion, Item, ModelClient, ModelRequest, ReasoningEffort};
 use tokio_util::sync::CancellationToken;
 
@@ -15,9 +15,9 @@ use crate::turn::{StreamBudget, call_model};
 /// Items kept verbatim after a summary.
 pub const KEEP_RECENT_ITEMS: usize = 20;
 /// The default threshold, in estimated tokens.
-pub const DEFAULT_SUMMARIZE_AFTER_TOKENS: u64 = 100_000;
+pub(crate) const DEFAULT_SUMMARIZE_AFTER_TOKENS: u64 = 100_000;
 /// Characters of each message or tool result shown to the summarising call.
-pub const TRANSCRIPT_ITEM_CHARS: usize = 2_000;
+pub(crate) const TRANSCRIPT_ITEM_CHARS: usize = 2_000;
 
 const SUMMARY_INSTRUCTIONS: &str = "\
 You keep the memory of a long data-analysis conversation between an analyst and an assistant \
@@ -42,7 +42,7 @@ pub struct Summariser {
     /// moves earlier so the kept part never starts with a tool result.
     pub keep_recent: usize,
     /// Characters of each message, tool call's arguments or tool result the summarising call
-    /// is shown (default [`TRANSCRIPT_ITEM_CHARS`]).
+    /// is shown (default `TRANSCRIPT_ITEM_CHARS`).
     pub transcript_item_chars: usize,
 }
 
@@ -58,7 +58,7 @@ impl Default for Summariser {
 
 /// A summary ready to replace the items up to `upto_seq`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Summary {
+pub(crate) struct Summary {
     /// The sequence number of the last item the summary stands for; it and every earlier
     /// item are replaced.
     pub upto_seq: i64,
@@ -85,7 +85,7 @@ pub fn estimate_tokens(
 }
 
 /// The instructions with the thread's summary, if any, appended.
-pub fn instructions_with_summary(instructions: &str, summary: Option<&str>) -> String {
+pub(crate) fn instructions_with_summary(instructions: &str, summary: Option<&str>) -> String {
     match summary {
         Some(summary) if instructions.is_empty() => format!("{SUMMARY_HEADING}\n\n{summary}"),
         Some(summary) => format!("{instructions}\n\n{SUMMARY_HEADING}\n\n{summary}"),

@@ -10,8 +10,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use hailer_agent::ConversationStore;
 use hailer_agent::ThreadItem;
-use hailer_agent::store::ConversationStore;
 
 const WRITER_VAR: &str = "HAILER_AGENT_KILL_TEST_WRITER";
 const THREAD_VAR: &str = "HAILER_AGENT_KILL_TEST_THREAD";

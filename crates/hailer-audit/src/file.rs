@@ -41,7 +41,7 @@ impl AuditFile {
     /// emptied or cut short since stays so, its new records numbered on from the anchor, and
     /// `verify` names what was lost.
     pub fn open(state_dir: &Path, anchor: &Path, rotate_bytes: u64) -> Result<Self> {
-        hailer_platform::state_folder::ensure(state_dir).map_err(Error::io("create", state_dir))?;
+        hailer_platform::ensure_state_folder(state_dir).map_err(Error::io("create", state_dir))?;
         let path = state_dir.join(FILE_NAME);
         let file = open_append(&path)?;
         let size = file.metadata().map_err(Error::io("inspect", &path))?.len();

@@ -9,8 +9,8 @@
 use std::cell::OnceCell;
 use std::path::Path;
 
+use hailer_config::HailerHome;
 use hailer_config::Overrides;
-use hailer_config::home::HailerHome;
 
 use crate::cli::Cli;
 use crate::session_client::SessionFlags;

@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use hailer_config::home::HailerHome;
+use hailer_config::HailerHome;
 use hailer_protocol::{DaemonInfo, RuntimeFile};
 
 use crate::http::Endpoint;
@@ -84,16 +84,14 @@ pub(crate) async fn start(home: &HailerHome) -> anyhow::Result<Connected> {
     command
         // Only what hailerd needs: no key or other secret of this shell reaches its environment.
         .env_clear()
-        .envs(hailer_config::daemon_env::daemon_environment(
-            std::env::vars_os(),
-        ))
+        .envs(hailer_config::daemon_environment(std::env::vars_os()))
         // The level this client chose (`--verbose`, `[hailer] log_level`) is the daemon's too.
         .envs(crate::logging::daemon_variable(crate::logging::chosen()))
         .stdin(Stdio::null())
         .stdout(log.try_clone()?)
         .stderr(log);
     // Detached from this terminal: Ctrl+C here, or closing it, does not reach the daemon.
-    let mut child = hailer_platform::detach::detach(&mut command)
+    let mut child = hailer_platform::detach(&mut command)
         .spawn()
         .with_context(|| format!("cannot start {}", binary.display()))?;
 
@@ -139,7 +137,7 @@ fn daemon_binary() -> PathBuf {
 }
 
 fn daemon_file_name() -> String {
-    hailer_platform::program::executable_name(hailer_platform::Os::CURRENT, "hailerd")
+    hailer_platform::executable_name(hailer_platform::Os::CURRENT, "hailerd")
 }
 
 fn read_runtime_file(path: &Path) -> Option<RuntimeFile> {

@@ -79,7 +79,7 @@ fn start(ctx: &Context) {
     }
     // The shell's whole environment, keys included, is this process's: closed to the user's
     // other processes (an unsafe-local kernel among them) as hailerd's is.
-    if let Err(error) = hailer_platform::inspection::forbid_inspection() {
+    if let Err(error) = hailer_platform::forbid_inspection() {
         tracing::warn!(%error, "hailer could not make itself non-dumpable");
     }
 }

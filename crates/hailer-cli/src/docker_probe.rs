@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use anyhow::Context as _;
-use hailer_config::home::HailerHome;
+use hailer_config::HailerHome;
 use hailer_protocol::{DockerEngine, DockerStatus, DockerStatusParams, KernelImageStatus};
 
 use crate::daemon_client;

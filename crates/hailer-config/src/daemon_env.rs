@@ -69,7 +69,7 @@ const KEPT_NAMES: &[&str] = &[
 const KEPT_PREFIXES: &[&str] = &["HAILER_", "LC_", "PIP_", "UV_"];
 
 /// Whether hailerd keeps the variable `name`.
-pub fn daemon_keeps(name: &str) -> bool {
+pub(crate) fn daemon_keeps(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     if looks_secret(&upper) {
         return false;

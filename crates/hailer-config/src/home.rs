@@ -12,14 +12,14 @@
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
+use hailer_platform::Layout;
 use hailer_platform::Os;
-use hailer_platform::folders::{self, Layout};
 
 /// The environment variable that relocates every Hailer path.
-pub const HAILER_HOME_VAR: &str = "HAILER_HOME";
+pub(crate) const HAILER_HOME_VAR: &str = "HAILER_HOME";
 
 /// The environment variable that relocates the managed kernel environments alone.
-pub const KERNEL_ENVS_VAR: &str = "HAILER_KERNEL_ENVS";
+pub(crate) const KERNEL_ENVS_VAR: &str = "HAILER_KERNEL_ENVS";
 
 /// Hailer's own directories.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,8 +77,8 @@ impl HailerHome {
         let mut home = match hailer_home.filter(|value| !value.is_empty()) {
             Some(root) => Self::under(Path::new(root)),
             None => {
-                let bases = folders::system_bases().ok_or(HomeError::NoHome)?;
-                Self::from(folders::layout(Os::CURRENT, None, &bases))
+                let bases = hailer_platform::system_bases().ok_or(HomeError::NoHome)?;
+                Self::from(hailer_platform::folder_layout(Os::CURRENT, None, &bases))
             }
         };
         if let Some(folder) = kernel_envs.filter(|value| !value.is_empty()) {

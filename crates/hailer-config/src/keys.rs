@@ -1,7 +1,7 @@
 //! The names in `hailer.toml`: every section and key the loader knows, and the retired ones.
 
 /// `[hailer]` keys.
-pub const HAILER_KEYS: &[&str] = &[
+pub(crate) const HAILER_KEYS: &[&str] = &[
     "notebook",
     "notebooks_dir",
     "data_dir",
@@ -14,7 +14,7 @@ pub const HAILER_KEYS: &[&str] = &[
     "audit",
 ];
 /// `[model]` keys.
-pub const MODEL_KEYS: &[&str] = &[
+pub(crate) const MODEL_KEYS: &[&str] = &[
     "name",
     "provider",
     "reasoning_effort",
@@ -22,7 +22,7 @@ pub const MODEL_KEYS: &[&str] = &[
     "credentials_store",
 ];
 /// `[model_providers.<id>]` keys.
-pub const PROVIDER_KEYS: &[&str] = &[
+pub(crate) const PROVIDER_KEYS: &[&str] = &[
     "base_url",
     "env_key",
     "wire_api",
@@ -35,9 +35,9 @@ pub const PROVIDER_KEYS: &[&str] = &[
     "query_params",
 ];
 /// `[web]` keys.
-pub const WEB_KEYS: &[&str] = &["allowed_domains", "max_page_bytes"];
+pub(crate) const WEB_KEYS: &[&str] = &["allowed_domains", "max_page_bytes"];
 /// `[kernel]` keys.
-pub const KERNEL_KEYS: &[&str] = &[
+pub(crate) const KERNEL_KEYS: &[&str] = &[
     "runtime",
     "image",
     "base_image",
@@ -48,9 +48,9 @@ pub const KERNEL_KEYS: &[&str] = &[
     "exec_timeout_secs",
 ];
 /// `[daemon]` keys.
-pub const DAEMON_KEYS: &[&str] = &["session_linger_secs"];
+pub(crate) const DAEMON_KEYS: &[&str] = &["session_linger_secs"];
 /// `[checks]` keys.
-pub const CHECKS_KEYS: &[&str] = &["lint", "typecheck", "format", "ruff", "ty"];
+pub(crate) const CHECKS_KEYS: &[&str] = &["lint", "typecheck", "format", "ruff", "ty"];
 
 /// Every section with its keys. `model_providers` holds one table per provider id.
 pub const SCHEMA: &[(&str, &[&str])] = &[
@@ -64,7 +64,7 @@ pub const SCHEMA: &[(&str, &[&str])] = &[
 ];
 
 /// Keys earlier versions read and that no longer do anything, wherever they appear.
-pub const RETIRED_KEYS: &[&str] = &[
+pub(crate) const RETIRED_KEYS: &[&str] = &[
     "marimo_url",
     "marimo_token",
     "pass_env",
@@ -103,13 +103,13 @@ const SECRET_SUFFIXES: &[&str] = &[
 ];
 
 /// Whether a key name looks like it holds a secret.
-pub fn looks_secret(key: &str) -> bool {
+pub(crate) fn looks_secret(key: &str) -> bool {
     let key = key.to_ascii_lowercase().replace('-', "_");
     SECRET_NAMES.contains(&key.as_str()) || SECRET_SUFFIXES.iter().any(|s| key.ends_with(s))
 }
 
 /// Header names whose value is a credential; they belong in `env_http_headers`.
-pub fn is_credential_header(name: &str) -> bool {
+pub(crate) fn is_credential_header(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     matches!(
         name.as_str(),
@@ -118,7 +118,7 @@ pub fn is_credential_header(name: &str) -> bool {
 }
 
 /// The one section a key belongs to, when only one section has it.
-pub fn home_section(key: &str) -> Option<&'static str> {
+pub(crate) fn home_section(key: &str) -> Option<&'static str> {
     let mut homes = SCHEMA
         .iter()
         .filter(|(_, keys)| keys.contains(&key))

@@ -8,9 +8,9 @@
 //! * [`check`] collects every problem, including those that look at the disk (for `doctor`);
 //! * [`check_data_dir_mount`] holds the rules for the folder a docker kernel may mount;
 //! * [`AllowedDomains`] decides which hosts the page-fetching tool may reach;
-//! * [`trust`] keeps a workspace's settings that run programs or route secrets off until the
+//! * [`Trust`] keeps a workspace's settings that run programs or route secrets off until the
 //!   user agreed to them;
-//! * [`sanitize`] is the one filter between text Hailer did not write and a terminal;
+//! * [`clean_text`] is the one filter between text Hailer did not write and a terminal;
 //! * [`init()`] scaffolds a workspace.
 //!
 //! The loader never reads the process environment: the daemon's environment is not the user's.
@@ -18,25 +18,26 @@
 #![warn(missing_docs)]
 #![cfg_attr(not(test), warn(clippy::print_stdout))]
 
-pub mod daemon_env;
+mod daemon_env;
 mod discovery;
 mod document;
 mod domains;
 mod env;
 mod error;
-pub mod home;
+mod home;
 mod init;
 mod inputs;
-pub mod keys;
+mod keys;
 mod load;
 mod mount_rules;
 mod paths;
 mod problem;
-pub mod sanitize;
+mod sanitize;
 mod schema;
-pub mod trust;
+mod trust;
 mod validate;
 
+pub use daemon_env::{daemon_environment, is_daemon_environment};
 pub use discovery::{
     CONFIG_FILE, NESTED_CONFIG_FILE, WORKSPACE_MARKERS, Workspace, WorkspaceSource,
     find_config_file, find_workspace,
@@ -48,10 +49,12 @@ pub use env::{
     HAILER_LOG_LEVEL, HAILER_MODEL, HAILER_MODEL_PROVIDER, HAILER_WORKSPACE, RETIRED_VARIABLES,
 };
 pub use error::{ConfigError, Error, Result};
+pub use home::HailerHome;
 pub use init::{
     InitAction, InitEntry, InitReport, RuntimeMismatch, STARTER_NOTEBOOK, hailer_toml, init,
 };
 pub use inputs::{LoadInputs, Overrides, Provenance, Sources};
+pub use keys::SCHEMA as KEY_SCHEMA;
 pub use load::{Loaded, check, load};
 pub use mount_rules::{
     AppDataDirs, CREDENTIAL_DIRS, CredentialFolders, Exposed, MountFolders, MountReason,
@@ -59,11 +62,15 @@ pub use mount_rules::{
     judge,
 };
 pub use problem::{Area, Origin, Problem, Report, Severity};
+pub use sanitize::{clean as clean_text, escape_visible, has_control, is_control};
 pub use schema::{
     ChecksSettings, Choice, Config, CredentialsStore, DaemonSettings, HailerSettings,
     KERNEL_MINIMUM_BYTES, KernelSettings, LogLevel, MemoryError, MemoryLimit, ModelSettings,
     OPENAI_BASE_URL, OPENAI_ENV_KEY, OPENAI_PROVIDER, ProviderSettings, ReasoningEffort, Runtime,
     WebSettings, WireApi, defaults, kernel_line,
 };
-pub use trust::{Trust, TrustDecision, TrustState, TrustStore};
+pub use trust::{
+    GatedSetting, SettingStatus, Trust, TrustDecision, TrustError, TrustState, TrustStore,
+    grant as grant_trust, revoke as revoke_trust,
+};
 pub use validate::kernel::{is_image_reference, parse_kernel_flag};

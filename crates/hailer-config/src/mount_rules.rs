@@ -18,9 +18,9 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use hailer_platform::Bases;
 use hailer_platform::Os;
-use hailer_platform::folders::Bases;
-use hailer_platform::path_model::{PathModel, Root, join_text};
+use hailer_platform::{PathModel, Root, join_text};
 use serde::{Deserialize, Serialize};
 
 use crate::paths;
@@ -66,7 +66,7 @@ pub struct AppDataDirs {
 }
 
 impl AppDataDirs {
-    /// From the system's base folders of `os` (see `hailer_platform::folders::system_bases`):
+    /// From the system's base folders of `os` (see `hailer_platform::system_bases`):
     /// on Windows their config folder is `%APPDATA%` and their cache folder `%LOCALAPPDATA%`.
     pub fn from_bases(os: Os, bases: Option<&Bases>) -> Self {
         match (os, bases) {
@@ -81,10 +81,7 @@ impl AppDataDirs {
     /// This user's, as this process finds them. The loader never calls this: whoever fills
     /// [`crate::LoadInputs`] does, as it finds the home folder.
     pub fn of_this_user() -> Self {
-        Self::from_bases(
-            Os::CURRENT,
-            hailer_platform::folders::system_bases().as_ref(),
-        )
+        Self::from_bases(Os::CURRENT, hailer_platform::system_bases().as_ref())
     }
 }
 
@@ -146,7 +143,7 @@ pub fn credential_folders(
 }
 
 /// Hailer's own folder in the workspace.
-pub const STATE_DIR: &str = hailer_platform::state_folder::NAME;
+pub const STATE_DIR: &str = hailer_platform::STATE_FOLDER_NAME;
 
 /// What a refused data folder would expose.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -295,7 +295,7 @@ fn credential_folders_add_only_redirected_app_data_and_only_on_windows() {
 
 #[test]
 fn app_data_from_the_system_base_folders() {
-    let bases = hailer_platform::folders::Bases {
+    let bases = hailer_platform::Bases {
         config: PathBuf::from(r"D:\Profiles\Zoë Ås\Roaming"),
         data: PathBuf::from(r"D:\Profiles\Zoë Ås\Roaming"),
         cache: PathBuf::from(r"E:\Local app data\Zoë"),

@@ -30,7 +30,7 @@ pub enum Area {
     Data,
     /// The kernel settings that depend on the machine (such as the Python for unsafe-local).
     Kernel,
-    /// Settings that wait for `hailer trust` (see [`crate::trust`]).
+    /// Settings that wait for `hailer trust` (see [`crate::Trust`]).
     Trust,
 }
 

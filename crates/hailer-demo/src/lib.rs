@@ -2,10 +2,10 @@
 //! into the daemon, so a newcomer sees the whole loop (question, tools, cells, chart, answer)
 //! without an API key.
 //!
-//! - [`sample`]: the sample data, generated here: a sales CSV, three monthly Parquet files of
+//! - [`write_sample_data`]: the sample data, generated here: a sales CSV, three monthly Parquet files of
 //!   one dataset (`YY-MM orders.parquet`, the last with an extra column) and an Excel workbook
 //!   with two sheets.
-//! - [`tour`]: the scripted model's fixed steps (the code it runs through `marimo_execute`,
+//! - [`TOUR_STEPS`] and [`next_tour_move`]: the scripted model's fixed steps (the code it runs through `marimo_execute`,
 //!   creating notebook cells) and its final answer, written from the tool results it got.
 //!
 //! No I/O besides writing the sample files; no async. The client writes the data, the daemon
@@ -14,8 +14,14 @@
 #![warn(missing_docs)]
 #![cfg_attr(not(test), warn(clippy::print_stdout))]
 
-pub mod sample;
-pub mod tour;
+mod sample;
+mod tour;
+
+pub use sample::{SampleFile, write_all as write_sample_data};
+pub use tour::{
+    Move as TourMove, QUESTION as TOUR_QUESTION, STEPS as TOUR_STEPS, TOOL as TOUR_TOOL,
+    next_move as next_tour_move,
+};
 
 /// The id of the demo's provider in its `hailer.toml`.
 pub const PROVIDER_ID: &str = "demo";
@@ -55,7 +61,8 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use hailer_config::{
-        Area, ClientEnv, LoadInputs, Overrides, Runtime, TrustStore, WireApi, check, load, trust,
+        Area, ClientEnv, LoadInputs, Overrides, Runtime, TrustStore, WireApi, check, grant_trust,
+        load,
     };
 
     #[test]
@@ -90,7 +97,7 @@ mod tests {
                 "{runtime}: {before:#?}"
             );
             let first = load(&inputs).unwrap();
-            trust::grant(&first.trust, &TrustStore::in_config_dir(config_dir.path())).unwrap();
+            grant_trust(&first.trust, &TrustStore::in_config_dir(config_dir.path())).unwrap();
             let report = check(&inputs);
             assert!(report.is_clean(), "{runtime}: {report:#?}");
             let loaded = load(&inputs).unwrap();

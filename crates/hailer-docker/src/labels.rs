@@ -14,7 +14,7 @@ pub use hailer_kernel_bundle::CONTRACT_LABEL;
 /// The workspace id (16 hex characters).
 pub const WORKSPACE_LABEL: &str = "org.hailer.workspace";
 /// The absolute workspace path, for people reading `docker ps`.
-pub const WORKSPACE_PATH_LABEL: &str = "org.hailer.workspace-path";
+pub(crate) const WORKSPACE_PATH_LABEL: &str = "org.hailer.workspace-path";
 /// `network`, `kernel`, `forwarder` or `probe`.
 pub const ROLE_LABEL: &str = "org.hailer.role";
 /// The id of the owner lock of the session that created the object.
@@ -22,7 +22,7 @@ pub const OWNER_LABEL: &str = "org.hailer.owner";
 
 /// What an object is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
+pub(crate) enum Role {
     /// The internal network the kernel sits on when notebook code may not reach the network:
     /// a bridge with no route out and no address on this machine, joined only by the kernel
     /// and the forwarder.
@@ -39,7 +39,7 @@ pub enum Role {
 
 impl Role {
     /// The value of the [`ROLE_LABEL`] label: `network`, `kernel`, `forwarder` or `probe`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Network => "network",
             Self::Kernel => "kernel",
@@ -66,20 +66,20 @@ pub fn workspace_id(workspace: &Path) -> String {
 }
 
 /// 6 random hex characters, fresh for every start.
-pub fn new_suffix() -> String {
+pub(crate) fn new_suffix() -> String {
     let mut bytes = [0u8; 3];
     rand::fill(&mut bytes);
     hex::encode(bytes)
 }
 
 /// `hailer-<kind>-<workspace id>-<suffix>`.
-pub fn object_name(role: Role, workspace_id: &str, suffix: &str) -> String {
+pub(crate) fn object_name(role: Role, workspace_id: &str, suffix: &str) -> String {
     format!("hailer-{}-{workspace_id}-{suffix}", role.name_part())
 }
 
 /// Who an object belongs to.
 #[derive(Debug, Clone)]
-pub struct Ownership<'a> {
+pub(crate) struct Ownership<'a> {
     /// The workspace's 16-hex-character id ([`workspace_id`]); the [`WORKSPACE_LABEL`] that
     /// every lookup and removal filters on.
     pub workspace_id: &'a str,
@@ -95,7 +95,7 @@ pub struct Ownership<'a> {
 
 impl Ownership<'_> {
     /// Every label of an object with `role`.
-    pub fn labels(&self, role: Role) -> HashMap<String, String> {
+    pub(crate) fn labels(&self, role: Role) -> HashMap<String, String> {
         HashMap::from([
             (WORKSPACE_LABEL.to_owned(), self.workspace_id.to_owned()),
             (

@@ -5,7 +5,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use secrecy::{ExposeSecret, SecretString};
 
 /// What replaces the token in any text shown to a person.
-pub const TOKEN_MASK: &str = "<token>";
+pub(crate) const TOKEN_MASK: &str = "<token>";
 
 /// A fresh token: 32 random bytes, URL-safe base64 without padding (43 characters).
 pub fn generate_token() -> SecretString {
@@ -15,13 +15,13 @@ pub fn generate_token() -> SecretString {
 }
 
 /// A session id for a headless marimo session (not a secret, only unique).
-pub fn new_session_id() -> String {
+pub(crate) fn new_session_id() -> String {
     let mut bytes = [0u8; 9];
     rand::fill(&mut bytes);
     format!("s_hailer_{}", hex::encode(bytes))
 }
 
-/// `text` with every occurrence of the token replaced by [`TOKEN_MASK`].
+/// `text` with every occurrence of the token replaced by `TOKEN_MASK`.
 pub fn mask_token(text: &str, token: &SecretString) -> String {
     let secret = token.expose_secret();
     if secret.is_empty() {

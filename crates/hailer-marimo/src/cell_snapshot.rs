@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 const SNAPSHOT_MARKER: &str = "hailer-snapshot:";
 
 /// The line printed after the list: the snapshot is complete.
-pub const SNAPSHOT_END: &str = "hailer-snapshot-end";
+pub(crate) const SNAPSHOT_END: &str = "hailer-snapshot-end";
 
 /// What the snapshot snippet should do besides listing the cells.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -76,7 +76,7 @@ impl CellSnapshot {
 }
 
 /// The snippet that prints the cells of the notebook it runs in as one JSON line.
-pub fn snapshot_code(options: SnapshotOptions) -> String {
+pub(crate) fn snapshot_code(options: SnapshotOptions) -> String {
     let mut code = String::from(
         "import json as _h_json\n\
          import marimo._code_mode as _h_cm\n\
@@ -138,7 +138,7 @@ pub fn snapshot_code(options: SnapshotOptions) -> String {
 }
 
 /// The cells a snapshot snippet printed.
-pub fn parse_snapshot(stdout: &str) -> Result<Vec<CellSnapshot>> {
+pub(crate) fn parse_snapshot(stdout: &str) -> Result<Vec<CellSnapshot>> {
     let json = stdout
         .lines()
         .rev()

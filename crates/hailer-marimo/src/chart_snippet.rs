@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 const CHART_MARKER: &str = "hailer-chart:";
 
 /// The line printed after the last chart.
-pub const CHARTS_END: &str = "hailer-charts-end";
+pub(crate) const CHARTS_END: &str = "hailer-charts-end";
 
 /// A cell's chart as the kernel drew it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -53,7 +53,7 @@ pub enum PictureFormat {
 
 /// The snippet that prints the charts of the cells `cell_ids`, one JSON line each, drawn as
 /// `format`.
-pub fn draw_charts_code(cell_ids: &[String], format: PictureFormat) -> Result<String> {
+pub(crate) fn draw_charts_code(cell_ids: &[String], format: PictureFormat) -> Result<String> {
     let ids = cell_ids
         .iter()
         .map(|id| python_string_literal(id))
@@ -87,7 +87,7 @@ pub fn draw_charts_code(cell_ids: &[String], format: PictureFormat) -> Result<St
 }
 
 /// The charts a draw snippet printed, in order.
-pub fn parse_charts(stdout: &str) -> Result<Vec<DrawnChart>> {
+pub(crate) fn parse_charts(stdout: &str) -> Result<Vec<DrawnChart>> {
     stdout
         .lines()
         .filter_map(|line| line.strip_prefix(CHART_MARKER))

@@ -108,7 +108,7 @@ fn python_bool(value: bool) -> &'static str {
 }
 
 /// The snippet that creates (and optionally runs) a cell, printing its id.
-pub fn create_cell_code(cell: &NewCell) -> Result<String> {
+pub(crate) fn create_cell_code(cell: &NewCell) -> Result<String> {
     let code = python_string_literal(&cell.code)?;
     let name = optional_literal(cell.name.as_deref())?;
     let after = optional_literal(cell.after.as_deref())?;
@@ -129,7 +129,7 @@ pub fn create_cell_code(cell: &NewCell) -> Result<String> {
 }
 
 /// The snippet that edits (and optionally runs) a cell, printing its id.
-pub fn edit_cell_code(edit: &CellEdit) -> Result<String> {
+pub(crate) fn edit_cell_code(edit: &CellEdit) -> Result<String> {
     let target = python_string_literal(&edit.target)?;
     let code = optional_literal(edit.code.as_deref())?;
     let name = optional_literal(edit.name.as_deref())?;
@@ -153,7 +153,7 @@ pub fn edit_cell_code(edit: &CellEdit) -> Result<String> {
 
 /// The snippet that lists the cells as one JSON line (reading them also lets later edits pass
 /// marimo's read-before-write check).
-pub fn list_cells_code() -> String {
+pub(crate) fn list_cells_code() -> String {
     format!(
         "import json as _json\n\
          import marimo._code_mode as cm\n\
@@ -165,12 +165,12 @@ pub fn list_cells_code() -> String {
 }
 
 /// The cell id a create or edit snippet printed (its last marker line).
-pub fn parse_cell_id(stdout: &str) -> Option<&str> {
+pub(crate) fn parse_cell_id(stdout: &str) -> Option<&str> {
     last_marked(stdout, CELL_ID_MARKER).filter(|id| !id.is_empty())
 }
 
 /// The cells a list snippet printed.
-pub fn parse_cells(stdout: &str) -> Result<Vec<CellInfo>> {
+pub(crate) fn parse_cells(stdout: &str) -> Result<Vec<CellInfo>> {
     let json = last_marked(stdout, CELLS_MARKER).ok_or_else(|| Error::CodeMode {
         detail: "the cell list was not printed".to_owned(),
     })?;

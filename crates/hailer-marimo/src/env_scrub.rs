@@ -22,11 +22,11 @@ impl ScrubbedEnv {
 }
 
 /// Whether a variable of this name holds a secret: the one rule, shared with the redactor.
-pub use hailer_redact::is_secret_name;
+pub(crate) use hailer_redact::is_secret_name;
 
 /// Whether `name` is withheld from a kernel, given the caller's extra names (each provider's
 /// key variable, `OPENAI_API_KEY`, the variables named by HTTP-header settings).
-pub fn is_withheld(name: &str, extra_names: &[&str]) -> bool {
+pub(crate) fn is_withheld(name: &str, extra_names: &[&str]) -> bool {
     is_secret_name(name)
         || extra_names
             .iter()

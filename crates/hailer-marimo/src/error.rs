@@ -70,7 +70,7 @@ pub enum Error {
     ServerExited {
         /// How the process ended, e.g. `exit code 1` or `killed by signal 9`.
         status: String,
-        /// The last [`crate::launch::TAIL_LINES`] lines of the server's log, token masked.
+        /// The last `TAIL_LINES` lines of the server's log, token masked.
         log_tail: String,
     },
 
@@ -84,7 +84,7 @@ pub enum Error {
         url: String,
         /// The readiness limit that ran out, [`crate::LaunchOptions::ready_timeout`].
         waited: Duration,
-        /// The last [`crate::launch::TAIL_LINES`] lines of the server's log, token masked.
+        /// The last `TAIL_LINES` lines of the server's log, token masked.
         log_tail: String,
     },
 

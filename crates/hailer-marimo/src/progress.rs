@@ -45,7 +45,7 @@ pub type Progress<'a> = &'a (dyn Fn(Report<'_>) + Send + Sync);
 /// `Processing` lines (one per package), uv's `Resolved N packages` (the total) and its
 /// `+ name==version` lines (one per installed package).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PackageCount {
+pub(crate) struct PackageCount {
     /// Packages pip or uv has reported taking up so far.
     pub done: u64,
     /// Packages expected: the starting guess, replaced by uv's `Resolved N`, and raised to
@@ -55,12 +55,12 @@ pub struct PackageCount {
 
 impl PackageCount {
     /// A count expecting `total` packages (for instance the requirement lines).
-    pub fn expecting(total: Option<u64>) -> Self {
+    pub(crate) fn expecting(total: Option<u64>) -> Self {
         Self { done: 0, total }
     }
 
     /// Takes in one output line; true when the count changed.
-    pub fn observe(&mut self, line: &str) -> bool {
+    pub(crate) fn observe(&mut self, line: &str) -> bool {
         let line = line.trim();
         if let Some(rest) = line.strip_prefix("Resolved ")
             && let Some((number, _)) = rest.split_once(' ')
@@ -87,7 +87,7 @@ impl PackageCount {
 
 /// How many packages a requirements text names (its lines that are neither blank, comments
 /// nor options).
-pub fn requirement_count(requirements: &str) -> u64 {
+pub(crate) fn requirement_count(requirements: &str) -> u64 {
     let named = requirements
         .lines()
         .map(|line| line.split('#').next().unwrap_or_default().trim())

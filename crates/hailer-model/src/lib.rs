@@ -1,13 +1,13 @@
 //! Hailer's client for OpenAI-compatible model endpoints.
 //!
 //! Layered like this:
-//! - [`transport`] knows nothing of any model API: a reqwest client honouring proxy variables and
+//! - The transport layer knows nothing of any model API: a reqwest client honouring proxy variables and
 //!   the OS trust store, timeouts, bounded retries with backoff and jitter (never replaying a
 //!   response that had started), and an SSE reader with an idle timeout.
-//! - [`conversation`] and [`events`] are our own types: the history, tools, and what a call yields.
+//! - The conversation types ([`Item`], [`ModelRequest`]) and the events ([`ModelEvent`]) are our own types: the history, tools, and what a call yields.
 //! - The `responses` and `chat` layers build the minimal request bodies of the two wire APIs and
 //!   parse their streamed and whole replies into one [`ModelEvent`] sequence.
-//! - [`in_process`]: a model answering inside this process (the scripted demo), behind the same
+//! - [`LocalModel`]: a model answering inside this process (the scripted demo), behind the same
 //!   client.
 //! - [`ModelClient`] runs a call in a task and delivers events over a channel; dropping the
 //!   receiver aborts the HTTP request. Failures are [`ModelError`]s worded for the user, with the
@@ -18,16 +18,16 @@
 
 mod chat;
 mod client;
-pub mod conversation;
+mod conversation;
 mod diagnose;
 mod error;
-pub mod events;
-pub mod fixture;
-pub mod in_process;
-pub mod redact;
+mod events;
+mod fixture;
+mod in_process;
+mod redact;
 mod responses;
-pub mod settings;
-pub mod transport;
+mod settings;
+mod transport;
 mod wire;
 
 pub use client::{ClientOptions, ModelClient, ModelEvents};
@@ -38,7 +38,8 @@ pub use conversation::{
 pub use diagnose::{MAX_SAID_CHARS, endpoint_words};
 pub use error::{EndpointSaid, ModelError, Result};
 pub use events::{Completion, ModelEvent};
+pub use fixture::{events_from_json, events_from_sse};
 pub use in_process::LocalModel;
-pub use redact::Redactor;
+pub use redact::{Redactor, cap_chars};
 pub use settings::{ProviderSettings, WireApi};
 pub use transport::{RetryPolicy, Timeouts};

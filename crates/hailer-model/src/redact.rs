@@ -2,12 +2,12 @@
 //! ([`hailer_redact`]): the provider's key, secret header values, bearer tokens and anything
 //! shaped like an OpenAI key.
 
-pub use hailer_redact::{MASK as REDACTED, Redactor};
+pub use hailer_redact::Redactor;
 
 use crate::settings::ProviderSettings;
 
 /// A redactor for a provider's key and secret header values.
-pub fn for_provider(settings: &ProviderSettings) -> Redactor {
+pub(crate) fn for_provider(settings: &ProviderSettings) -> Redactor {
     let key = settings
         .api_key
         .iter()

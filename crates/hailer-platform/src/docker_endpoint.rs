@@ -12,9 +12,9 @@ use sha2::{Digest, Sha256};
 use crate::Os;
 
 /// The engine's socket on Linux, and on macOS when Docker Desktop links it there.
-pub const SYSTEM_SOCKET: &str = "unix:///var/run/docker.sock";
+pub(crate) const SYSTEM_SOCKET: &str = "unix:///var/run/docker.sock";
 /// Docker Desktop's named pipe on Windows.
-pub const WINDOWS_PIPE: &str = "npipe:////./pipe/docker_engine";
+pub(crate) const WINDOWS_PIPE: &str = "npipe:////./pipe/docker_engine";
 
 /// An engine address and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,7 +57,7 @@ impl Endpoint {
 }
 
 /// How `host` is reached.
-pub fn transport(host: &str) -> Transport {
+pub(crate) fn transport(host: &str) -> Transport {
     if let Some(path) = host.strip_prefix("unix://") {
         return Transport::Unix(PathBuf::from(path));
     }
@@ -84,7 +84,7 @@ pub struct EndpointError {
 }
 
 /// What endpoint resolution reads from the system.
-pub struct Lookup<'a> {
+pub(crate) struct Lookup<'a> {
     /// The system whose conventions apply.
     pub os: Os,
     /// An environment variable's value.
@@ -118,7 +118,7 @@ pub fn resolve_from_process() -> Result<Endpoint, EndpointError> {
 }
 
 /// The engine endpoint `lookup` describes.
-pub fn resolve(lookup: &Lookup<'_>) -> Result<Endpoint, EndpointError> {
+pub(crate) fn resolve(lookup: &Lookup<'_>) -> Result<Endpoint, EndpointError> {
     if let Some(host) = lookup.non_empty("DOCKER_HOST") {
         return Ok(Endpoint {
             host,
@@ -163,7 +163,7 @@ fn current_context(lookup: &Lookup<'_>, config_dir: &Path) -> Option<String> {
 }
 
 /// The folder of context `name`'s description: `contexts/meta/<sha256 of the name>`.
-pub fn context_meta_dir(config_dir: &Path, name: &str) -> PathBuf {
+pub(crate) fn context_meta_dir(config_dir: &Path, name: &str) -> PathBuf {
     let digest = hex::encode(Sha256::digest(name.as_bytes()));
     config_dir.join("contexts").join("meta").join(digest)
 }
@@ -215,7 +215,7 @@ fn default_host(lookup: &Lookup<'_>) -> String {
 }
 
 /// Where the engine usually listens on `os`, most likely first.
-pub fn default_candidates(os: Os, home: Option<&Path>) -> Vec<String> {
+pub(crate) fn default_candidates(os: Os, home: Option<&Path>) -> Vec<String> {
     let per_user = |parts: &[&str]| {
         // Joined as `os` writes paths, not as the host does: the same answer on every host.
         home.map(|home| {

@@ -11,8 +11,9 @@ use crate::Os;
 use crate::path_model::{PathModel, Root};
 
 /// What `GetDriveTypeW` says a drive's root is.
+#[cfg_attr(not(windows), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DriveKind {
+pub(crate) enum DriveKind {
     /// `DRIVE_UNKNOWN`: the system cannot tell.
     Unknown,
     /// `DRIVE_NO_ROOT_DIR`: no volume is there (a disconnected mapped drive reads so).
@@ -29,9 +30,10 @@ pub enum DriveKind {
     RamDisk,
 }
 
+#[cfg_attr(not(windows), allow(dead_code))]
 impl DriveKind {
     /// The kind `GetDriveTypeW`'s result `value` names (its documented values 0 to 6).
-    pub fn from_drive_type(value: u32) -> Self {
+    pub(crate) fn from_drive_type(value: u32) -> Self {
         match value {
             1 => Self::NoRootDir,
             2 => Self::Removable,
@@ -46,7 +48,8 @@ impl DriveKind {
 
 /// The drive letter `path` starts with, read as `os` reads paths (`C:`, `\\?\C:`; upper case),
 /// `None` for a share, a relative path or another system's path.
-pub fn drive_letter(os: Os, path: &str) -> Option<char> {
+#[cfg_attr(not(windows), allow(dead_code))]
+pub(crate) fn drive_letter(os: Os, path: &str) -> Option<char> {
     match PathModel::parse(os, path).root {
         Root::Drive(letter) => Some(letter),
         Root::Relative | Root::Unix | Root::Share { .. } => None,
@@ -55,7 +58,8 @@ pub fn drive_letter(os: Os, path: &str) -> Option<char> {
 
 /// Whether a drive is a network drive: the system calls it remote, or the letter is mapped to a
 /// remote name (`\\server\share`), as a mapped drive is even while its server is unreachable.
-pub fn is_network(kind: DriveKind, remote_name: Option<&str>) -> bool {
+#[cfg_attr(not(windows), allow(dead_code))]
+pub(crate) fn is_network(kind: DriveKind, remote_name: Option<&str>) -> bool {
     kind == DriveKind::Remote || remote_name.is_some_and(|name| !name.trim().is_empty())
 }
 

@@ -1,7 +1,7 @@
 //! Ending a whole process tree on Windows: a Job Object that every process of the tree belongs
 //! to (children join their parent's job), ended at once, and ended by the system when its last
 //! handle closes, so a daemon that is killed takes its kernels with it. (On Unix the same job is
-//! done with process groups; see `hailer_marimo::launch::process_tree`.)
+//! done with process groups; see `hailer_marimo::descendants` and `hailer_marimo::signal_group`.)
 #![allow(unsafe_code)]
 
 use std::io;

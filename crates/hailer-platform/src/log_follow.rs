@@ -13,7 +13,7 @@ use tokio::io::{AsyncReadExt as _, AsyncSeekExt as _};
 use tokio::sync::mpsc;
 
 /// A line longer than this goes out in pieces (a runaway line must not grow without bound).
-pub const MAX_LINE_BYTES: usize = 16 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 16 * 1024;
 /// Lines buffered between the reader and a slow consumer.
 const CHANNEL: usize = 512;
 

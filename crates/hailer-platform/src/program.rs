@@ -34,7 +34,7 @@ pub fn launcher_args(program: &Path) -> &'static [&'static str] {
 }
 
 /// The folder of a virtual environment that holds its interpreter and scripts.
-pub fn venv_scripts_dir(os: Os, venv: &Path) -> PathBuf {
+pub(crate) fn venv_scripts_dir(os: Os, venv: &Path) -> PathBuf {
     match os {
         Os::Windows => venv.join("Scripts"),
         Os::Linux | Os::MacOs => venv.join("bin"),
@@ -44,11 +44,6 @@ pub fn venv_scripts_dir(os: Os, venv: &Path) -> PathBuf {
 /// A virtual environment's interpreter.
 pub fn venv_python(os: Os, venv: &Path) -> PathBuf {
     venv_scripts_dir(os, venv).join(executable_name(os, "python"))
-}
-
-/// A program installed into a virtual environment's scripts folder (`ruff`, `ty`, `marimo`).
-pub fn venv_program(os: Os, venv: &Path, stem: &str) -> PathBuf {
-    venv_scripts_dir(os, venv).join(executable_name(os, stem))
 }
 
 #[cfg(test)]
@@ -83,14 +78,6 @@ mod tests {
         for (os, expected) in table {
             assert_eq!(slashes(&venv_python(os, venv)), expected, "{os:?}");
         }
-        assert_eq!(
-            slashes(&venv_program(Os::Windows, venv, "ruff")),
-            "C:/Users/Zoë Ås/Hailer env/Scripts/ruff.exe"
-        );
-        assert_eq!(
-            slashes(&venv_program(Os::MacOs, Path::new("/Users/zoë/v"), "ty")),
-            "/Users/zoë/v/bin/ty"
-        );
     }
 
     #[test]

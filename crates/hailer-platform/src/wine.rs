@@ -12,7 +12,7 @@ unsafe extern "system" {
 
 /// Wine's version when this process runs under Wine (its ntdll exports `wine_get_version`,
 /// Windows' does not), `None` on Windows itself.
-pub fn version() -> Option<String> {
+pub(crate) fn version() -> Option<String> {
     let ntdll: Vec<u16> = "ntdll.dll".encode_utf16().chain([0]).collect();
     // SAFETY: `ntdll` is NUL-terminated; ntdll is loaded in every process and never unloaded.
     let module = unsafe { GetModuleHandleW(ntdll.as_ptr()) };

@@ -55,7 +55,7 @@ pub fn preload_in_background() {
 
 /// Highlights the lines of one block, in order.
 #[derive(Debug)]
-pub struct Highlighter {
+pub(crate) struct Highlighter {
     /// `None` for a language with no grammar, or after the grammar failed on a line.
     parser: Option<Parser>,
 }
@@ -69,7 +69,7 @@ struct Parser {
 impl Highlighter {
     /// For a fence's info string (`python`, `py`, `sql`, `json`, ...); an empty one is taken
     /// as Python.
-    pub fn for_info(info: &str) -> Self {
+    pub(crate) fn for_info(info: &str) -> Self {
         let name = info.split_whitespace().next().unwrap_or_default();
         let parser = syntax(&name.to_ascii_lowercase()).map(|syntax| Parser {
             state: ParseState::new(syntax),
@@ -79,12 +79,12 @@ impl Highlighter {
     }
 
     /// A highlighter for Python.
-    pub fn python() -> Self {
+    pub(crate) fn python() -> Self {
         Self::for_info("python")
     }
 
     /// One line's runs.
-    pub fn line(&mut self, line: &str) -> Vec<Span> {
+    pub(crate) fn line(&mut self, line: &str) -> Vec<Span> {
         let Some(parser) = self.parser.as_mut() else {
             return vec![(Kind::Code, line.to_owned())];
         };

@@ -177,7 +177,7 @@ impl MarkdownStream {
 
 /// A line of code, highlighted when colour is on (a stream's style does not change, so with it
 /// off the grammar has nothing to follow).
-pub fn code_line(highlighter: &mut Highlighter, line: &str, style: Style) -> String {
+pub(crate) fn code_line(highlighter: &mut Highlighter, line: &str, style: Style) -> String {
     if style.has_color() {
         style.paint_spans(&highlighter.line(line))
     } else {

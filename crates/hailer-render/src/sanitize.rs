@@ -1,4 +1,4 @@
-//! The chat's side of the one control-sequence filter ([`hailer_config::sanitize`]): whole
+//! The chat's side of the one control-sequence filter ([`hailer_config::clean_text`]): whole
 //! values from the daemon cleaned field by field, JSON made safe to print, and the test check
 //! that only our own styling reaches the terminal.
 
@@ -6,8 +6,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use hailer_config::sanitize::is_control;
-pub use hailer_config::sanitize::{clean, has_control};
+pub use hailer_config::clean_text as clean;
+use hailer_config::{has_control, is_control};
 
 /// `value` with every string in it cleaned, whatever field it is in: what the daemon sends (an
 /// event, a run's result, an audit record) passes here as a whole, so a field added later is

@@ -138,4 +138,4 @@ pub enum Kind {
 }
 
 /// A run of text with one decoration.
-pub type Span = (Kind, String);
+pub(crate) type Span = (Kind, String);

@@ -20,7 +20,7 @@ const GUTTER: &str = "  │ ";
 
 /// The code's lines as shown: all of them when short, else the first and last few around a line
 /// saying how many were left out. `None` stands for that line.
-pub fn folded(code: &str) -> Vec<Option<&str>> {
+pub(crate) fn folded(code: &str) -> Vec<Option<&str>> {
     let lines: Vec<&str> = code.trim_end().lines().collect();
     if lines.len() <= FOLD_OVER {
         return lines.into_iter().map(Some).collect();

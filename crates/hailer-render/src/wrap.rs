@@ -12,7 +12,7 @@ use unicode_width::UnicodeWidthChar;
 use crate::style::{Kind, Span};
 
 /// Columns a character takes (controls, which never get here, take none).
-pub fn char_width(c: char) -> usize {
+pub(crate) fn char_width(c: char) -> usize {
     c.width().unwrap_or(0)
 }
 
@@ -46,7 +46,7 @@ impl Line {
 
 /// `spans` wrapped into lines of at most `width` columns. Runs of spaces between words become
 /// one space; a line never starts or ends with one.
-pub fn wrap(spans: &[Span], width: usize) -> Vec<Vec<Span>> {
+pub(crate) fn wrap(spans: &[Span], width: usize) -> Vec<Vec<Span>> {
     let width = width.max(1);
     let mut lines = Vec::new();
     let mut line = Line::default();
@@ -103,7 +103,7 @@ fn place(
 }
 
 /// `spans` cut to `width` columns, the last one an ellipsis when anything was cut.
-pub fn truncate(spans: &[Span], width: usize) -> Vec<Span> {
+pub(crate) fn truncate(spans: &[Span], width: usize) -> Vec<Span> {
     let total: usize = spans.iter().map(|(_, text)| text_width(text)).sum();
     if total <= width {
         return spans.to_vec();
@@ -125,7 +125,7 @@ pub fn truncate(spans: &[Span], width: usize) -> Vec<Span> {
 }
 
 /// Plain `text` cut to `width` columns with an ellipsis.
-pub fn truncate_text(text: &str, width: usize) -> String {
+pub(crate) fn truncate_text(text: &str, width: usize) -> String {
     truncate(&[(Kind::Plain, text.to_owned())], width)
         .into_iter()
         .map(|(_, text)| text)

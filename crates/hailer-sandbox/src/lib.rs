@@ -6,14 +6,15 @@
 //! The daemon reaches marimo through a loopback listener the launcher keeps outside the
 //! sandbox's network. On macOS the same runtime runs marimo under a generated Seatbelt profile.
 //!
-//! The decisions are pure and tested on any host: [`plan`] (what is visible and writable),
-//! [`syscalls`] (what seccomp refuses) and [`seatbelt`] (the macOS profile). The system calls
-//! that carry them out live in the Linux-only `linux` module.
+//! The decisions are pure and tested on any host: the plan ([`SandboxPlan`]: what is visible and
+//! writable), the `syscalls` module (what seccomp refuses) and [`seatbelt_profile`] (the macOS
+//! profile). The system calls that carry them out live in the Linux-only `linux` module.
 
 #![cfg_attr(not(test), warn(clippy::print_stdout))]
-pub mod plan;
-pub mod seatbelt;
-pub mod syscalls;
+mod plan;
+mod seatbelt;
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+mod syscalls;
 
 #[cfg(target_os = "linux")]
 mod linux;
@@ -22,6 +23,7 @@ mod linux;
 pub use linux::launcher::run as run_launcher;
 
 pub use plan::{Limits, MountOp, PathKind, SandboxPlan};
+pub use seatbelt::{SANDBOX_EXEC, profile as seatbelt_profile};
 
 /// The daemon's hidden subcommand that starts a program in the sandbox:
 /// `hailerd sandbox-exec <plan as JSON> <port> -- <program> <args>...`.

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// The system's read-only folders shown in the sandbox when the host has them: programs,
 /// libraries and `/etc` (less its secrets, see [`HIDDEN_SYSTEM_PATHS`]).
-pub const SYSTEM_PATHS: &[&str] = &[
+pub(crate) const SYSTEM_PATHS: &[&str] = &[
     "/usr",
     "/bin",
     "/sbin",
@@ -21,7 +21,7 @@ pub const SYSTEM_PATHS: &[&str] = &[
 
 /// Files and folders of `/etc` covered in the sandbox: a user that is root on the host owns them,
 /// and would read them through the read-only `/etc` otherwise.
-pub const HIDDEN_SYSTEM_PATHS: &[&str] = &[
+pub(crate) const HIDDEN_SYSTEM_PATHS: &[&str] = &[
     "/etc/shadow",
     "/etc/shadow-",
     "/etc/gshadow",
@@ -36,7 +36,8 @@ pub const HIDDEN_SYSTEM_PATHS: &[&str] = &[
 /// The system folder whose private entries are covered too: every file others may not read, and
 /// every folder others may not list or enter ([`is_private`]), found when the sandbox starts.
 /// When the daemon runs as root, the sandbox's user is root on the host, and would read them.
-pub const PRIVATE_ENTRIES_UNDER: &str = "/etc";
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub(crate) const PRIVATE_ENTRIES_UNDER: &str = "/etc";
 
 /// An entry under [`PRIVATE_ENTRIES_UNDER`] as the host holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,13 +52,13 @@ pub struct SystemEntry {
 
 /// Whether an entry with `mode` is kept from others on the host: a file they may not read, a
 /// folder they may not list or enter.
-pub fn is_private(dir: bool, mode: u32) -> bool {
+pub(crate) fn is_private(dir: bool, mode: u32) -> bool {
     let others = if dir { 0o005 } else { 0o004 };
     mode & others != others
 }
 
 /// The device files bound into the sandbox's own `/dev`.
-pub const DEVICES: &[&str] = &[
+pub(crate) const DEVICES: &[&str] = &[
     "/dev/null",
     "/dev/zero",
     "/dev/full",
@@ -156,7 +157,7 @@ impl MountOp {
 impl SandboxPlan {
     /// The steps that build the sandbox's root, parents before what lies in them. `inspect` says
     /// what the host holds at a path.
-    /// `system` lists the entries under [`PRIVATE_ENTRIES_UNDER`]; the private ones are covered.
+    /// `system` lists the entries under `PRIVATE_ENTRIES_UNDER`; the private ones are covered.
     pub fn mount_ops(
         &self,
         inspect: &dyn Fn(&Path) -> PathKind,

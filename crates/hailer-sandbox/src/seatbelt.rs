@@ -15,7 +15,7 @@ pub const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";
 
 /// The system services (Mach names) the program may look up: user and group names, change
 /// notices (time zone), logging and preferences. Every other service is refused.
-pub const MACH_SERVICES: &[&str] = &[
+pub(crate) const MACH_SERVICES: &[&str] = &[
     "com.apple.system.opendirectoryd.libinfo",
     "com.apple.system.notification_center",
     "com.apple.system.logger",

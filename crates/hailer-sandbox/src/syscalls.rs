@@ -2,7 +2,7 @@
 
 /// Refused with `EPERM`: tracing and reading other processes, the kernel's key store, BPF,
 /// performance counters, mounts, namespaces, modules and other machine-wide controls.
-pub const REFUSED: &[&str] = &[
+pub(crate) const REFUSED: &[&str] = &[
     "ptrace",
     "process_vm_readv",
     "process_vm_writev",
@@ -53,12 +53,12 @@ pub const REFUSED: &[&str] = &[
 /// Answered with `ENOSYS`, so the C library falls back to a call the filter can inspect:
 /// `clone3` passes its flags in memory, where seccomp cannot read them; `clone` passes them in
 /// a register.
-pub const ABSENT: &[&str] = &["clone3"];
+pub(crate) const ABSENT: &[&str] = &["clone3"];
 
 /// `clone` is refused when its flags ask for any of these new namespaces (`CLONE_NEWNS`,
 /// `CLONE_NEWCGROUP`, `CLONE_NEWUTS`, `CLONE_NEWIPC`, `CLONE_NEWUSER`, `CLONE_NEWPID`,
 /// `CLONE_NEWNET`, `CLONE_NEWTIME`), by value so the list is tested on any host.
-pub const CLONE_NAMESPACE_FLAGS: &[(&str, u64)] = &[
+pub(crate) const CLONE_NAMESPACE_FLAGS: &[(&str, u64)] = &[
     ("CLONE_NEWNS", 0x0002_0000),
     ("CLONE_NEWCGROUP", 0x0200_0000),
     ("CLONE_NEWUTS", 0x0400_0000),

@@ -9,7 +9,7 @@ use crate::secrets::find_secret;
 
 /// One note that was included.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ContextFile {
+pub(crate) struct ContextFile {
     /// The note's file name in the context folder.
     pub name: String,
     /// How many bytes of it were included.
@@ -18,7 +18,7 @@ pub struct ContextFile {
 
 /// The notes as gathered for one turn.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Context {
+pub(crate) struct Context {
     /// The notes, each under a `## <file>` heading; empty when there are none.
     pub text: String,
     /// The notes included, in order.
@@ -30,7 +30,7 @@ pub struct Context {
 }
 
 /// Reads the context folder. A missing folder has no notes.
-pub fn load_context(dir: &Path, max_bytes: u64) -> Context {
+pub(crate) fn load_context(dir: &Path, max_bytes: u64) -> Context {
     let mut context = Context::default();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return context;

@@ -5,7 +5,7 @@
 
 /// The fields a skill's front matter may set. Values are trimmed and on one line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FrontMatter {
+pub(crate) struct FrontMatter {
     /// `name:`, the skill's name.
     pub name: Option<String>,
     /// `description:`, what the skill is for.
@@ -13,7 +13,7 @@ pub struct FrontMatter {
 }
 
 /// Splits `text` into its front matter and the body after it.
-pub fn parse(text: &str) -> (FrontMatter, &str) {
+pub(crate) fn parse(text: &str) -> (FrontMatter, &str) {
     let text_without_bom = text.strip_prefix('\u{feff}').unwrap_or(text);
     let Some((first, mut rest)) = split_line(text_without_bom) else {
         return (FrontMatter::default(), text);

@@ -7,7 +7,7 @@ use regex::Regex;
 
 /// What kind of secret a line looks like it holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SecretHint {
+pub(crate) struct SecretHint {
     /// 1-based line number.
     pub line: usize,
     /// What it looks like, for the warning.
@@ -34,7 +34,7 @@ static PATTERNS: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
 });
 
 /// The first line of `text` that looks like it holds a secret.
-pub fn find_secret(text: &str) -> Option<SecretHint> {
+pub(crate) fn find_secret(text: &str) -> Option<SecretHint> {
     text.lines().enumerate().find_map(|(index, line)| {
         PATTERNS
             .iter()

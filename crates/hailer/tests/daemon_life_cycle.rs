@@ -108,8 +108,8 @@ fn start_status_wrong_token_private_runtime_file_stop() {
     );
 
     // 0600 in a 0700 folder on Unix; an owner-only access list on Windows.
-    hailer_platform::private_fs::check_private(&runtime_file).unwrap();
-    hailer_platform::private_fs::check_private(runtime_file.parent().unwrap()).unwrap();
+    hailer_platform::check_private(&runtime_file).unwrap();
+    hailer_platform::check_private(runtime_file.parent().unwrap()).unwrap();
 
     let stopped = stdout(&hailer(home, &["daemon", "stop"]));
     assert_eq!(stopped.trim(), format!("hailerd stopped (pid {pid})."));

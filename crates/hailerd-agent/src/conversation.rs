@@ -1,7 +1,7 @@
 //! A new conversation inside a running session: the same model with the stored conversation
 //! deleted (`/new`), or another model in a thread of its own (`/model`), the earlier thread kept.
 
-use hailer_agent::blocking::off_the_worker;
+use hailer_agent::off_the_worker;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

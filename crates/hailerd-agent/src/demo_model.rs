@@ -1,8 +1,8 @@
 //! The scripted demo model: `wire_api = "demo"` in a provider (written only by `hailer demo`)
 //! makes the agent use this model, inside the daemon, instead of an endpoint. It calls the real
-//! tools through the real turn loop; only its choices are scripted (`hailer_demo::tour`).
+//! tools through the real turn loop; only its choices are scripted (`hailer_demo::next_tour_move`).
 
-use hailer_demo::tour::{self, Move};
+use hailer_demo::TourMove as Move;
 use hailer_model::{Completion, Item, LocalModel, ModelRequest, ToolCall, Usage};
 
 /// The tour, as a model.
@@ -34,12 +34,12 @@ impl LocalModel for DemoModel {
         };
         // A scripted model reads no tokens and writes none.
         let usage = Some(Usage::default());
-        match tour::next_move(message, &results) {
+        match hailer_demo::next_tour_move(message, &results) {
             Move::Call { step, arguments } => Completion {
                 text: String::new(),
                 tool_calls: vec![ToolCall {
                     call_id: call_id(step),
-                    name: tour::TOOL.to_owned(),
+                    name: hailer_demo::TOUR_TOOL.to_owned(),
                     arguments,
                 }],
                 usage,
@@ -69,7 +69,7 @@ mod tests {
     #[test]
     fn the_model_takes_the_step_after_the_last_result() {
         let mut request = ModelRequest {
-            items: vec![Item::user(tour::QUESTION)],
+            items: vec![Item::user(hailer_demo::TOUR_QUESTION)],
             ..ModelRequest::default()
         };
         let first = DemoModel.reply(&request);

@@ -34,7 +34,7 @@ pub use tools::may_change_notebooks;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
 
-use hailer_agent::blocking::off_the_worker;
+use hailer_agent::off_the_worker;
 use hailer_agent::{ConversationStore, Resumption, ToolRegistry, Turn, TurnSettings};
 use hailer_model::ModelClient;
 use tokio::sync::Mutex;
@@ -499,7 +499,7 @@ fn history(store: &ConversationStore, thread: &str) -> Vec<hailer_protocol::Past
             return Vec::new();
         }
     };
-    hailer_agent::history::past_turns(items.iter().map(|stored| &stored.item))
+    hailer_agent::past_turns(items.iter().map(|stored| &stored.item))
         .into_iter()
         .map(|turn| hailer_protocol::PastTurn {
             text: turn.text,
@@ -620,7 +620,7 @@ pub fn max_tool_output_chars(config: &hailer_config::Config) -> usize {
 fn kernel_tools(
     session: Weak<Session>,
     max_output_chars: usize,
-) -> Result<ToolRegistry, hailer_agent::tool::DuplicateTool> {
+) -> Result<ToolRegistry, hailer_agent::DuplicateTool> {
     ToolRegistry::new()
         .with(tools::MarimoExecute {
             session: session.clone(),

@@ -6,13 +6,13 @@
 use hailer_config::Config;
 use hailer_protocol::{NoticeLevel, StartTurnParams};
 use hailer_tools::Failure;
-use hailer_tools::sections::{self, Sections, Sources};
+use hailer_tools::{SectionSources as Sources, Sections};
 
 use hailerd_session::{Session, SessionError};
 
 /// The context, skills and web sections for `config`, read now.
 pub(super) fn workspace_sections(config: &Config) -> Sections {
-    sections::build(Sources {
+    hailer_tools::build_sections(Sources {
         context_dir: &config.hailer.context_dir,
         max_context_bytes: config.hailer.max_context_bytes,
         skills_dir: &config.hailer.skills_dir,
@@ -46,7 +46,7 @@ pub fn turn_message(config: &Config, params: &StartTurnParams) -> Result<String,
             } else {
                 &skill.message
             };
-            hailer_tools::skills::attach_to_message(&config.hailer.skills_dir, &skill.name, message)
+            hailer_tools::attach_skill(&config.hailer.skills_dir, &skill.name, message)
                 .map_err(unknown)
         }
         (None, Some(prompt)) => {
@@ -55,7 +55,7 @@ pub fn turn_message(config: &Config, params: &StartTurnParams) -> Result<String,
             } else {
                 &prompt.args
             };
-            hailer_tools::prompts::render(&config.hailer.prompts_dir, &prompt.name, args)
+            hailer_tools::render_prompt(&config.hailer.prompts_dir, &prompt.name, args)
                 .map_err(unknown)
         }
         (None, None) => Ok(params.text.clone()),

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Weak};
 
-use hailer_agent::tool::tool_error;
+use hailer_agent::tool_error;
 use hailerd_kernel::Kernel;
 use hailerd_session::{Session, SessionError};
 use serde::Deserialize;

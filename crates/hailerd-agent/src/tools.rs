@@ -3,8 +3,8 @@
 
 use std::sync::Weak;
 
-use hailer_agent::tool::{cap_output, tool_error};
 use hailer_agent::{Tool, ToolContext};
+use hailer_agent::{cap_output, tool_error};
 use hailer_config::Runtime;
 use hailer_marimo::KernelState;
 use hailer_model::ToolSpec;
@@ -141,7 +141,7 @@ fn with_failed_cells(text: String, failed: &[String]) -> String {
     let Some(first) = failed.first() else {
         return text;
     };
-    if hailer_agent::tool::is_error(&text) {
+    if hailer_agent::is_error(&text) {
         return format!("{text}\nFailed cells:\n{}", failed.join("\n"));
     }
     let more = match failed.len() {
@@ -195,7 +195,7 @@ fn error_summary(stderr: &str) -> String {
         .map(str::trim)
         .find(|line| !line.is_empty() && !line.starts_with('^') && !line.starts_with('~'))
         .unwrap_or("the code raised an error");
-    hailer_agent::tool::cap_output(line, 300)
+    hailer_agent::cap_output(line, 300)
 }
 
 fn render(response: &hailer_protocol::ExecResponse) -> String {
@@ -252,7 +252,7 @@ impl Tool for MarimoStatus {
             description: "Show the kernel (runtime, state), the paths to use in code, the active \
 notebook and which notebooks have a kernel session."
                 .to_owned(),
-            parameters: hailer_agent::tool::no_arguments(),
+            parameters: hailer_agent::no_arguments(),
         }
     }
 

@@ -1,14 +1,14 @@
 //! The cell tools: `notebook_cells` (list, filter) and `notebook_check` (ruff and ty on the whole
 //! notebook), and the checks `marimo_execute` runs around code that writes cells.
 //!
-//! Cells are read from the notebook document ([`hailer_marimo::cell_snapshot`]), so listing or
+//! Cells are read from the notebook document ([`hailer_marimo::CellSnapshot`]), so listing or
 //! checking them never counts as the agent having read them.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Weak;
 
-use hailer_agent::tool::tool_error;
+use hailer_agent::tool_error;
 use hailer_agent::{Tool, ToolContext};
 use hailer_marimo::{CellSnapshot, SnapshotOptions};
 use hailer_model::ToolSpec;
@@ -336,7 +336,7 @@ impl Tool for NotebookCheck {
 names, mutable defaults, closures over loop variables, type errors); reports at most 20 findings \
 with their code lines."
                 .to_owned(),
-            parameters: hailer_agent::tool::no_arguments(),
+            parameters: hailer_agent::no_arguments(),
         }
     }
 

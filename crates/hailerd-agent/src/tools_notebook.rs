@@ -6,7 +6,7 @@
 
 use std::sync::Weak;
 
-use hailer_agent::tool::tool_error;
+use hailer_agent::tool_error;
 use hailer_agent::{Tool, ToolContext};
 use hailer_marimo::SnapshotOptions;
 use hailer_model::ToolSpec;
@@ -29,7 +29,7 @@ impl Tool for NotebookList {
             description: "List the workspace's notebooks with age, size, and which is active and \
 which have a kernel session."
                 .to_owned(),
-            parameters: hailer_agent::tool::no_arguments(),
+            parameters: hailer_agent::no_arguments(),
         }
     }
 

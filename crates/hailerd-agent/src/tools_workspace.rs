@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use hailer_agent::tool::DuplicateTool;
-use hailer_agent::tool::tool_error;
+use hailer_agent::DuplicateTool;
+use hailer_agent::tool_error;
 use hailer_agent::{Tool, ToolContext, ToolRegistry};
 use hailer_config::{AllowedDomains, Config};
 use hailer_model::ToolSpec;
@@ -84,7 +84,7 @@ named (at most 20). Cheap: call it before loading monthly data."
             Err(reply) => return reply,
         };
         let data_dir = self.data_dir.clone();
-        blocking(move || hailer_tools::periods::list_periods(&data_dir, &name)).await
+        blocking(move || hailer_tools::list_periods(&data_dir, &name)).await
     }
 }
 
@@ -115,7 +115,7 @@ folder."
             Err(reply) => return reply,
         };
         let skills_dir = self.skills_dir.clone();
-        blocking(move || hailer_tools::skills::load_skill(&skills_dir, &name)).await
+        blocking(move || hailer_tools::load_skill(&skills_dir, &name)).await
     }
 }
 
@@ -154,7 +154,7 @@ folder and links pointing outside it are refused; files over 1 MB or not UTF-8 c
             Err(reply) => return reply,
         };
         let skills_dir = self.skills_dir.clone();
-        blocking(move || hailer_tools::skills::read_skill_file(&skills_dir, &name, &path)).await
+        blocking(move || hailer_tools::read_skill_file(&skills_dir, &name, &path)).await
     }
 }
 
@@ -197,7 +197,7 @@ a URL.",
         };
         let started = std::time::Instant::now();
         tokio::select! {
-            result = hailer_tools::web::fetch_page(&url, &self.allowed, self.max_page_bytes) => {
+            result = hailer_tools::fetch_page(&url, &self.allowed, self.max_page_bytes) => {
                 match &result {
                     Ok(page) => self.audit.fetched(&url, AuditOutcome::Ok, started, page.len(), None),
                     Err(failure) => self.audit.fetched(

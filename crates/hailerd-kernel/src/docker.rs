@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hailer_docker::notebook_copies::{CopyLimits, CopyState, copy_back, copy_in};
-use hailer_docker::runtime::{DockerKernel, DockerSpec, cleanup_leftovers};
-use hailer_docker::{Engine, labels};
+use hailer_docker::Engine;
+use hailer_docker::{CopyLimits, CopyState, copy_back, copy_in};
+use hailer_docker::{DockerKernel, DockerSpec, cleanup_leftovers};
 use hailer_marimo::MarimoClient;
 use tokio::sync::Mutex;
 
@@ -53,9 +53,7 @@ impl DockerServer {
     }
 
     /// Whether a container of the kernel ended, and how.
-    pub(super) async fn ended(
-        &self,
-    ) -> hailer_docker::Result<Option<hailer_docker::runtime::Ended>> {
+    pub(super) async fn ended(&self) -> hailer_docker::Result<Option<hailer_docker::Ended>> {
         self.kernel.ended().await
     }
 
@@ -92,7 +90,7 @@ impl DockerServer {
     pub(super) async fn memory_check(
         &self,
         since: std::time::SystemTime,
-    ) -> Option<hailer_docker::runtime::MemoryCheck> {
+    ) -> Option<hailer_docker::MemoryCheck> {
         match self.kernel.memory_check(since).await {
             Ok(check) => Some(check),
             Err(error) => {
@@ -111,13 +109,9 @@ impl DockerServer {
     ) -> Result<super::probe::DockerProbe, KernelError> {
         let engine = Engine::connect().await?;
         let facts = self.kernel.facts().await?;
-        let image = hailer_docker::runtime::image_facts(
-            &engine,
-            &self.image,
-            &facts.image_id,
-            &self.contract,
-        )
-        .await?;
+        let image =
+            hailer_docker::image_facts(&engine, &self.image, &facts.image_id, &self.contract)
+                .await?;
         let output = self.kernel.run_like_kernel(command, timeout).await?;
         Ok(super::probe::DockerProbe {
             output,
@@ -155,8 +149,8 @@ pub(super) async fn start(
         .as_ref()
         .ok_or_else(|| KernelError::Invalid("the docker settings are missing".to_owned()))?;
     let engine = Engine::connect().await?;
-    let workspace_id = labels::workspace_id(&spec.workspace);
-    let state_dir = hailer_platform::state_folder::of(&spec.workspace);
+    let workspace_id = hailer_docker::workspace_id(&spec.workspace);
+    let state_dir = hailer_platform::state_folder_of(&spec.workspace);
     let is_owner_alive = |owner: &str| -> bool { owner_alive(&spec.workspace, owner) };
     let contract = hailer_kernel_bundle::contract();
     let image = docker
@@ -178,7 +172,7 @@ pub(super) async fn start(
         }
         other => other?,
     }
-    let image_digest = hailer_docker::image::image_digest(&engine, &image).await;
+    let image_digest = hailer_docker::image_digest(&engine, &image).await;
     progress(hailer_marimo::Report::Note("Starting the kernel container"));
     let (image_name, contract_name) = (image.clone(), contract.clone());
     let kernel = DockerKernel::start(
@@ -269,7 +263,7 @@ async fn copy_back_periodically(
     }
 }
 
-fn describe(report: &hailer_docker::notebook_copies::CopyReport) -> Option<String> {
+fn describe(report: &hailer_docker::CopyReport) -> Option<String> {
     let mut lines = Vec::new();
     if !report.backups.is_empty() {
         lines.push(format!(

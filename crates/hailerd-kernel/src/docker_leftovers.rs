@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use hailer_docker::Engine;
-use hailer_docker::runtime::{Removal, cleanup_all_leftovers};
+use hailer_docker::{Removal, cleanup_all_leftovers};
 
 /// Removes every labelled docker object whose owner is not alive; `None` when no engine
 /// answers (docker not installed or not running: nothing to clean).
@@ -30,5 +30,5 @@ pub async fn reap() -> Option<Removal> {
 
 /// The owner lock of `owner` in the workspace folder `workspace`.
 pub(crate) fn owner_lock_path(workspace: &Path, owner: &str) -> std::path::PathBuf {
-    hailer_platform::state_folder::of(workspace).join(format!("owner-{owner}.lock"))
+    hailer_platform::state_folder_of(workspace).join(format!("owner-{owner}.lock"))
 }

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use hailer_docker::image::host_config::{self, HostInputs, HostSettings};
 use hailer_docker::{BuildOptions, Engine};
+use hailer_docker::{HostInputs, HostSettings};
 use hailer_protocol::{KernelBuildParams, KernelJobLine, KernelPullParams};
 
 pub(crate) use hailer_marimo::{Progress, Report};
@@ -150,10 +150,10 @@ async fn package_settings(
         .collect();
     let cwd = PathBuf::from(&params.cwd);
     let found = tokio::task::spawn_blocking(move || {
-        host_config::discover(&HostInputs {
+        hailer_docker::discover_host_settings(&HostInputs {
             env: &env,
             cwd: &cwd,
-            read: &host_config::read_host_file,
+            read: &hailer_docker::read_host_file,
         })
     })
     .await
@@ -214,8 +214,8 @@ async fn export(
                 "This machine's package index settings are in {}, readable by you only; the build \
                  command hands them to BuildKit as a secret and .dockerignore keeps them out of the \
                  context. They may hold credentials, so keep that file out of version control",
-                dir.join(hailer_docker::image::EXPORTED_SECRETS_FOLDER)
-                    .join(hailer_docker::image::PIP_CONF_SECRET)
+                dir.join(hailer_docker::EXPORTED_SECRETS_FOLDER)
+                    .join(hailer_docker::PIP_CONF_SECRET)
                     .display()
             ),
         );

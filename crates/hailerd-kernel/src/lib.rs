@@ -83,7 +83,7 @@ pub struct KernelSpec {
     pub withheld_names: Vec<String>,
     /// The trust decision about `[kernel] python` (what the program was when the configuration
     /// was read), when the file set it: checked again right before it runs.
-    pub python_trust: Option<hailer_config::trust::GatedSetting>,
+    pub python_trust: Option<hailer_config::GatedSetting>,
     /// The session's audit trail (a docker kernel records its notebook copies there).
     pub audit: crate::audit::Audit,
 }

@@ -162,13 +162,11 @@ pub async fn managed_venv(
     };
     let env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("/"));
-    let pip = hailer_docker::image::host_config::pip_install_settings(
-        &hailer_docker::image::host_config::HostInputs {
-            env: &env,
-            cwd: &cwd,
-            read: &hailer_docker::image::host_config::read_host_file,
-        },
-    )
+    let pip = hailer_docker::pip_install_settings(&hailer_docker::HostInputs {
+        env: &env,
+        cwd: &cwd,
+        read: &hailer_docker::read_host_file,
+    })
     .map_err(|error| error.to_string());
     let installer =
         hailer_marimo::choose_installer(search_path, &pip, wheelhouse.is_some(), &|path: &Path| {

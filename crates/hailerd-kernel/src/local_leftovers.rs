@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hailer_marimo::launch::process_tree::{ProcessId, descendants, end_processes, read_stat};
+use hailer_marimo::{ProcessId, descendants, end_processes, read_stat};
 use serde::{Deserialize, Serialize};
 
 /// One running marimo server of this daemon.

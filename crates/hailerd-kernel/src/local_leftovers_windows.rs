@@ -1,6 +1,6 @@
 //! Unsafe-local servers left by a daemon that was killed: nothing to do on Windows. Each server
 //! runs in a Job Object that ends its processes when its last handle closes, and the daemon holds
-//! that handle, so a killed daemon's kernels end with it (`hailer_platform::job_object`).
+//! that handle, so a killed daemon's kernels end with it (`hailer_platform::Job`).
 
 use std::path::{Path, PathBuf};
 

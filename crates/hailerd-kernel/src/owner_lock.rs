@@ -18,7 +18,7 @@ pub struct OwnerLock {
 impl OwnerLock {
     /// Creates and locks a fresh owner lock in the workspace's `.hailer/` folder.
     pub fn acquire(state_dir: &Path) -> std::io::Result<Self> {
-        hailer_platform::state_folder::ensure(state_dir)?;
+        hailer_platform::ensure_state_folder(state_dir)?;
         let mut bytes = [0u8; 8];
         rand::fill(&mut bytes);
         let id = hex::encode(bytes);

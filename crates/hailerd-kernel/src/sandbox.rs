@@ -46,12 +46,12 @@ pub fn isolation(memory: &str) -> String {
 /// Marks, as the docker runtime's copies do, that notebooks here may have been written by
 /// confined code: an unsafe-local start then asks before running them as the user.
 pub(super) fn mark_notebooks_written(workspace: &Path) {
-    let state_dir = hailer_platform::state_folder::of(workspace);
-    let marker = state_dir.join(hailer_docker::notebook_copies::MARKER_FILE);
+    let state_dir = hailer_platform::state_folder_of(workspace);
+    let marker = state_dir.join(hailer_docker::COPIES_MARKER_FILE);
     if marker.exists() {
         return;
     }
-    let written = hailer_platform::state_folder::ensure(&state_dir).and_then(|()| {
+    let written = hailer_platform::ensure_state_folder(&state_dir).and_then(|()| {
         std::fs::write(
             &marker,
             "A sandbox kernel could write the notebooks in the notebooks folder.\n",
@@ -136,10 +136,10 @@ fn platform_wrapper(plan: &SandboxPlan, _temporary: &Path) -> Result<Wrapper, Ke
 #[cfg(target_os = "macos")]
 fn platform_wrapper(plan: &SandboxPlan, temporary: &Path) -> Result<Wrapper, KernelError> {
     Ok(Wrapper {
-        program: PathBuf::from(hailer_sandbox::seatbelt::SANDBOX_EXEC),
+        program: PathBuf::from(hailer_sandbox::SANDBOX_EXEC),
         args: vec![
             "-p".to_owned(),
-            hailer_sandbox::seatbelt::profile(plan, hailer_marimo::PORT_PLACEHOLDER, temporary),
+            hailer_sandbox::seatbelt_profile(plan, hailer_marimo::PORT_PLACEHOLDER, temporary),
         ],
     })
 }

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
-use hailer_docker::runtime::Ended;
-use hailer_marimo::access_token::mask_token;
-use hailer_platform::log_follow::{self, LineSplitter};
+use hailer_docker::Ended;
+use hailer_marimo::mask_token;
+use hailer_platform::LineSplitter;
 use hailer_protocol::{KernelExit, KernelExitCause};
 use secrecy::SecretString;
 use tokio::sync::mpsc;
@@ -19,7 +19,7 @@ const LOG_CHANNEL: usize = 512;
 
 /// How an unsafe-local marimo server ended.
 pub(crate) fn local_exit(status: std::process::ExitStatus) -> KernelExit {
-    use hailer_platform::exit_status::{Ending, SIGKILL, ending, signal_name};
+    use hailer_platform::{Ending, SIGKILL, exit_ending as ending, signal_name};
     if let Ending::Signal(signal) = ending(&status) {
         let name = signal_name(signal);
         let also = if signal == SIGKILL {
@@ -93,7 +93,7 @@ pub(crate) fn follow_file(
     token: SecretString,
     tail: usize,
 ) -> mpsc::Receiver<String> {
-    log_follow::follow_file(path, tail, LOG_POLL, move |line| mask_token(&line, &token))
+    hailer_platform::follow_file(path, tail, LOG_POLL, move |line| mask_token(&line, &token))
 }
 
 /// Follows a docker kernel's output until the container stops or the receiver goes away.

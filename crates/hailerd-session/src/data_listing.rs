@@ -82,7 +82,7 @@ pub(super) fn fingerprint(dir: &Path) -> u64 {
 impl Session {
     /// Remembers the data folder as a kernel about to start will list it.
     pub(super) fn data_listed_at_start(&self, data_dir: &Path) {
-        let print = hailer_agent::blocking::off_the_worker(|| fingerprint(data_dir));
+        let print = hailer_agent::off_the_worker(|| fingerprint(data_dir));
         if let Ok(mut seen) = self.data_seen.lock() {
             *seen = DataSeen {
                 at_start: Some(print),

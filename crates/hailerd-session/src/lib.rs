@@ -39,7 +39,7 @@ pub use error::SessionError;
 pub use follow_changes::is_settings_variable;
 pub use workspace_stop::stop as stop_workspace;
 
-use hailer_agent::blocking::off_the_worker;
+use hailer_agent::off_the_worker;
 use hailerd_kernel::OwnerLock;
 pub use session::{KernelSlot, Session};
 
@@ -448,7 +448,7 @@ pub(crate) fn sandbox_notebooks_gate(loaded: &Loaded, agreed: bool) -> Result<bo
     if loaded.config.kernel.runtime != hailer_config::Runtime::UnsafeLocal {
         return Ok(false);
     }
-    let marker = session::state_dir(loaded).join(hailer_docker::notebook_copies::MARKER_FILE);
+    let marker = session::state_dir(loaded).join(hailer_docker::COPIES_MARKER_FILE);
     if !marker.exists() {
         return Ok(false);
     }

@@ -1,6 +1,6 @@
 //! Listing, creating, opening and closing a session's notebooks.
 
-use hailer_agent::blocking::off_the_worker;
+use hailer_agent::off_the_worker;
 use std::collections::HashSet;
 use std::io::Write;
 

@@ -229,9 +229,9 @@ impl Session {
                 .agent
                 .get()
                 .and_then(|agent| agent.model_label())
-                .map(|label| hailer_config::sanitize::escape_visible(&label))
+                .map(|label| hailer_config::escape_visible(&label))
                 .unwrap_or_else(|| {
-                    hailer_config::sanitize::escape_visible(&format!(
+                    hailer_config::escape_visible(&format!(
                         "{}:{}",
                         loaded.config.model.provider, loaded.config.model.name
                     ))
@@ -248,7 +248,7 @@ impl Session {
             warnings: loaded
                 .warnings
                 .iter()
-                .map(|warning| hailer_config::sanitize::escape_visible(&warning.message))
+                .map(|warning| hailer_config::escape_visible(&warning.message))
                 .chain(self.notices.lock().map(|n| n.clone()).unwrap_or_default())
                 .collect(),
             conversation_note: self
@@ -625,7 +625,7 @@ struct Replay {
 
 /// The workspace's `.hailer/` folder.
 pub(super) fn state_dir(loaded: &Loaded) -> PathBuf {
-    hailer_platform::state_folder::of(&loaded.workspace.root)
+    hailer_platform::state_folder_of(&loaded.workspace.root)
 }
 
 /// Decrements the client count and starts the linger clock at zero.

@@ -4,7 +4,7 @@
 //! script).
 
 use hailer_config::Loaded;
-use hailer_config::trust::{Trust, TrustState};
+use hailer_config::{Trust, TrustState};
 use hailer_protocol::{AuditKind, AuditOutcome};
 
 use super::Session;
@@ -119,13 +119,13 @@ mod tests {
             digest: "sha256:ab".to_owned(),
             settings: Vec::new(),
         };
-        trust.settings.push(hailer_config::trust::GatedSetting {
+        trust.settings.push(hailer_config::GatedSetting {
             name: "[kernel] runtime".to_owned(),
             provider: None,
             effect: String::new(),
             variables: Vec::new(),
             exact: String::new(),
-            status: hailer_config::trust::SettingStatus::New,
+            status: hailer_config::SettingStatus::New,
             program: None,
         });
         assert_eq!(

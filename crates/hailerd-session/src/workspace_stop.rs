@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use hailer_docker::{Engine, Error, labels};
+use hailer_docker::{Engine, Error};
 use hailer_protocol::{DockerAvailability, KernelStopFailure, KernelStopResponse};
 
 use super::Sessions;
@@ -14,11 +14,11 @@ const STOP_REASON: &str = "`hailer kernel stop` ended this workspace's kernel";
 
 /// Stops what runs for `workspace` and says what was removed.
 pub async fn stop(sessions: &Sessions, workspace: &Path) -> KernelStopResponse {
-    let workspace_id = labels::workspace_id(workspace);
+    let workspace_id = hailer_docker::workspace_id(workspace);
     let engine = Engine::connect().await;
     // Names first: what the session's own stop removes is reported too.
     let before = match &engine {
-        Ok(engine) => hailer_docker::runtime::list_workspace_objects(engine, &workspace_id)
+        Ok(engine) => hailer_docker::list_workspace_objects(engine, &workspace_id)
             .await
             .unwrap_or_default(),
         Err(_) => Vec::new(),
@@ -40,14 +40,13 @@ pub async fn stop(sessions: &Sessions, workspace: &Path) -> KernelStopResponse {
             };
         }
     };
-    let (mut removed, failed) =
-        match hailer_docker::runtime::stop_workspace(&engine, &workspace_id).await {
-            Ok(removal) => (removal.removed, removal.failed),
-            Err(error) => (
-                Vec::new(),
-                vec![("this workspace's containers".to_owned(), error.to_string())],
-            ),
-        };
+    let (mut removed, failed) = match hailer_docker::stop_workspace(&engine, &workspace_id).await {
+        Ok(removal) => (removal.removed, removal.failed),
+        Err(error) => (
+            Vec::new(),
+            vec![("this workspace's containers".to_owned(), error.to_string())],
+        ),
+    };
     for name in before.into_iter().rev() {
         let failed_now = failed.iter().any(|(failed, _)| *failed == name);
         if !failed_now && !removed.contains(&name) {

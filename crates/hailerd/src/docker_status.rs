@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hailer_docker::Engine;
-use hailer_docker::engine::{Endpoint, EndpointSource};
+use hailer_docker::{Endpoint, EndpointSource};
 use hailer_protocol::{DockerEngine, DockerStatus, KernelImageStatus};
 use tokio_util::sync::CancellationToken;
 
@@ -21,7 +21,7 @@ const KEEP_FOR: Duration = Duration::from_secs(60);
 /// Whether the Docker engine answers and runs Linux containers, and whether it has `image`
 /// (with its contract and base image labels), asked of the engine now.
 pub(crate) async fn probe(image: &str) -> DockerStatus {
-    let endpoint = match hailer_docker::engine::endpoint::resolve_from_process() {
+    let endpoint = match hailer_docker::resolve_endpoint() {
         Ok(endpoint) => endpoint,
         Err(error) => {
             return DockerStatus {
@@ -51,7 +51,7 @@ pub(crate) async fn probe(image: &str) -> DockerStatus {
             };
         }
     };
-    let image = match hailer_docker::image::image_labels(&engine, image).await {
+    let image = match hailer_docker::image_labels(&engine, image).await {
         Ok(Some(labels)) => {
             let label = |name: &str| {
                 labels

@@ -5,12 +5,12 @@
 //! What such a kernel can still read is the user's own files, the runtime file with the daemon
 //! token among them.
 
-use hailer_config::daemon_env::{daemon_environment, is_daemon_environment};
+use hailer_config::{daemon_environment, is_daemon_environment};
 
 /// Replaces this process with hailerd started with the minimal environment, when the present
 /// one holds more; returns when nothing needs doing. On Windows, where a process cannot replace
 /// itself, the client's minimal environment is what hailerd runs with.
-pub fn ensure_minimal_environment() -> anyhow::Result<()> {
+pub(crate) fn ensure_minimal_environment() -> anyhow::Result<()> {
     let names: Vec<std::ffi::OsString> = std::env::vars_os().map(|(name, _)| name).collect();
     if is_daemon_environment(names.iter().map(std::ffi::OsString::as_os_str)) {
         return Ok(());
@@ -40,8 +40,8 @@ fn restart_with(_env: Vec<(std::ffi::OsString, std::ffi::OsString)>) -> anyhow::
 }
 
 /// Closes this process to inspection by the user's other processes, where the platform allows.
-pub fn forbid_inspection() {
-    if let Err(error) = hailer_platform::inspection::forbid_inspection() {
+pub(crate) fn forbid_inspection() {
+    if let Err(error) = hailer_platform::forbid_inspection() {
         tracing::warn!(%error, "hailerd could not make itself non-dumpable");
     }
 }

@@ -13,12 +13,12 @@ mod api;
 mod connections;
 mod daemon_state;
 mod docker_status;
-pub mod hardening;
+mod hardening;
 mod logging;
 mod run;
-pub mod runtime_file;
+mod runtime_file;
 mod serve;
-pub mod singleton;
+mod singleton;
 mod token;
 
 pub use api::openapi::document_json as openapi_json;

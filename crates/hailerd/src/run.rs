@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use hailer_config::home::HailerHome;
+use hailer_config::HailerHome;
 use hailer_protocol::RuntimeFile;
 use tokio::net::TcpListener;
 
@@ -177,7 +177,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 /// Listens for a stop request (SIGTERM or SIGINT; Ctrl+C, Ctrl+Break or the console closing on
 /// Windows) from now on; the future resolves on the first of them.
 fn stop_signal() -> impl Future<Output = ()> + Send + 'static {
-    let requested = hailer_platform::stop_signal::stop_requested();
+    let requested = hailer_platform::stop_requested();
     async move {
         let what = requested.await;
         tracing::info!("{what}");

@@ -1,7 +1,7 @@
 //! The runtime file tells clients where the daemon listens and which token it wants.
 //!
 //! It lives in a folder only its owner can open, and is itself the owner's alone (0700 and 0600
-//! on Unix, an owner-only access list on Windows: `hailer_platform::private_fs`); it is written
+//! on Unix, an owner-only access list on Windows: `hailer_platform::ensure_private_dir`); it is written
 //! atomically (a temporary file in the same directory, synced, then renamed into place) so a
 //! client never reads half a file.
 
@@ -9,16 +9,16 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 
-pub use hailer_platform::private_fs::{check_private, ensure_private_dir};
+pub(crate) use hailer_platform::{check_private, ensure_private_dir};
 use hailer_protocol::RuntimeFile;
 
 /// Writes `contents` to `path` atomically, readable by the owner only.
-pub fn write(path: &Path, contents: &RuntimeFile) -> io::Result<()> {
+pub(crate) fn write(path: &Path, contents: &RuntimeFile) -> io::Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| io::Error::other("the runtime file has no parent folder"))?;
     ensure_private_dir(dir)?;
-    let mut temp = hailer_platform::private_fs::private_temp_file(dir, ".hailerd-")?;
+    let mut temp = hailer_platform::private_temp_file(dir, ".hailerd-")?;
     serde_json::to_writer(&mut temp, contents)?;
     temp.write_all(b"\n")?;
     temp.as_file().sync_all()?;
@@ -27,7 +27,7 @@ pub fn write(path: &Path, contents: &RuntimeFile) -> io::Result<()> {
 }
 
 /// Reads the runtime file; `None` when there is none.
-pub fn read(path: &Path) -> io::Result<Option<RuntimeFile>> {
+pub(crate) fn read(path: &Path) -> io::Result<Option<RuntimeFile>> {
     match fs::read(path) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map(Some)
@@ -38,7 +38,7 @@ pub fn read(path: &Path) -> io::Result<Option<RuntimeFile>> {
 }
 
 /// Removes the runtime file if it still describes the process `pid`.
-pub fn remove_if_ours(path: &Path, pid: u32) -> io::Result<()> {
+pub(crate) fn remove_if_ours(path: &Path, pid: u32) -> io::Result<()> {
     match read(path) {
         Ok(Some(file)) if file.pid == pid => fs::remove_file(path),
         Ok(_) => Ok(()),

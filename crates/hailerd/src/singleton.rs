@@ -10,13 +10,13 @@ use std::time::{Duration, Instant};
 
 /// Proof that this process is the one daemon; the lock is released on drop.
 #[derive(Debug)]
-pub struct DaemonLock {
+pub(crate) struct DaemonLock {
     _file: File,
 }
 
 /// What trying to become the daemon found.
 #[derive(Debug)]
-pub enum Acquired {
+pub(crate) enum Acquired {
     /// This process is the daemon while it holds the lock.
     Lock(DaemonLock),
     /// Another process holds it: a daemon runs already.
@@ -24,7 +24,7 @@ pub enum Acquired {
 }
 
 /// Tries to take the daemon lock at `path` without waiting.
-pub fn try_acquire(path: &Path) -> io::Result<Acquired> {
+pub(crate) fn try_acquire(path: &Path) -> io::Result<Acquired> {
     let file = OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -38,12 +38,12 @@ pub fn try_acquire(path: &Path) -> io::Result<Acquired> {
 }
 
 /// How long a starting daemon waits for one that is on its way out.
-pub const LEAVING_PATIENCE: Duration = Duration::from_secs(5);
+pub(crate) const LEAVING_PATIENCE: Duration = Duration::from_secs(5);
 
 /// Takes the lock at `path`, waiting up to `patience` while its holder is leaving: it holds the
 /// lock but `serving` says no daemon serves (a stopping daemon removes its runtime file first,
 /// then ends). A daemon that serves, or one still holding the lock after `patience`, wins.
-pub async fn acquire_past_a_leaving_holder(
+pub(crate) async fn acquire_past_a_leaving_holder(
     path: &Path,
     serving: impl Fn() -> bool,
     patience: Duration,

@@ -128,7 +128,7 @@ async fn the_demo_runs_end_to_end_in_docker_when_docker_is_ready() {
     assert_the_tour_ran(&stdout, &demo);
 
     // Stopping the daemon ends the session: the demo's containers go.
-    let id = hailer_docker::labels::workspace_id(&std::fs::canonicalize(&demo).unwrap());
+    let id = hailer_docker::workspace_id(&std::fs::canonicalize(&demo).unwrap());
     let stopped = tokio::task::block_in_place(|| workspace.hailer(&["daemon", "stop"]));
     assert!(stopped.status.success(), "{stopped:?}");
     let left = std::process::Command::new("docker")

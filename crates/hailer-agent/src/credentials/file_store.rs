@@ -1,13 +1,12 @@
 //! Keys in a JSON file only the user can open, for machines whose OS credential store does not
 //! answer: mode 0600 in a 0700 folder on Unix, an owner-only access list on Windows, both from
-//! `hailer_platform::private_fs`. Written whole, atomically, on every change.
+//! `hailer_platform::ensure_private_dir` and `private_temp_file`. Written whole, atomically, on every change.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use hailer_platform::private_fs;
 use secrecy::{ExposeSecret, SecretString};
 
 use super::{KeySource, SecretBackend};
@@ -18,7 +17,7 @@ pub const CREDENTIALS_FILE: &str = "credentials.json";
 
 /// The credential file.
 #[derive(Clone, Debug)]
-pub struct FileSecrets {
+pub(crate) struct FileSecrets {
     folder: PathBuf,
     path: PathBuf,
 }
@@ -27,14 +26,14 @@ impl FileSecrets {
     /// The file [`CREDENTIALS_FILE`] in `folder`. Nothing is read or created until a key is
     /// looked up or stored; the folder is made, and kept, the user's alone (mode 0700 on Unix,
     /// an owner-only access list on Windows) on every write.
-    pub fn new(folder: impl Into<PathBuf>) -> Self {
+    pub(crate) fn new(folder: impl Into<PathBuf>) -> Self {
         let folder = folder.into();
         let path = folder.join(CREDENTIALS_FILE);
         Self { folder, path }
     }
 
     /// The credential file's path, whether or not it exists yet.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
@@ -64,11 +63,11 @@ impl FileSecrets {
     }
 
     fn write(&self, keys: &BTreeMap<String, String>) -> Result<()> {
-        private_fs::ensure_private_dir(&self.folder)
+        hailer_platform::ensure_private_dir(&self.folder)
             .map_err(|error| self.io("create the folder of", error))?;
         let text = serde_json::to_string_pretty(keys)?;
         // A temporary file only the owner can open, written whole, then renamed over the file.
-        let mut temporary = private_fs::private_temp_file(&self.folder, ".credentials-")
+        let mut temporary = hailer_platform::private_temp_file(&self.folder, ".credentials-")
             .map_err(|error| self.io("write", error))?;
         temporary
             .write_all(text.as_bytes())

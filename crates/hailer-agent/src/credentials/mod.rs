@@ -17,8 +17,9 @@ use std::path::PathBuf;
 pub use hailer_config::CredentialsStore;
 use secrecy::{ExposeSecret, SecretString};
 
-pub use file_store::{CREDENTIALS_FILE, FileSecrets};
-pub use os_keyring::{KEYRING_SERVICE, OsKeyring};
+pub use file_store::CREDENTIALS_FILE;
+pub(crate) use file_store::FileSecrets;
+pub(crate) use os_keyring::OsKeyring;
 
 use crate::error::{Error, Result};
 

@@ -8,11 +8,11 @@ use super::{KeySource, SecretBackend};
 use crate::error::{Error, Result};
 
 /// The service name keys are kept under.
-pub const KEYRING_SERVICE: &str = "hailer";
+pub(super) const KEYRING_SERVICE: &str = "hailer";
 
 /// The OS credential store.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct OsKeyring;
+pub(crate) struct OsKeyring;
 
 /// Our error for a keyring failure. Some keyring errors carry the stored bytes; those are never
 /// formatted.

@@ -13,7 +13,6 @@ mod schema;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use hailer_platform::private_fs;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use crate::error::{Error, Result, SqlContext};
@@ -22,7 +21,7 @@ use crate::usage::TokenUsage;
 /// The store's file name inside a workspace's state folder.
 pub const STORE_FILE: &str = "threads.sqlite";
 /// The workspace's state folder.
-pub const STATE_FOLDER: &str = hailer_platform::state_folder::NAME;
+pub const STATE_FOLDER: &str = hailer_platform::STATE_FOLDER_NAME;
 
 /// A thread and its counters.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -141,7 +140,7 @@ fn to_sql_count(value: u64) -> i64 {
 
 /// Creates the file readable by its owner only (a no-op when it exists, but it is made private
 /// again), and its folder: 0600 and 0700 on Unix, an owner-only access list on Windows
-/// (`hailer_platform::private_fs`).
+/// (`hailer_platform::create_dir_all_private`, `restrict_file`).
 fn prepare_file(path: &Path) -> Result<()> {
     let io = |action, source| Error::Io {
         action,
@@ -152,15 +151,15 @@ fn prepare_file(path: &Path) -> Result<()> {
         .parent()
         .filter(|folder| !folder.as_os_str().is_empty())
     {
-        private_fs::create_dir_all_private(folder)
+        hailer_platform::create_dir_all_private(folder)
             .map_err(|source| io("create the folder of", source))?;
     }
-    private_fs::private_open_options()
+    hailer_platform::private_open_options()
         .create(true)
         .append(true)
         .open(path)
         .map_err(|source| io("create the conversation store", source))?;
-    private_fs::restrict_file(path).map_err(|source| io("restrict access to", source))?;
+    hailer_platform::restrict_file(path).map_err(|source| io("restrict access to", source))?;
     Ok(())
 }
 
@@ -180,8 +179,8 @@ impl ConversationStore {
 
     /// Opens the store of the workspace at `workspace` (`.hailer/threads.sqlite`).
     pub fn open_in_workspace(workspace: impl AsRef<Path>) -> Result<Self> {
-        let folder = hailer_platform::state_folder::of(workspace.as_ref());
-        hailer_platform::state_folder::ensure(&folder).map_err(|source| Error::Io {
+        let folder = hailer_platform::state_folder_of(workspace.as_ref());
+        hailer_platform::ensure_state_folder(&folder).map_err(|source| Error::Io {
             action: "create the folder of",
             path: folder.join(STORE_FILE),
             source,

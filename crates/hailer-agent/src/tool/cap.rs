@@ -2,7 +2,7 @@
 //! survive, around a line saying how much was cut.
 
 /// The default `max_tool_output_chars`.
-pub const DEFAULT_MAX_TOOL_OUTPUT_CHARS: usize = 12_000;
+pub(crate) const DEFAULT_MAX_TOOL_OUTPUT_CHARS: usize = 12_000;
 
 /// Share of the kept characters taken from the head, in tenths.
 const HEAD_TENTHS: usize = 7;

@@ -14,7 +14,8 @@ use hailer_model::ToolSpec;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-pub use cap::{DEFAULT_MAX_TOOL_OUTPUT_CHARS, cap_output};
+pub(crate) use cap::DEFAULT_MAX_TOOL_OUTPUT_CHARS;
+pub use cap::cap_output;
 pub(crate) use registry::stopped_unexpectedly;
 pub use registry::{DuplicateTool, ToolRegistry};
 

@@ -5,9 +5,9 @@ use tokio::sync::mpsc;
 use crate::usage::TokenUsage;
 
 /// Characters of a tool call's arguments shown in [`TurnEvent::ToolCallStarted`].
-pub const ARGUMENT_PREVIEW_CHARS: usize = 80;
+pub(super) const ARGUMENT_PREVIEW_CHARS: usize = 80;
 /// Characters of a tool result shown in [`TurnEvent::ToolCallFinished`].
-pub const RESULT_PREVIEW_CHARS: usize = 200;
+pub(super) const RESULT_PREVIEW_CHARS: usize = 200;
 /// Characters of a tool call's code carried in [`TurnEvent::ToolCallStarted`], for review.
 pub(super) const CODE_CHARS: usize = 64_000;
 /// Characters of a tool result carried in [`TurnEvent::ToolCallFinished`], for review.
@@ -35,7 +35,7 @@ pub enum TurnEvent {
         call_id: String,
         /// The tool the model asked for, which may not exist.
         name: String,
-        /// The call's arguments on one line, up to [`ARGUMENT_PREVIEW_CHARS`] characters.
+        /// The call's arguments on one line, up to `ARGUMENT_PREVIEW_CHARS` characters.
         argument_preview: String,
         /// The code the call runs, in full up to `CODE_CHARS` (64,000 characters), when its arguments carry one.
         code: Option<String>,
@@ -48,7 +48,7 @@ pub enum TurnEvent {
         name: String,
         /// False when the result starts with `ERROR:` or the call was interrupted.
         ok: bool,
-        /// The start of the result, up to [`RESULT_PREVIEW_CHARS`] characters.
+        /// The start of the result, up to `RESULT_PREVIEW_CHARS` characters.
         result_preview: String,
         /// The result, up to `OUTPUT_CHARS` (8,000 characters).
         output: String,

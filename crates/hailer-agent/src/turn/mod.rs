@@ -14,7 +14,7 @@ mod tool_calls;
 use hailer_model::{AssistantMessage, Completion, ModelClient, ModelRequest, ReasoningEffort};
 use tokio_util::sync::CancellationToken;
 
-pub use events::{ARGUMENT_PREVIEW_CHARS, EventSink, RESULT_PREVIEW_CHARS, TurnEvent};
+pub use events::{EventSink, TurnEvent};
 pub(crate) use model_call::{StreamBudget, call_model};
 pub use tool_calls::{argument_preview, call_code, result_output, result_preview};
 
@@ -32,11 +32,11 @@ use crate::usage::TokenUsage;
 const EMPTY_ANSWER_RETRIES: usize = 1;
 
 /// The default cap on model calls in one turn.
-pub const DEFAULT_MAX_MODEL_CALLS: usize = 40;
+pub(crate) const DEFAULT_MAX_MODEL_CALLS: usize = 40;
 
 /// The default cap on what the model sends in one turn (text and tool-call arguments, over all
 /// its calls): far above any answer, far below what would strain memory.
-pub const DEFAULT_MAX_STREAM_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_STREAM_BYTES: usize = 16 * 1024 * 1024;
 
 /// How turns run.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
-use hailer_model::redact::cap_chars;
+use hailer_model::cap_chars;
 use hailer_model::{ToolCall, ToolResult};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;

@@ -6,8 +6,8 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use hailer_agent::repair::{INTERRUPTED_RESULT, check};
-use hailer_agent::tool::ToolRegistry;
+use hailer_agent::ToolRegistry;
+use hailer_agent::{INTERRUPTED_RESULT, check_history as check};
 use hailer_agent::{ThreadItem, TurnEvent, TurnOutcome, TurnSettings};
 use hailer_scripted_model::{Reply, Script};
 use serde_json::json;

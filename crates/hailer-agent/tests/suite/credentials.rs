@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hailer_agent::credentials::{CREDENTIALS_FILE, CredentialsStore, KeySource, SecretBackend};
+use hailer_agent::{CREDENTIALS_FILE, CredentialsStore, KeySource, SecretBackend};
 use hailer_agent::{Credentials, Error, MissingKey};
 use secrecy::{ExposeSecret, SecretString};
 
@@ -139,7 +139,7 @@ fn a_missing_key_names_the_exact_fix() {
 #[cfg(unix)]
 #[test]
 fn auto_falls_back_to_a_private_file_when_no_credential_service_answers() {
-    use hailer_agent::credentials::key_user;
+    use hailer_agent::key_user;
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join("hailer-state");

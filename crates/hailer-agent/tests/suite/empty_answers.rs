@@ -1,7 +1,7 @@
 //! An answer with no text and no tool call is asked for once more, then fails the turn clearly,
 //! on both wires; the history stays valid and the next turn goes on.
 
-use hailer_agent::repair::check;
+use hailer_agent::check_history as check;
 use hailer_agent::{TurnEvent, TurnOutcome, TurnSettings};
 use hailer_scripted_model::Script;
 

@@ -149,7 +149,7 @@ async fn usage_is_unknown_when_the_endpoint_reports_none() {
                 .any(|event| matches!(event, TurnEvent::Usage { .. })),
             "{mode}: no usage event without usage"
         );
-        assert_eq!(hailer_agent::usage::describe(None), "unknown");
+        assert_eq!(hailer_agent::describe_usage(None), "unknown");
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use hailer_agent::credentials::CredentialsStore;
+use hailer_agent::CredentialsStore;
 use hailer_agent::{Credentials, TurnOutcome, TurnSettings};
 use hailer_model::WireApi;
 use hailer_scripted_model::{Fault, Script};

@@ -1,7 +1,7 @@
 //! A model that never stops calling tools is stopped by the step cap, with a clear message and a
 //! valid history.
 
-use hailer_agent::repair::check;
+use hailer_agent::check_history as check;
 use hailer_agent::{TurnEvent, TurnOutcome, TurnSettings};
 use hailer_scripted_model::Script;
 use serde_json::json;

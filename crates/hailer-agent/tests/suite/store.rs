@@ -1,6 +1,6 @@
 //! The conversation store: threads, resumption, model switches, items, file modes, format.
 
-use hailer_agent::store::ConversationStore;
+use hailer_agent::ConversationStore;
 use hailer_agent::{Error, Resumption, ThreadItem, TokenUsage};
 use pretty_assertions::assert_eq;
 
@@ -155,7 +155,7 @@ fn items_keep_their_order_and_tails_and_prefixes_can_be_replaced() {
 #[cfg(unix)]
 #[test]
 fn the_file_and_its_folder_are_private() {
-    use hailer_agent::store::{STATE_FOLDER, STORE_FILE};
+    use hailer_agent::{STATE_FOLDER, STORE_FILE};
     use std::os::unix::fs::PermissionsExt;
     let (dir, store) = temp_store();
     let folder = dir.path().join(STATE_FOLDER);

@@ -1,7 +1,7 @@
 //! Every completed item survives a store that is never closed; the file stays sound.
 //! (`tests/kill_process.rs` does the same with a writer process killed by SIGKILL.)
 
-use hailer_agent::store::ConversationStore;
+use hailer_agent::ConversationStore;
 use hailer_agent::{ThreadItem, TokenUsage};
 use hailer_model::{AssistantMessage, ToolCall, ToolResult};
 

@@ -1,7 +1,7 @@
 //! A model that sends without end is stopped by the turn's stream budget: within one reply, and
 //! over several calls that each stay small.
 
-use hailer_agent::repair::check;
+use hailer_agent::check_history as check;
 use hailer_agent::{TurnEvent, TurnOutcome, TurnSettings};
 use hailer_scripted_model::{Reply, Script};
 use serde_json::json;

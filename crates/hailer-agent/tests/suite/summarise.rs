@@ -1,8 +1,8 @@
 //! Summarisation: it starts past the threshold, keeps the last 20 items with every tool pair
 //! whole, uses the same endpoint and model, shrinks the next request, and is never shown.
 
-use hailer_agent::repair::check;
-use hailer_agent::summarise::{KEEP_RECENT_ITEMS, Summariser, estimate_tokens};
+use hailer_agent::check_history as check;
+use hailer_agent::{KEEP_RECENT_ITEMS, Summariser, estimate_tokens};
 use hailer_agent::{StoredItem, ThreadItem, TurnEvent, TurnSettings};
 use hailer_model::{AssistantMessage, ToolCall, ToolResult, WireApi};
 use hailer_scripted_model::{RecordedRequest, Script};

@@ -5,9 +5,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hailer_agent::store::ConversationStore;
-use hailer_agent::tool::{Tool, ToolContext, ToolRegistry, tool_error};
+use hailer_agent::ConversationStore;
 use hailer_agent::{EventSink, Turn, TurnEvent, TurnOutcome, TurnSettings};
+use hailer_agent::{Tool, ToolContext, ToolRegistry, tool_error};
 use hailer_model::{
     ClientOptions, ModelClient, ProviderSettings, RetryPolicy, Timeouts, ToolSpec, WireApi,
 };

@@ -1,7 +1,7 @@
 //! A bad tool name, bad JSON arguments and a failing tool go back to the model as results; the
 //! turn goes on.
 
-use hailer_agent::tool::{Tool, ToolContext, ToolRegistry};
+use hailer_agent::{Tool, ToolContext, ToolRegistry};
 use hailer_agent::{TurnEvent, TurnSettings};
 use hailer_model::ToolSpec;
 use hailer_scripted_model::{Reply, Script};

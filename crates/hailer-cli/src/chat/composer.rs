@@ -18,7 +18,7 @@ use rustyline::{
 use tokio::sync::mpsc;
 
 use super::screen::Screen;
-use hailer_render::style::Style;
+use hailer_render::Style;
 
 /// Something the user did.
 #[derive(Debug, Clone, PartialEq, Eq)]

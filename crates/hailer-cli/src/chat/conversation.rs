@@ -7,7 +7,7 @@ use super::daemon_link::{CLIENT, Link, REQUEST_TIMEOUT};
 use super::panel;
 use super::screen::Screen;
 use super::slash::Context;
-use hailer_render::sanitize::clean;
+use hailer_render::clean;
 
 /// `/new`: deletes the stored conversation; the same model goes on. True when it started.
 pub(super) async fn start_new(context: &Context<'_>) -> bool {

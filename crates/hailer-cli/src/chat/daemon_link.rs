@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use hailer_config::home::HailerHome;
+use hailer_config::HailerHome;
 use hailer_protocol::{SessionEnvelope, SessionInfo, StartTurnParams, StartTurnResponse};
 
 use crate::daemon_client;
@@ -32,7 +32,7 @@ pub(super) async fn connect(home: HailerHome, flags: SessionFlags) -> anyhow::Re
     let started = session_client::start(&connected.endpoint, &flags).await?;
     let socket = session_client::follow_events(&connected.endpoint, &started.session.id).await?;
     // The session's names, warnings and paths are shown: cleaned once, here.
-    let session = hailer_render::sanitize::clean_all(&started.session).unwrap_or(started.session);
+    let session = hailer_render::clean_all(&started.session).unwrap_or(started.session);
     Ok(Link {
         endpoint: connected.endpoint,
         session,

@@ -4,8 +4,6 @@
 use hailer_protocol::PastTurn;
 
 use super::screen::Screen;
-use hailer_render::markdown;
-use hailer_render::tool_view;
 
 /// Prints `turns` (already cleaned with the event that carried them), oldest first; nothing for
 /// an empty conversation.
@@ -27,14 +25,14 @@ pub(super) fn show(screen: &Screen, turns: &[PastTurn]) {
             turn.text.trim()
         ));
         for call in &turn.tools {
-            let mut lines = tool_view::started(
+            let mut lines = hailer_render::tool_started(
                 &call.name,
                 &call.preview,
                 call.code.as_deref(),
                 style,
                 width,
             );
-            lines.extend(tool_view::finished(
+            lines.extend(hailer_render::tool_finished(
                 &call.name,
                 call.ok,
                 &call.result,
@@ -45,14 +43,14 @@ pub(super) fn show(screen: &Screen, turns: &[PastTurn]) {
             screen.line(lines.join("\n"));
         }
         for chart in &turn.charts {
-            screen.line(tool_view::chart_line(chart, style, width));
+            screen.line(hailer_render::tool_chart_line(chart, style, width));
         }
         if turn.answer.trim().is_empty() {
             screen.line(style.dim("(no answer)"));
             continue;
         }
         screen.line(style.bold("Hailer"));
-        for line in markdown::render(&turn.answer, style, width) {
+        for line in hailer_render::render_markdown(&turn.answer, style, width) {
             screen.line(line);
         }
     }

@@ -21,9 +21,9 @@ use std::collections::VecDeque;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use hailer_config::HailerHome;
 use hailer_config::Loaded;
-use hailer_config::home::HailerHome;
-use hailer_platform::stop_signal::Interrupts;
+use hailer_platform::Interrupts;
 use hailer_protocol::SessionEvent;
 
 pub(crate) use panel::provider as provider_line;

@@ -3,7 +3,7 @@
 use hailer_config::{Loaded, OPENAI_BASE_URL, Runtime, WireApi};
 use hailer_protocol::SessionInfo;
 
-use hailer_render::style::Style;
+use hailer_render::Style;
 
 /// How many allowed domains the panel names before counting the rest.
 const DOMAINS_SHOWN: usize = 4;

@@ -7,10 +7,9 @@ use hailer_protocol::{Chart, KernelStatus, NoticeLevel, PastToolCall, PastTurn, 
 
 use super::screen::Screen;
 use super::turn_view::TurnView;
-use hailer_render::markdown::render;
-use hailer_render::sanitize::assert_only_our_styling;
-use hailer_render::style::Style;
-use hailer_render::tool_view;
+use hailer_render::Style;
+use hailer_render::assert_only_our_styling;
+use hailer_render::render_markdown as render;
 
 /// Our SGR escapes written visibly, so colour snapshots can be read.
 fn visible(lines: &[String]) -> String {
@@ -55,7 +54,7 @@ fn a_wide_table_at_80_columns() {
     assert!(
         lines
             .iter()
-            .all(|line| hailer_render::wrap::text_width(line) <= 80),
+            .all(|line| hailer_render::text_width(line) <= 80),
         "{lines:#?}"
     );
     insta::assert_snapshot!(lines.join("\n"));
@@ -67,7 +66,7 @@ fn a_wide_table_at_120_columns() {
     assert!(
         lines
             .iter()
-            .all(|line| hailer_render::wrap::text_width(line) <= 120),
+            .all(|line| hailer_render::text_width(line) <= 120),
         "{lines:#?}"
     );
     insta::assert_snapshot!(lines.join("\n"));
@@ -83,7 +82,7 @@ fn long_words_and_paragraphs_wrap() {
     assert!(
         lines
             .iter()
-            .all(|line| hailer_render::wrap::text_width(line) <= 40),
+            .all(|line| hailer_render::text_width(line) <= 40),
         "{lines:#?}"
     );
     insta::assert_snapshot!(lines.join("\n"));
@@ -120,14 +119,14 @@ fn blocks_are_highlighted_by_the_language_their_fence_names() {
 
 #[test]
 fn a_short_tool_call() {
-    let mut lines = tool_view::started(
+    let mut lines = hailer_render::tool_started(
         "marimo_execute",
         "{\"code\":\"import polars as pl...",
         Some("import polars as pl\npl.DataFrame({\"a\": [1, 2]})"),
         Style::plain(),
         80,
     );
-    lines.extend(tool_view::finished(
+    lines.extend(hailer_render::tool_finished(
         "marimo_execute",
         Some(true),
         "a",
@@ -143,8 +142,9 @@ fn a_long_tool_call_is_folded() {
     let code: String = (1..=30)
         .map(|n| format!("step_{n} = compute({n})\n"))
         .collect();
-    let mut lines = tool_view::started("marimo_execute", "", Some(&code), Style::plain(), 80);
-    lines.extend(tool_view::finished(
+    let mut lines =
+        hailer_render::tool_started("marimo_execute", "", Some(&code), Style::plain(), 80);
+    lines.extend(hailer_render::tool_finished(
         "marimo_execute",
         Some(false),
         "Traceback",
@@ -153,7 +153,8 @@ fn a_long_tool_call_is_folded() {
         80,
     ));
     insta::assert_snapshot!(lines.join("\n"));
-    let colored = tool_view::started("marimo_execute", "", Some(&code), Style::colored(), 80);
+    let colored =
+        hailer_render::tool_started("marimo_execute", "", Some(&code), Style::colored(), 80);
     assert!(colored[1].contains("\x1b[33m1\x1b[0m"), "{colored:?}");
 }
 

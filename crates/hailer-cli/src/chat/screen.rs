@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use rustyline::ExternalPrinter;
 
-use hailer_render::style::Style;
+use hailer_render::Style;
 
 /// The chat's output.
 pub(super) struct Screen {

@@ -277,7 +277,7 @@ fn markdown_files(dir: &Path) -> Vec<(String, u64)> {
         .flatten()
         .filter_map(Result::ok)
         .filter_map(|entry| {
-            let name = hailer_render::sanitize::clean(&entry.file_name().to_string_lossy());
+            let name = hailer_render::clean(&entry.file_name().to_string_lossy());
             let meta = entry.metadata().ok()?;
             (meta.is_file() && name.ends_with(".md")).then_some((name, meta.len()))
         })
@@ -292,7 +292,7 @@ fn subfolders_with(dir: &Path, file: &str) -> Vec<String> {
         .flatten()
         .filter_map(Result::ok)
         .filter(|entry| entry.path().join(file).is_file())
-        .map(|entry| hailer_render::sanitize::clean(&entry.file_name().to_string_lossy()))
+        .map(|entry| hailer_render::clean(&entry.file_name().to_string_lossy()))
         .collect();
     names.sort();
     names
@@ -381,7 +381,7 @@ async fn notebook(context: &Context<'_>, rest: &str) {
 }
 
 fn show_notebooks(screen: &Screen, list: &NotebookList, all: bool) {
-    let Some(list) = &hailer_render::sanitize::clean_all(list) else {
+    let Some(list) = &hailer_render::clean_all(list) else {
         return;
     };
     let style = screen.style;

@@ -6,10 +6,7 @@ use hailer_protocol::{ConversationReason, KernelStatus, NoticeLevel, SessionEven
 
 use super::screen::Screen;
 use crate::commands::kernel::job_view::JobView;
-use hailer_render::highlight;
-use hailer_render::markdown::MarkdownStream;
-use hailer_render::sanitize;
-use hailer_render::tool_view;
+use hailer_render::MarkdownStream;
 
 /// What happened to the turn, for the chat's state.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,7 +60,7 @@ impl TurnView {
     /// Shows one event; says when a turn began or ended.
     pub(super) fn show(&mut self, screen: &Screen, event: &SessionEvent) -> Option<TurnOutcome> {
         // What the model, the kernel and the files said reaches the terminal only cleaned.
-        let event = &sanitize::clean_all(event)?;
+        let event = &hailer_render::clean_all(event)?;
         let style = screen.style;
         let width = screen.width();
         match event {
@@ -72,7 +69,7 @@ impl TurnView {
                 text,
                 client,
             } => {
-                highlight::preload_in_background();
+                hailer_render::preload_highlighting();
                 let ours = self.own_text.take().is_some_and(|own| own == *text);
                 if !ours {
                     screen.line(format!(
@@ -105,7 +102,8 @@ impl TurnView {
                         style.dim(&format!("called {name}"))
                     ));
                 }
-                let lines = tool_view::started(name, preview, code.as_deref(), style, width);
+                let lines =
+                    hailer_render::tool_started(name, preview, code.as_deref(), style, width);
                 screen.line(lines.join("\n"));
             }
             SessionEvent::ToolCallFinished {
@@ -115,11 +113,12 @@ impl TurnView {
                 output,
                 ..
             } => {
-                let lines = tool_view::finished(name, Some(*ok), preview, output, style, width);
+                let lines =
+                    hailer_render::tool_finished(name, Some(*ok), preview, output, style, width);
                 screen.line(lines.join("\n"));
             }
             SessionEvent::Chart { chart, .. } => {
-                screen.line(tool_view::chart_line(chart, style, width));
+                screen.line(hailer_render::tool_chart_line(chart, style, width));
             }
             SessionEvent::Usage { .. } => {}
             SessionEvent::TurnFinished {

@@ -6,14 +6,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use hailer_config::home::HailerHome;
+use hailer_config::HailerHome;
 use hailer_config::{LoadInputs, Overrides};
 use hailer_protocol::AuditEntry;
 
 use crate::output::{out, outln};
-use hailer_render::sanitize;
-use hailer_render::style::Style;
-use hailer_render::tool_view;
+use hailer_render::Style;
 
 /// Which records to show.
 #[derive(Debug, Clone, Default)]
@@ -33,7 +31,7 @@ fn workspace_root(overrides: Overrides) -> anyhow::Result<PathBuf> {
 
 /// The workspace's `.hailer/` folder.
 fn state_dir(overrides: Overrides) -> anyhow::Result<PathBuf> {
-    Ok(hailer_platform::state_folder::of(&workspace_root(
+    Ok(hailer_platform::state_folder_of(&workspace_root(
         overrides,
     )?))
 }
@@ -94,7 +92,7 @@ pub(crate) fn show(overrides: Overrides, filter: &Filter, json: bool) -> anyhow:
 /// was changed or follows a removal, or what was removed.
 pub(crate) fn verify(overrides: Overrides) -> anyhow::Result<ExitCode> {
     let root = workspace_root(overrides)?;
-    let dir = hailer_platform::state_folder::of(&root);
+    let dir = hailer_platform::state_folder_of(&root);
     let home = HailerHome::from_env()?;
     let anchor = hailer_audit::anchor_path(&home.data_dir, &root);
     match hailer_audit::verify_dir(&dir, &anchor)? {
@@ -127,7 +125,7 @@ pub(crate) fn verify(overrides: Overrides) -> anyhow::Result<ExitCode> {
 /// Everything in the record is cleaned of control sequences first: the trail holds code and
 /// names that came from the model and from files.
 pub(crate) fn render(entry: &AuditEntry, style: Style, width: usize) -> String {
-    let Some(entry) = sanitize::clean_all(entry) else {
+    let Some(entry) = hailer_render::clean_all(entry) else {
         return String::new();
     };
     let entry = &entry;
@@ -167,7 +165,7 @@ pub(crate) fn render(entry: &AuditEntry, style: Style, width: usize) -> String {
         out.push_str(&format!("    {}\n", style.cyan(url)));
     }
     if let Some(code) = &entry.code {
-        for line in tool_view::code_lines(code, style, width) {
+        for line in hailer_render::code_lines(code, style, width) {
             out.push_str(&line);
             out.push('\n');
         }
@@ -246,6 +244,6 @@ mod tests {
         let shown = render(&hostile, Style::colored(), 100);
         assert!(!shown.contains("pwned"), "{shown:?}");
         assert!(shown.contains("  evil.py  "), "{shown:?}");
-        hailer_render::sanitize::assert_only_our_styling(&shown);
+        hailer_render::assert_only_our_styling(&shown);
     }
 }

@@ -3,11 +3,11 @@
 
 use std::process::ExitCode;
 
-use hailer_config::sanitize::escape_visible;
+use hailer_config::escape_visible;
 use hailer_config::{LoadInputs, Overrides, Problem, Severity};
 
 use crate::output::outln;
-use hailer_render::sanitize::escape_json_text;
+use hailer_render::escape_json_text;
 
 pub(crate) fn check(overrides: Overrides, json: bool) -> anyhow::Result<ExitCode> {
     let inputs = LoadInputs::from_process(overrides)?;

@@ -5,8 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use hailer_config::home::HailerHome;
-use hailer_platform::log_follow;
+use hailer_config::HailerHome;
 use hailer_protocol::{DaemonInfo, ShutdownResponse};
 use serde::Serialize;
 
@@ -108,7 +107,7 @@ pub(crate) async fn logs(home: &HailerHome, lines: usize, follow: bool) -> anyho
         return Ok(());
     }
     std::fs::File::open(&newest).with_context(|| format!("cannot open {}", newest.display()))?;
-    let mut followed = log_follow::follow_file(newest, lines, FOLLOW_POLL, |line| line);
+    let mut followed = hailer_platform::follow_file(newest, lines, FOLLOW_POLL, |line| line);
     while let Some(line) = followed.recv().await {
         let mut out = std::io::stdout().lock();
         writeln!(out, "{line}")?;

@@ -5,13 +5,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use hailer_config::home::HailerHome;
+use hailer_config::HailerHome;
 use hailer_protocol::{ExecParams, ExecResponse};
 
 use crate::daemon_client;
 use crate::output::out;
 use crate::session_client::{self, SessionFlags};
-use hailer_render::sanitize;
 
 /// How long beyond the run's own limit the client waits (the kernel may still be starting).
 const MARGIN: Duration = Duration::from_secs(960);
@@ -49,7 +48,7 @@ pub(crate) async fn run(
     let connected = daemon_client::find_or_start(home).await?;
     let started = session_client::start(&connected.endpoint, flags).await?;
     for warning in &started.session.warnings {
-        eprintln!("warning: {}", sanitize::clean(warning));
+        eprintln!("warning: {}", hailer_render::clean(warning));
     }
     let params = ExecParams {
         code,
@@ -109,7 +108,7 @@ async fn say_if_busy(endpoint: &crate::http::Endpoint, session: &str) {
 fn print_response(response: &ExecResponse) -> std::io::Result<()> {
     // What the kernel printed reaches the terminal only cleaned of control sequences; a run
     // whose result cannot be cleaned is not printed (it always can: it came as JSON).
-    let Some(response) = sanitize::clean_all(response) else {
+    let Some(response) = hailer_render::clean_all(response) else {
         eprintln!("hailer: the run's output could not be read");
         return Ok(());
     };

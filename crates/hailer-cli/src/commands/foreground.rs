@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use hailer_config::home::HailerHome;
+use hailer_config::HailerHome;
 use hailer_protocol::{KernelExit, NotebookChange, NotebookList, NotebookRef, SessionEvent};
 use tokio::sync::watch;
 

@@ -6,7 +6,7 @@ use anyhow::Context as _;
 
 use hailer_config::{InitAction, Runtime};
 
-use hailer_config::home::HailerHome;
+use hailer_config::HailerHome;
 use hailer_protocol::{DockerEngine, KernelImageStatus};
 
 use crate::docker_probe;
@@ -111,7 +111,7 @@ fn what_the_file_says(workspace: &Path, asked: Option<Runtime>) -> Kept {
         || hailer_kernel_bundle::default_image_name(&hailer_kernel_bundle::contract());
     let mut inputs = hailer_config::LoadInputs::new(workspace);
     inputs.home = std::env::home_dir();
-    inputs.config_dir = hailer_config::home::HailerHome::from_env()
+    inputs.config_dir = hailer_config::HailerHome::from_env()
         .ok()
         .map(|home| home.config_dir);
     match hailer_config::load(&inputs) {

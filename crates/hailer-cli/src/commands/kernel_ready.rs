@@ -110,7 +110,7 @@ pub(crate) async fn wait_for_kernel(
                 }
             }
             SessionEvent::KernelSetup { line } => {
-                let line = hailer_render::sanitize::clean_all(&line).unwrap_or(line);
+                let line = hailer_render::clean_all(&line).unwrap_or(line);
                 let view = setup.get_or_insert_with(|| JobView::on_stderr(false));
                 if let Some(summary) = view.show(&line) {
                     eprintln!("{summary}");

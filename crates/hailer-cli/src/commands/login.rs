@@ -4,7 +4,7 @@ use std::io::{BufRead as _, IsTerminal as _};
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
-use hailer_config::home::HailerHome;
+use hailer_config::HailerHome;
 use hailer_protocol::{CredentialTarget, CredentialsResponse, LoginParams};
 
 use crate::daemon_client;

@@ -3,7 +3,7 @@
 //! The token rides in the link's fragment (`#token=...`), which browsers never send to a server
 //! and which the page removes from the address bar as soon as it has read it.
 
-use hailer_config::home::HailerHome;
+use hailer_config::HailerHome;
 
 use crate::daemon_client;
 use crate::output::outln;

@@ -5,14 +5,13 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use futures_util::StreamExt;
-use hailer_config::home::HailerHome;
+use hailer_config::HailerHome;
 use hailer_protocol::{SessionEnvelope, SessionEvent, StartTurnParams, StartTurnResponse};
 
 use crate::commands::kernel::job_view::JobView;
 use crate::daemon_client;
 use crate::output::{out, outln};
 use crate::session_client::{self, SessionFlags};
-use hailer_render::sanitize;
 
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -50,7 +49,7 @@ pub(crate) async fn run(
     let connected = daemon_client::find_or_start(home).await?;
     let started = session_client::start(&connected.endpoint, flags).await?;
     for warning in trust_warnings(flags) {
-        eprintln!("warning: {}", sanitize::clean(&warning));
+        eprintln!("warning: {}", hailer_render::clean(&warning));
     }
     let id = &started.session.id;
     let endpoint = &connected.endpoint;
@@ -101,10 +100,10 @@ pub(crate) async fn run(
             continue;
         };
         if json {
-            outln!("{}", sanitize::escape_json_text(&text))?;
+            outln!("{}", hailer_render::escape_json_text(&text))?;
         }
         // Shown text passes the sanitiser; `--json` carries the daemon's JSON as it came.
-        let Some(event) = sanitize::clean_all(&envelope.event) else {
+        let Some(event) = hailer_render::clean_all(&envelope.event) else {
             continue;
         };
         match event {
@@ -186,7 +185,10 @@ pub(crate) async fn run(
                         eprintln!("{line}");
                     }
                     if let Some(path) = notebook {
-                        eprintln!("Notebook: {}", sanitize::clean(&path.display().to_string()));
+                        eprintln!(
+                            "Notebook: {}",
+                            hailer_render::clean(&path.display().to_string())
+                        );
                     }
                 }
                 if let Some((message, hint)) = kernel_failure {
@@ -227,10 +229,10 @@ pub(crate) async fn run(
 }
 
 /// Colours on standard error when it is a terminal and `NO_COLOR` is unset.
-fn stderr_style() -> hailer_render::style::Style {
+fn stderr_style() -> hailer_render::Style {
     use std::io::IsTerminal as _;
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
-    hailer_render::style::Style::with_color(!no_color && std::io::stderr().is_terminal())
+    hailer_render::Style::with_color(!no_color && std::io::stderr().is_terminal())
 }
 
 /// A tool call that failed, on one line: its name and the first line of its error.
@@ -238,14 +240,14 @@ fn failed_call_line(
     name: &str,
     preview: &str,
     output: &str,
-    style: hailer_render::style::Style,
+    style: hailer_render::Style,
 ) -> String {
     let result = if output.trim().is_empty() {
         preview
     } else {
         output
     };
-    let first = hailer_render::tool_view::error_line(result);
+    let first = hailer_render::tool_error_line(result);
     style.red(&format!("[{name}] failed: {first}"))
 }
 

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use hailer_config::home::HailerHome;
+use hailer_config::HailerHome;
 use hailer_config::{LoadInputs, Overrides};
 use hailer_protocol::{DaemonInfo, SessionInfo, StatusParams, StatusReport};
 use serde::Serialize;
@@ -129,15 +129,12 @@ pub(crate) async fn run(
     if json {
         outln!(
             "{}",
-            hailer_render::sanitize::escape_json_text(&serde_json::to_string_pretty(&status)?)
+            hailer_render::escape_json_text(&serde_json::to_string_pretty(&status)?)
         )?;
     } else {
         // The settings shown come from the workspace's file, which may come from someone
         // else: shown as written, with visible escapes.
-        out!(
-            "{}",
-            hailer_config::sanitize::escape_visible(&text(&status))
-        )?;
+        out!("{}", hailer_config::escape_visible(&text(&status)))?;
     }
     Ok(ExitCode::SUCCESS)
 }

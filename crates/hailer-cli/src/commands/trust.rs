@@ -10,10 +10,10 @@ use std::process::ExitCode;
 
 use crate::output::outln;
 use anyhow::{Context, bail};
-use hailer_config::home::HailerHome;
-use hailer_config::sanitize::escape_visible;
-use hailer_config::trust::{self, SettingStatus, Trust, TrustState, TrustStore};
+use hailer_config::HailerHome;
+use hailer_config::escape_visible;
 use hailer_config::{LoadInputs, Loaded, Overrides};
+use hailer_config::{SettingStatus, Trust, TrustState, TrustStore};
 
 /// What `hailer trust` was asked to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +46,7 @@ pub(crate) fn run(
     let store = TrustStore::in_config_dir(&home.config_dir);
     match action {
         Action::Show => show(&loaded.trust, &file)?,
-        Action::Revoke => match trust::revoke(&loaded.trust, &store)? {
+        Action::Revoke => match hailer_config::revoke_trust(&loaded.trust, &store)? {
             Some(_) => outln!(
                 "Trust withdrawn for {file}: its settings that need trust are left out from now \
                  on (a running session of this workspace drops them when a client next attaches \
@@ -117,7 +117,8 @@ fn grant(loaded: &Loaded, store: &TrustStore, file: &str, yes: bool) -> anyhow::
             ),
         }
     }
-    trust::grant(trust, store).with_context(|| format!("cannot record trust for {file}"))?;
+    hailer_config::grant_trust(trust, store)
+        .with_context(|| format!("cannot record trust for {file}"))?;
     outln!(
         "Trusted {file}. These settings apply from now on: a running session of this workspace \
          takes them up when a client next attaches or asks, after a running turn ends (a \

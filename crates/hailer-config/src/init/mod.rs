@@ -155,8 +155,8 @@ pub fn init(workspace: &Path, force: bool, kernel: Option<Runtime>) -> Result<In
     scaffold.folder(Path::new(defaults::DATA_DIR))?;
     scaffold.private_folder(Path::new(STATE_DIR))?;
     scaffold.file(
-        &Path::new(STATE_DIR).join(hailer_platform::state_folder::IGNORE_FILE),
-        hailer_platform::state_folder::IGNORE_TEXT,
+        &Path::new(STATE_DIR).join(hailer_platform::STATE_IGNORE_FILE),
+        hailer_platform::STATE_IGNORE_TEXT,
     )?;
 
     Ok(InitReport {
@@ -248,7 +248,7 @@ impl Scaffold {
         } else if path.symlink_metadata().is_ok() {
             return Err(Error::NotAFolder { path });
         } else {
-            hailer_platform::private_fs::create_dir_all_private(&path)
+            hailer_platform::create_dir_all_private(&path)
                 .map_err(Error::io("create the folder", &path))?;
             self.record(relative, true, InitAction::Created);
         }

@@ -22,7 +22,7 @@ pub(super) const FOLDERS: [(&str, &str); 6] = [
 /// The gated settings of a configuration read from a file, in a fixed order. `sources` says
 /// which of the overridable settings the file (rather than a flag or a variable of the user's)
 /// chose: only those are the file's to be trusted.
-pub fn gated(config: &Config, workspace: &Path, sources: &Sources) -> Vec<GatedSetting> {
+pub(crate) fn gated(config: &Config, workspace: &Path, sources: &Sources) -> Vec<GatedSetting> {
     let mut settings = Vec::new();
     for (name, path) in [
         ("[checks] ruff", config.checks.ruff.as_ref()),

@@ -40,11 +40,11 @@ use crate::problem::{Area, Origin, Problem, Report};
 use crate::sanitize::escape_visible;
 use crate::schema::{Config, OPENAI_PROVIDER, ProviderSettings, Runtime};
 
-pub use gated::gated;
+pub(crate) use gated::gated;
 pub use store::{TrustError, TrustStore};
 
 /// The command that records the user's agreement.
-pub const TRUST_COMMAND: &str = "hailer trust";
+pub(crate) const TRUST_COMMAND: &str = "hailer trust";
 
 /// Whether the gated settings of the configuration file apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -17,11 +17,7 @@ pub(crate) struct Layout<'a> {
 }
 
 pub(crate) fn check(config: &Config, layout: &Layout<'_>) -> Report {
-    check_with(
-        config,
-        layout,
-        &hailer_platform::drives::is_mapped_network_drive,
-    )
+    check_with(config, layout, &hailer_platform::is_mapped_network_drive)
 }
 
 /// [`check`], asking `on_network_drive` whether a folder is on a mapped network drive.

@@ -43,7 +43,7 @@ impl Scratch {
     pub(crate) fn trust(&self) {
         let loaded = hailer_config::load(&self.inputs());
         if let Ok(loaded) = loaded {
-            hailer_config::trust::grant(
+            hailer_config::grant_trust(
                 &loaded.trust,
                 &hailer_config::TrustStore::in_config_dir(&self.config_dir()),
             )

@@ -2,7 +2,7 @@
 //! key names with random values, go through the whole loader.
 
 use crate::common::Scratch;
-use hailer_config::keys::SCHEMA;
+use hailer_config::KEY_SCHEMA as SCHEMA;
 use hailer_config::{ClientEnv, DomainRule, MemoryLimit, check, load};
 use proptest::prelude::*;
 

@@ -11,7 +11,7 @@ env_http_headers = { \"X-Org\" = \"ORG_TOKEN\" }\n\n\
 
 fn trust(scratch: &Scratch) {
     let loaded = load(&scratch.inputs()).unwrap();
-    hailer_config::trust::grant(
+    hailer_config::grant_trust(
         &loaded.trust,
         &TrustStore::in_config_dir(&scratch.config_dir()),
     )
@@ -391,10 +391,7 @@ fn provider_ids_and_program_paths_with_control_characters_are_refused() {
         let error = load(&scratch.inputs()).unwrap_err();
         let messages: Vec<&str> = error.fatal.iter().map(|p| p.message.as_str()).collect();
         assert_eq!(messages.len(), 1, "{toml}: {messages:#?}");
-        assert!(
-            !hailer_config::sanitize::has_control(messages[0]),
-            "{messages:#?}"
-        );
+        assert!(!hailer_config::has_control(messages[0]), "{messages:#?}");
         assert!(messages[0].contains("\\u{"), "{messages:#?}");
     }
 }

@@ -9,24 +9,22 @@ mod rows;
 
 use std::path::{Path, PathBuf};
 
-pub use rows::{Order, Sale};
+use rows::Order;
 
 /// The sales file.
-pub const SALES_CSV: &str = "sales.csv";
-/// The dataset of the monthly files.
-pub const ORDERS_DATASET: &str = "orders";
+pub(crate) const SALES_CSV: &str = "sales.csv";
 /// The monthly files, in order.
-pub const ORDER_FILES: [&str; 3] = [
+pub(crate) const ORDER_FILES: [&str; 3] = [
     "25-01 orders.parquet",
     "25-02 orders.parquet",
     "25-03 orders.parquet",
 ];
 /// The workbook and its sheets.
-pub const TARGETS_XLSX: &str = "targets.xlsx";
+pub(crate) const TARGETS_XLSX: &str = "targets.xlsx";
 /// The workbook's sheet of each region's revenue target.
-pub const TARGETS_SHEET: &str = "Targets";
+pub(crate) const TARGETS_SHEET: &str = "Targets";
 /// The workbook's sheet of the regions and their managers.
-pub const REGIONS_SHEET: &str = "Regions";
+pub(crate) const REGIONS_SHEET: &str = "Regions";
 
 /// The regions, their managers and how their sales compare with their targets (the target is
 /// the region's actual revenue divided by this, rounded to hundreds).

@@ -14,7 +14,7 @@ const SALES_PER_DAY: u32 = 4;
 
 /// One line of `sales.csv`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Sale {
+pub(super) struct Sale {
     /// `YYYY-MM-DD`.
     pub date: String,
     /// One of the four regions.
@@ -31,7 +31,7 @@ pub struct Sale {
 
 /// One web order of a monthly file.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Order {
+pub(super) struct Order {
     /// Unique across the three months.
     pub order_id: i64,
     /// Days since 1970-01-01 (Parquet's DATE).

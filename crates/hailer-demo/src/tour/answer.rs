@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::steps::STEPS;
 
 /// The answer to a message that does not ask for the tour.
-pub fn off_script() -> String {
+pub(crate) fn off_script() -> String {
     "I am the scripted demo model: I run a fixed tour of this workspace's sample data and can \
      answer nothing else. Ask for \"the tour\" to see it again. To ask your own questions, point \
      [model] in hailer.toml at a real provider and run `hailer login` (or set its key variable)."
@@ -20,7 +20,7 @@ fn failed(result: &str) -> bool {
 }
 
 /// The names of the cells the steps created, in order: those whose step did not fail.
-pub fn cells_created(results: &[&str]) -> Vec<&'static str> {
+pub(super) fn cells_created(results: &[&str]) -> Vec<&'static str> {
     STEPS
         .iter()
         .zip(results)
@@ -116,7 +116,7 @@ fn money(value: f64) -> String {
 }
 
 /// The answer after every step ran, from their results (in step order).
-pub fn answer(results: &[&str]) -> String {
+pub(crate) fn answer(results: &[&str]) -> String {
     let mut text = String::from(
         "Here is the tour (I am the scripted demo model: my steps are fixed, but every number \
          below was read from the results of the code that just ran).\n\n",

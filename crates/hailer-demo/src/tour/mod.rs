@@ -10,8 +10,11 @@
 mod answer;
 mod steps;
 
-pub use answer::{answer, cells_created, off_script};
-pub use steps::{STEPS, Step, step_arguments, step_code};
+pub(crate) use answer::{answer, off_script};
+pub use steps::STEPS;
+pub(crate) use steps::step_arguments;
+#[cfg(test)]
+use {answer::cells_created, steps::step_code};
 
 /// The tool every step calls.
 pub const TOOL: &str = "marimo_execute";
@@ -37,7 +40,7 @@ pub enum Move {
 
 /// Whether `message` asks for the tour (the demo's own question does; so does any message
 /// that says "tour").
-pub fn asks_for_tour(message: &str) -> bool {
+pub(crate) fn asks_for_tour(message: &str) -> bool {
     message.to_lowercase().contains("tour")
 }
 

@@ -126,7 +126,7 @@ print(f\"chart: {type(revenue_chart).__name__}\")",
 
 /// The code step `index` runs: its cell created and run through marimo's code mode, then its
 /// scratchpad code.
-pub fn step_code(index: usize) -> String {
+pub(super) fn step_code(index: usize) -> String {
     let Some(step) = STEPS.get(index) else {
         return String::new();
     };
@@ -150,6 +150,6 @@ pub fn step_code(index: usize) -> String {
 }
 
 /// The JSON arguments of step `index`'s tool call.
-pub fn step_arguments(index: usize) -> String {
+pub(crate) fn step_arguments(index: usize) -> String {
     serde_json::json!({ "code": step_code(index) }).to_string()
 }

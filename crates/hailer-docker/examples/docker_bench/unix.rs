@@ -5,11 +5,9 @@ use std::time::{Duration, Instant};
 
 use bollard::models::{ContainerCreateBody, HostConfig, Mount, MountType, PortBinding};
 use bollard::query_parameters::{CreateContainerOptions, RemoveContainerOptions};
-use hailer_docker::notebook_copies::{CopyLimits, CopyState, copy_back, copy_in};
-use hailer_docker::labels::workspace_id;
-use hailer_docker::runtime::{
-    DockerKernel, DockerSpec, cleanup_leftovers, kernel_command, kernel_user,
-};
+use hailer_docker::{CopyLimits, CopyState, copy_back, copy_in};
+use hailer_docker::workspace_id;
+use hailer_docker::{DockerKernel, DockerSpec, cleanup_leftovers, kernel_command, kernel_user};
 use hailer_docker::{Engine, default_image_name, ensure_image};
 use hailer_kernel_bundle as bundle;
 use hailer_marimo::MarimoClient;
@@ -148,7 +146,7 @@ async fn docker_session(engine: &Engine, image: &str) -> (Duration, Duration) {
 async fn floor_session(engine: &Engine, image: &str) -> (Duration, Duration) {
     let dir = workspace();
     std::fs::write(dir.path().join("notebooks/analysis.py"), NOTEBOOK).unwrap();
-    let token = hailer_marimo::access_token::generate_token();
+    let token = hailer_marimo::generate_token();
     let token_path = dir.path().join("token");
     std::fs::write(&token_path, token.expose_secret()).unwrap();
     std::fs::set_permissions(&token_path, std::fs::Permissions::from_mode(0o644)).unwrap();

@@ -1,14 +1,15 @@
 //! A connection to the Docker engine, with errors that tell "not installed", "not running" and
 //! "Windows containers" apart.
 
-pub mod endpoint;
+pub(crate) mod endpoint;
 mod failure;
 
 use std::time::Duration;
 
 use bollard::Docker;
 
-pub use endpoint::{Endpoint, EndpointSource, Transport};
+pub(crate) use endpoint::Transport;
+pub use endpoint::{Endpoint, EndpointSource};
 
 use crate::error::{Error, Result};
 use failure::{Failure, context_hint};
@@ -104,7 +105,7 @@ impl Engine {
 }
 
 /// `requested` CPUs, lowered to `available` when that is fewer, with a note saying so.
-pub fn fit_cpus(requested: f64, available: Option<u32>) -> (f64, Option<String>) {
+pub(crate) fn fit_cpus(requested: f64, available: Option<u32>) -> (f64, Option<String>) {
     match available {
         Some(available) if available > 0 && requested > f64::from(available) => (
             f64::from(available),
@@ -167,7 +168,7 @@ fn docker_cli_on_path() -> bool {
     let Some(path) = std::env::var_os("PATH") else {
         return false;
     };
-    let name = hailer_platform::program::executable_name(hailer_platform::Os::CURRENT, "docker");
+    let name = hailer_platform::executable_name(hailer_platform::Os::CURRENT, "docker");
     std::env::split_paths(&path).any(|dir| dir.join(&name).is_file())
 }
 

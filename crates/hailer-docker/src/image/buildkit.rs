@@ -239,7 +239,7 @@ impl SecretFiles {
                 "cannot create a private folder for the build's secrets",
                 std::env::temp_dir(),
             ))?;
-        hailer_platform::private_fs::restrict_dir(folder.path()).map_err(Error::file(
+        hailer_platform::restrict_dir(folder.path()).map_err(Error::file(
             "cannot make the build's secret folder private",
             folder.path(),
         ))?;
@@ -260,7 +260,7 @@ impl SecretFiles {
 fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
     use std::io::Write as _;
     let failed = || Error::file("cannot write a secret of the build", path);
-    let mut file = hailer_platform::private_fs::private_open_options()
+    let mut file = hailer_platform::private_open_options()
         .write(true)
         .create_new(true)
         .open(path)

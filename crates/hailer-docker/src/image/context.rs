@@ -21,7 +21,8 @@ pub struct BuildOptions {
     /// A pip configuration file for installing from an index (the `pip.conf` build secret).
     pub pip_config: Option<PathBuf>,
     /// The host's package index settings merged into one pip configuration
-    /// ([`super::host_config`]); the `pip.conf` build secret when `pip_config` is not set.
+    /// ([`crate::discover_host_settings`]); the `pip.conf` build secret when `pip_config` is not
+    /// set.
     pub host_pip_config: Option<SecretString>,
     /// A PEM CA bundle pip should trust (the `ca.pem` build secret).
     pub pip_cert: Option<PathBuf>,
@@ -96,7 +97,7 @@ pub const PIP_CONF_SECRET: &str = "pip.conf";
 pub const CA_SECRET: &str = "ca.pem";
 
 /// A package index setting handed to the build as a BuildKit secret.
-pub struct BuildSecret {
+pub(crate) struct BuildSecret {
     /// The secret's id, which names its file under `/run/secrets/` in the build step.
     pub id: &'static str,
     /// Its contents: index addresses may carry credentials, so they are never logged.
@@ -119,7 +120,7 @@ const CONTEXT_MTIME: u64 = 1_577_836_800; // 2020-01-01
 const BUILD_STAGE_FOLDERS: [&str; 1] = ["wheels"];
 
 /// Gathers the context `options` describes, reading the wheelhouse from disk. The package index
-/// settings are left out: they are [`secrets`].
+/// settings are left out: they are `secrets`.
 pub fn gather(options: &BuildOptions) -> Result<Context> {
     let mut files = vec![
         text_file("Dockerfile", bundle::DOCKERFILE),
@@ -141,7 +142,7 @@ pub fn gather(options: &BuildOptions) -> Result<Context> {
 
 /// The package index settings `options` names, read from disk, as build secrets: `pip.conf`
 /// (the named file, else the host's settings) and `ca.pem`.
-pub fn secrets(options: &BuildOptions) -> Result<Vec<BuildSecret>> {
+pub(crate) fn secrets(options: &BuildOptions) -> Result<Vec<BuildSecret>> {
     let read = |source: &Path, id: &str| {
         std::fs::read(source)
             .map(SecretSlice::from)
@@ -309,7 +310,7 @@ pub fn export_context(dir: &Path, options: &BuildOptions, contract: &str) -> Res
         && let Some(text) = &options.host_pip_config
     {
         let folder = dir.join(EXPORTED_SECRETS_FOLDER);
-        hailer_platform::private_fs::create_dir_all_private(&folder).map_err(Error::file(
+        hailer_platform::create_dir_all_private(&folder).map_err(Error::file(
             "cannot create the folder for the pip settings of the build",
             &folder,
         ))?;
@@ -330,7 +331,7 @@ pub fn export_context(dir: &Path, options: &BuildOptions, contract: &str) -> Res
 /// Writes `text` to a new file only its owner can read.
 fn write_private(path: &Path, text: &str) -> Result<()> {
     use std::io::Write as _;
-    let mut file = hailer_platform::private_fs::private_open_options()
+    let mut file = hailer_platform::private_open_options()
         .write(true)
         .create_new(true)
         .open(path)
@@ -346,7 +347,7 @@ fn write_private(path: &Path, text: &str) -> Result<()> {
 
 /// The `docker build` command line equivalent to [`crate::image::build`] for a context in `dir`,
 /// handing BuildKit each `(id, file)` of `secrets` as a build secret.
-pub fn build_command(
+pub(crate) fn build_command(
     dir: &Path,
     options: &BuildOptions,
     contract: &str,

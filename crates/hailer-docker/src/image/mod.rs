@@ -4,22 +4,22 @@ mod buildkit;
 mod buildkit_status;
 mod context;
 mod counts;
-pub mod host_config;
+pub(crate) mod host_config;
 mod redact;
 
 use bollard::query_parameters::CreateImageOptions;
 use futures_util::StreamExt as _;
 
+pub(crate) use context::secrets;
 pub use context::{
-    BuildOptions, BuildSecret, CA_SECRET, Context, ContextFile, EXPORTED_SECRETS_FOLDER,
-    PIP_CONF_SECRET, build_command, export_context, gather, secrets,
+    BuildOptions, CA_SECRET, EXPORTED_SECRETS_FOLDER, PIP_CONF_SECRET, export_context, gather,
 };
 
 use crate::engine::Engine;
 use crate::error::{Error, Result, engine_said, engine_status};
 use crate::labels::CONTRACT_LABEL;
 
-pub use hailer_marimo::progress::{Progress, Report};
+pub(crate) use hailer_marimo::{Progress, Report};
 
 pub use hailer_kernel_bundle::default_image_name;
 

@@ -5,11 +5,11 @@ use std::collections::HashSet;
 use std::sync::LazyLock;
 
 /// The largest notebook copied.
-pub const MAX_NOTEBOOK_BYTES: usize = 5 * 1024 * 1024;
+pub(crate) const MAX_NOTEBOOK_BYTES: usize = 5 * 1024 * 1024;
 /// The most notebooks copied.
-pub const MAX_NOTEBOOKS: usize = 500;
+pub(crate) const MAX_NOTEBOOKS: usize = 500;
 /// How many folders deep a notebook may be.
-pub const MAX_FOLDERS: usize = 4;
+pub(crate) const MAX_FOLDERS: usize = 4;
 /// The longest name.
 const MAX_NAME_CHARS: usize = 255;
 
@@ -96,7 +96,7 @@ const TOOL_FILES: [&str; 14] = [
 const DEVICE_NAMES: [&str; 6] = ["con", "prn", "aux", "nul", "conin$", "conout$"];
 
 /// Checks a relative, `/`-separated notebook name.
-pub fn check_name(name: &str) -> Result<(), Refusal> {
+pub(crate) fn check_name(name: &str) -> Result<(), Refusal> {
     if name.is_empty()
         || name.contains('\\')
         || name.starts_with('/')
@@ -209,7 +209,7 @@ fn is_tool_file(base: &str) -> bool {
 }
 
 /// Checks a notebook's bytes and returns its text.
-pub fn check_contents(bytes: &[u8]) -> Result<&str, Refusal> {
+pub(crate) fn check_contents(bytes: &[u8]) -> Result<&str, Refusal> {
     if bytes.len() > MAX_NOTEBOOK_BYTES {
         return Err(Refusal::TooLarge);
     }

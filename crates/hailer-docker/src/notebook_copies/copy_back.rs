@@ -13,11 +13,11 @@ use super::last_copied::{CopyReport, CopyState, Direction, KernelStamp, digest};
 use crate::runtime::NOTEBOOKS_IN_KERNEL;
 
 /// The most notebooks the kernel created that one session copies back, and their bytes.
-pub const MAX_NEW_NOTEBOOKS: usize = 200;
+pub(crate) const MAX_NEW_NOTEBOOKS: usize = 200;
 /// The most bytes (100 MiB, counted over the notebooks' text) of notebooks the kernel created
 /// that one session copies back; past it, further new notebooks stay in the kernel with a
 /// warning. Notebooks that came from this machine do not count.
-pub const MAX_NEW_BYTES: u64 = 100 * 1024 * 1024;
+pub(crate) const MAX_NEW_BYTES: u64 = 100 * 1024 * 1024;
 /// The most folders and entries one pass looks at.
 const MAX_FOLDERS_WALKED: usize = 200;
 const MAX_ENTRIES_WALKED: usize = 5000;

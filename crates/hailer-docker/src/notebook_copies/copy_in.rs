@@ -11,7 +11,7 @@ use super::last_copied::{CopyReport, CopyState, Direction, digest};
 use crate::runtime::NOTEBOOKS_IN_KERNEL;
 
 /// How long the whole copy in may take.
-pub const COPY_IN_TIME: Duration = Duration::from_secs(30);
+pub(crate) const COPY_IN_TIME: Duration = Duration::from_secs(30);
 /// Uploads in flight at once.
 const PARALLEL_UPLOADS: usize = 8;
 

@@ -14,7 +14,7 @@ const SKIPPED_FOLDERS: [&str; 3] = ["node_modules", "venv", "site-packages"];
 /// The marker that a docker kernel wrote notebooks here.
 pub const MARKER_FILE: &str = "sandbox-wrote-notebooks";
 /// Where notebooks replaced by a copy back are kept.
-pub const BACKUP_FOLDER: &str = "notebook-backups";
+pub(crate) const BACKUP_FOLDER: &str = "notebook-backups";
 
 /// A notebook found on this machine.
 #[derive(Debug, Clone)]
@@ -125,7 +125,7 @@ pub(super) fn write_notebook(root: &Path, name: &str, text: &str) -> std::io::Re
     rand::fill(&mut random);
     let temporary = dir.join(format!(".hailer-sync-{}.tmp", hex::encode(random)));
     let written = (|| {
-        let mut file = hailer_platform::private_fs::private_open_options()
+        let mut file = hailer_platform::private_open_options()
             .write(true)
             .create_new(true)
             .open(&temporary)?;
@@ -177,7 +177,7 @@ pub(super) fn back_up(state_dir: &Path, name: &str, text: &str) -> std::io::Resu
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        match hailer_platform::private_fs::private_open_options()
+        match hailer_platform::private_open_options()
             .write(true)
             .create_new(true)
             .open(&path)
@@ -202,7 +202,7 @@ pub(super) fn set_marker(state_dir: &Path) -> std::io::Result<()> {
     if path.exists() {
         return Ok(());
     }
-    hailer_platform::state_folder::ensure(state_dir)?;
+    hailer_platform::ensure_state_folder(state_dir)?;
     std::fs::write(
         path,
         "Notebooks written by a docker kernel were copied into the notebooks folder.\n",

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use super::allow_list::Refusal;
 
 /// The digest a notebook is compared by: sha256 of its text with CRLF as LF.
-pub fn digest(text: &str) -> String {
+pub(crate) fn digest(text: &str) -> String {
     let mut hasher = Sha256::new();
     if text.contains("\r\n") {
         hasher.update(text.replace("\r\n", "\n").as_bytes());

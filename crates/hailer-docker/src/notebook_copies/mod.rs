@@ -15,14 +15,18 @@ mod host_files;
 mod kernel_files;
 mod last_copied;
 
-pub use allow_list::{
-    MAX_FOLDERS, MAX_NOTEBOOK_BYTES, MAX_NOTEBOOKS, Refusal, check_contents, check_name,
+pub use allow_list::Refusal;
+pub use copy_back::{CopyLimits, copy_back};
+pub use copy_in::copy_in;
+pub use host_files::MARKER_FILE;
+pub use last_copied::{CopyReport, CopyState};
+#[cfg(test)]
+use {
+    copy_back::MAX_NEW_NOTEBOOKS,
+    host_files::BACKUP_FOLDER,
+    kernel_files::{KernelEntry, KernelFiles, KernelRead},
+    last_copied::KernelStamp,
 };
-pub use copy_back::{CopyLimits, MAX_NEW_BYTES, MAX_NEW_NOTEBOOKS, copy_back};
-pub use copy_in::{COPY_IN_TIME, copy_in};
-pub use host_files::{BACKUP_FOLDER, MARKER_FILE};
-pub use kernel_files::{KernelEntry, KernelFiles, KernelRead};
-pub use last_copied::{CopyReport, CopyState, Direction, KernelStamp, digest};
 
 #[cfg(test)]
 mod tests;

@@ -22,18 +22,16 @@ use tokio::sync::Mutex;
 
 pub use ended::Ended;
 pub use leftovers::{
-    KernelInfo, cleanup_all_leftovers, cleanup_leftovers, list_kernels, list_workspace_objects,
-    stop_workspace,
+    cleanup_all_leftovers, cleanup_leftovers, list_kernels, list_workspace_objects, stop_workspace,
 };
 pub use memory::MemoryCheck;
 pub use probe::{ImageFacts, KernelFacts, image_facts};
-pub use readiness::log_tail;
+pub(crate) use removal::Object;
+pub use removal::Removal;
 use removal::Unanswered;
-pub use removal::{Object, Removal};
 pub use settings::kernel_command;
-pub use spec::{
-    DATA_IN_KERNEL, DockerSpec, KERNEL_PORT, NOTEBOOKS_IN_KERNEL, kernel_user, nano_cpus,
-};
+pub use spec::{DockerSpec, kernel_user};
+pub(crate) use spec::{NOTEBOOKS_IN_KERNEL, nano_cpus};
 
 use crate::engine::Engine;
 use crate::error::{Error, Result};
@@ -122,7 +120,7 @@ impl DockerKernel {
             "cannot resolve the data folder",
             &spec.data_dir,
         ))?;
-        let token = hailer_marimo::access_token::generate_token();
+        let token = hailer_marimo::generate_token();
         let user = kernel_user();
         let token_file = TokenFile::create(&spec.state_dir(), &token, user)?;
         let mut created = Created {

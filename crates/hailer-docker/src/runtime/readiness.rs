@@ -7,8 +7,8 @@ use std::time::Duration;
 use bollard::Docker;
 use bollard::query_parameters::LogsOptions;
 use futures_util::StreamExt as _;
-use hailer_marimo::access_token::mask_token;
-use hailer_marimo::launch::readiness::{Probe, probe};
+use hailer_marimo::mask_token;
+use hailer_marimo::{ReadinessProbe as Probe, probe_readiness as probe};
 use secrecy::SecretString;
 
 use super::removal::Object;
@@ -103,7 +103,7 @@ pub(super) async fn check_running(
 }
 
 /// The last lines of a container's output, with the token masked.
-pub async fn log_tail(docker: &Docker, id: &str, token: &SecretString) -> String {
+pub(crate) async fn log_tail(docker: &Docker, id: &str, token: &SecretString) -> String {
     let options = LogsOptions {
         stdout: true,
         stderr: true,

@@ -14,7 +14,7 @@ const NETWORK_RETRY_PAUSE: Duration = Duration::from_millis(500);
 
 /// An object the engine made for us: its id and its name.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Object {
+pub(crate) struct Object {
     /// The engine's id, which every removal and inspection uses, so an object of the same
     /// name made later by someone else is never touched.
     pub id: String,

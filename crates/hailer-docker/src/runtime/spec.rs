@@ -8,11 +8,11 @@ use hailer_config::MemoryLimit;
 use crate::error::{Error, Result};
 
 /// Where marimo listens inside the kernel, and where the forwarder listens.
-pub const KERNEL_PORT: u16 = 2718;
+pub(crate) const KERNEL_PORT: u16 = 2718;
 /// The notebooks folder inside the kernel (an in-memory file system).
-pub const NOTEBOOKS_IN_KERNEL: &str = "/work/notebooks";
+pub(crate) const NOTEBOOKS_IN_KERNEL: &str = "/work/notebooks";
 /// The data folder inside the kernel (read-only).
-pub const DATA_IN_KERNEL: &str = hailer_kernel_bundle::DATA_IN_KERNEL;
+pub(crate) const DATA_IN_KERNEL: &str = hailer_kernel_bundle::DATA_IN_KERNEL;
 /// Where the token file is mounted.
 pub(super) const TOKEN_IN_KERNEL: &str = "/run/secrets/hailer-token";
 /// The kernel user's home folder in the image.
@@ -48,12 +48,12 @@ pub struct DockerSpec {
 impl DockerSpec {
     /// The `.hailer/` folder of the workspace.
     pub fn state_dir(&self) -> PathBuf {
-        hailer_platform::state_folder::of(&self.workspace)
+        hailer_platform::state_folder_of(&self.workspace)
     }
 }
 
 /// Docker's nano-CPUs for a CPU limit.
-pub fn nano_cpus(cpus: f64) -> Result<i64> {
+pub(crate) fn nano_cpus(cpus: f64) -> Result<i64> {
     if !(cpus.is_finite() && (0.01..=1024.0).contains(&cpus)) {
         return Err(Error::InvalidSetting(format!(
             "cpus = {cpus} under [kernel] is out of range; give a number such as 1, 1.5 or 2"
@@ -65,9 +65,7 @@ pub fn nano_cpus(cpus: f64) -> Result<i64> {
 /// The user id and group id the kernel runs as: this user's own on a Linux host (so it can
 /// read data files only the user may read), else the image's user.
 pub fn kernel_user() -> (u32, u32) {
-    hailer_kernel_bundle::docker_kernel_user(
-        hailer_platform::container_ids::host_ids_in_containers(),
-    )
+    hailer_kernel_bundle::docker_kernel_user(hailer_platform::host_ids_in_containers())
 }
 
 #[cfg(test)]

@@ -8,8 +8,6 @@ use std::fs::DirBuilder;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use hailer_platform::private_fs;
-
 use secrecy::{ExposeSecret as _, SecretString};
 
 use crate::error::{Error, Result};
@@ -28,7 +26,7 @@ impl TokenFile {
         token: &SecretString,
         reader: (u32, u32),
     ) -> Result<Self> {
-        hailer_platform::state_folder::ensure(state_dir).map_err(Error::file(
+        hailer_platform::ensure_state_folder(state_dir).map_err(Error::file(
             "cannot create the workspace's state folder",
             state_dir,
         ))?;
@@ -37,13 +35,13 @@ impl TokenFile {
         let dir = state_dir.join(format!("kernel-token-{}", hex::encode(bytes)));
         DirBuilder::new()
             .create(&dir)
-            .and_then(|()| private_fs::restrict_dir(&dir))
+            .and_then(|()| hailer_platform::restrict_dir(&dir))
             .map_err(Error::file("cannot create the kernel's token folder", &dir))?;
         let made = Self {
             file: dir.join("token"),
             dir,
         };
-        let mut file = private_fs::private_open_options()
+        let mut file = hailer_platform::private_open_options()
             .write(true)
             .create_new(true)
             .open(&made.file)
@@ -161,6 +159,6 @@ mod tests {
             .unwrap()
             .map(|entry| entry.unwrap().file_name())
             .collect();
-        assert_eq!(left, [hailer_platform::state_folder::IGNORE_FILE]);
+        assert_eq!(left, [hailer_platform::STATE_IGNORE_FILE]);
     }
 }

@@ -14,7 +14,7 @@ use bollard::grpc::driver::moby::Moby;
 use bollard::query_parameters::{PruneBuildOptions, RemoveImageOptions};
 use futures_util::StreamExt as _;
 use hailer_docker::Engine;
-use hailer_docker::image::{self, BuildOptions, CA_SECRET, PIP_CONF_SECRET};
+use hailer_docker::{BuildOptions, CA_SECRET, PIP_CONF_SECRET};
 use hailer_kernel_bundle as bundle;
 
 use crate::common::{base_image, engine};
@@ -84,12 +84,12 @@ async fn index_credentials_a_ca_file_and_a_proxy_password_stay_out_of_the_image_
         no_cache: true,
     };
     let lines = std::sync::Mutex::new(Vec::new());
-    let progress = |report: image::Report<'_>| {
+    let progress = |report: hailer_marimo::Report<'_>| {
         if let Some(line) = report.text() {
             lines.lock().unwrap().push(line.to_owned());
         }
     };
-    let built = image::build(&engine, &options, &bundle::contract(), &progress).await;
+    let built = hailer_docker::build(&engine, &options, &bundle::contract(), &progress).await;
     let said = lines.lock().unwrap().join("\n");
     let outcome = async {
         built.unwrap_or_else(|error| panic!("the build failed: {error}\n{said}"));
@@ -328,7 +328,7 @@ async fn build_stage(
     pip_conf: &Path,
     ca: &Path,
 ) {
-    let context = image::gather(options).unwrap().to_tar().unwrap();
+    let context = hailer_docker::gather(options).unwrap().to_tar().unwrap();
     let mut frontend = ImageBuildFrontendOptions::builder()
         .target("build")
         .pull(false);

@@ -1,5 +1,5 @@
 //! What the tests against the real Docker engine share: the engine, the kernel image (built
-//! once per machine through `image::build` from the test wheelhouse, then reused while its
+//! once per machine through `hailer_docker::build` from the test wheelhouse, then reused while its
 //! contract label matches), and throw-away workspaces.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
@@ -8,9 +8,9 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hailer_docker::image::{self, BuildOptions};
-use hailer_docker::labels::workspace_id;
-use hailer_docker::runtime::DockerSpec;
+use hailer_docker::BuildOptions;
+use hailer_docker::DockerSpec;
+use hailer_docker::workspace_id;
 use hailer_docker::{Engine, Error};
 use hailer_kernel_bundle as bundle;
 
@@ -50,11 +50,11 @@ pub(crate) fn base_image() -> String {
 /// across test processes.
 pub(crate) async fn kernel_image(engine: &Engine) -> String {
     let contract = bundle::contract();
-    let name = image::default_image_name(&contract);
+    let name = hailer_docker::default_image_name(&contract);
     let lock_path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hailer-kernel-image.lock");
     let lock = std::fs::File::create(&lock_path).unwrap();
     tokio::task::block_in_place(|| lock.lock()).unwrap();
-    match image::ensure_image(engine, &name, &contract).await {
+    match hailer_docker::ensure_image(engine, &name, &contract).await {
         Ok(()) => return name,
         Err(Error::ImageMissing { .. } | Error::ContractMismatch { .. }) => {}
         Err(other) => panic!("cannot check the kernel image: {other}"),
@@ -84,12 +84,12 @@ pub(crate) async fn kernel_image(engine: &Engine) -> String {
         no_cache: false,
     };
     let started = std::time::Instant::now();
-    let progress = |report: image::Report<'_>| {
+    let progress = |report: hailer_marimo::Report<'_>| {
         if let Some(line) = report.text() {
             eprintln!("build: {line}");
         }
     };
-    image::build(engine, &options, &contract, &progress)
+    hailer_docker::build(engine, &options, &contract, &progress)
         .await
         .unwrap_or_else(|error| panic!("building the kernel image failed: {error}"));
     eprintln!("built {name} in {:.0?}", started.elapsed());
@@ -180,7 +180,7 @@ pub(crate) async fn labelled_objects(
     workspace_id: &str,
 ) -> (Vec<String>, Vec<String>) {
     use bollard::query_parameters::{ListContainersOptions, ListNetworksOptions};
-    let filter = hailer_docker::labels::workspace_filter(workspace_id);
+    let filter = hailer_docker::workspace_filter(workspace_id);
     let containers = engine
         .docker()
         .list_containers(Some(ListContainersOptions {

@@ -2,8 +2,8 @@
 //! stage, and the errors a user sees for a missing, foreign or unreachable image.
 
 use crate::common::{PIP_MARKER, base_image, engine, kernel_image};
-use hailer_docker::image::{ensure_image, image_contract, pull};
-use hailer_docker::{Error, labels::CONTRACT_LABEL};
+use hailer_docker::{CONTRACT_LABEL, Error};
+use hailer_docker::{ensure_image, image_contract, pull};
 use hailer_kernel_bundle as bundle;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -83,7 +83,7 @@ async fn an_image_of_another_contract_is_refused_with_both_contracts() {
 async fn a_download_from_an_unreachable_registry_fails_with_what_docker_said() {
     let engine = engine().await;
     let lines = std::sync::Mutex::new(Vec::new());
-    let progress = |report: hailer_docker::image::Report<'_>| {
+    let progress = |report: hailer_marimo::Report<'_>| {
         if let Some(line) = report.text() {
             lines.lock().unwrap().push(line.to_owned());
         }

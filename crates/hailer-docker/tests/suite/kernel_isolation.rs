@@ -7,10 +7,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::common::{NOTEBOOK, Workspace, engine, kernel_image, labelled_objects};
-use hailer_docker::notebook_copies::{
-    CopyLimits, CopyState, MARKER_FILE, Refusal, copy_back, copy_in,
+use hailer_docker::{
+    COPIES_MARKER_FILE as MARKER_FILE, CopyLimits, CopyRefusal as Refusal, CopyState, copy_back,
+    copy_in,
 };
-use hailer_docker::runtime::{DockerKernel, list_kernels};
+use hailer_docker::{DockerKernel, list_kernels};
 use hailer_kernel_bundle as bundle;
 use secrecy::ExposeSecret as _;
 

@@ -7,9 +7,9 @@ use std::time::Duration;
 use crate::common::{Workspace, base_image, engine, kernel_image, labelled_objects};
 use bollard::models::{ContainerCreateBody, NetworkCreateRequest};
 use bollard::query_parameters::CreateContainerOptions;
-use hailer_docker::labels::{OWNER_LABEL, ROLE_LABEL, WORKSPACE_LABEL};
-use hailer_docker::runtime::{DockerKernel, cleanup_leftovers, list_kernels, stop_workspace};
+use hailer_docker::{DockerKernel, cleanup_leftovers, list_kernels, stop_workspace};
 use hailer_docker::{Engine, Error};
+use hailer_docker::{OWNER_LABEL, ROLE_LABEL, WORKSPACE_LABEL};
 
 /// Waits until nothing labelled with `workspace_id` is left (removal after a drop runs in the
 /// background).

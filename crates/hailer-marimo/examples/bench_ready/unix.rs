@@ -2,7 +2,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use hailer_marimo::launch::process_tree::{descendants, kill_now, signal_group};
+use hailer_marimo::{descendants, kill_now, signal_group};
 use hailer_marimo::{LaunchOptions, Result, launch, scrub_environment};
 use nix::sys::signal::Signal;
 use secrecy::ExposeSecret as _;
@@ -158,7 +158,7 @@ async fn ours_once(python: &Path, round_trips: usize, samples: &mut Samples) -> 
 
 async fn floor_once(python: &Path) -> Result<Duration> {
     let (_dir, root) = workspace()?;
-    let port = hailer_marimo::launch::free_port()?;
+    let port = hailer_marimo::free_port()?;
     let token = "bench-floor-token";
     let http = reqwest::Client::builder()
         .no_proxy()

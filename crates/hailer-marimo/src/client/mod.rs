@@ -23,7 +23,6 @@ use serde::de::DeserializeOwned;
 pub use cells::CellChange;
 pub use console_text::KEPT_CONSOLE_BYTES;
 pub use execute::{ExecChunk, ExecOutcome, ExecOutput, StreamKind};
-pub use files::{FileDetails, FileInfo, FileList, FileOpResult};
 pub use sessions::{KernelState, SessionHandle};
 
 use crate::error::{Error, Result};
@@ -31,7 +30,7 @@ use http::{Deadline, Http, SERVER_TOKEN_HEADER, SESSION_HEADER, read_capped, sta
 use notebook_state::NotebookStates;
 
 /// 16 MiB: the most any reply (and any single line of an event stream) may hold.
-pub const MAX_REPLY_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_REPLY_BYTES: usize = 16 * 1024 * 1024;
 
 /// Time limits and caps of a [`MarimoClient`].
 #[derive(Debug, Clone)]

@@ -4,26 +4,24 @@ use std::fs::File;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use hailer_platform::private_fs;
-
 use secrecy::SecretString;
 
 use crate::access_token::mask_token;
 use crate::error::{Error, Result};
 
 /// How many lines a log tail shows.
-pub const TAIL_LINES: usize = 15;
+pub(super) const TAIL_LINES: usize = 15;
 /// How much of the end of the log is read for a tail.
 const TAIL_BYTES: u64 = 64 * 1024;
 
 /// Creates (truncating) the log file for this process under `<workspace>/.hailer/`.
 pub(super) fn create_log(workspace: &Path) -> Result<(PathBuf, File)> {
-    let state_dir = hailer_platform::state_folder::ensure_in(workspace).map_err(|e| {
-        let state_dir = hailer_platform::state_folder::of(workspace);
+    let state_dir = hailer_platform::ensure_state_folder_in(workspace).map_err(|e| {
+        let state_dir = hailer_platform::state_folder_of(workspace);
         Error::io(format!("could not create {}", state_dir.display()), e)
     })?;
     let path = state_dir.join(format!("marimo-{}.log", std::process::id()));
-    let file = private_fs::private_open_options()
+    let file = hailer_platform::private_open_options()
         .write(true)
         .create(true)
         .truncate(true)

@@ -5,8 +5,8 @@
 mod log_file;
 mod port;
 #[cfg(unix)]
-pub mod process_tree;
-pub mod readiness;
+pub(crate) mod process_tree;
+pub(crate) mod readiness;
 mod server_tree;
 
 use std::path::{Path, PathBuf};
@@ -17,8 +17,8 @@ use secrecy::{ExposeSecret, SecretString};
 use tokio::io::AsyncWriteExt as _;
 use tokio::process::{Child, Command};
 
-pub use log_file::TAIL_LINES;
-pub use port::{DEFAULT_PORT, choose_port, free_port};
+pub use port::free_port;
+pub(crate) use port::{DEFAULT_PORT, choose_port};
 
 use crate::access_token::generate_token;
 use crate::client::{ClientOptions, MarimoClient};
@@ -313,7 +313,7 @@ impl MarimoServer {
                 && let Ok(Some(status)) = child.try_wait()
             {
                 return Err(Error::ServerExited {
-                    status: hailer_platform::exit_status::describe(&status),
+                    status: hailer_platform::describe_exit(&status),
                     log_tail: self.log_tail(),
                 });
             }

@@ -5,14 +5,14 @@ use std::net::{Ipv4Addr, TcpListener};
 use crate::error::{Error, Result};
 
 /// marimo's usual port.
-pub const DEFAULT_PORT: u16 = 2718;
+pub(crate) const DEFAULT_PORT: u16 = 2718;
 
 /// The port to use: `preferred` when it is free on 127.0.0.1, else one the system picks.
 /// Returns the port and, when it differs from `preferred`, a note saying so.
 ///
 /// Another program may take the port before marimo binds it; readiness catches that, since it
 /// only accepts a server that checks this start's token.
-pub fn choose_port(preferred: u16) -> Result<(u16, Option<String>)> {
+pub(crate) fn choose_port(preferred: u16) -> Result<(u16, Option<String>)> {
     if preferred != 0 && TcpListener::bind((Ipv4Addr::LOCALHOST, preferred)).is_ok() {
         return Ok((preferred, None));
     }

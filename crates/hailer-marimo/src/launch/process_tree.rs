@@ -41,7 +41,7 @@ pub struct ProcStat {
 }
 
 /// Parses the text of `/proc/<pid>/stat` (the command name may hold spaces and parentheses).
-pub fn parse_stat(text: &str) -> Option<ProcStat> {
+pub(crate) fn parse_stat(text: &str) -> Option<ProcStat> {
     let after_name = &text[text.rfind(')')? + 1..];
     let fields: Vec<&str> = after_name.split_whitespace().collect();
     // fields[0] is field 3 (state); field N is fields[N - 3].
@@ -143,7 +143,7 @@ fn any_running(processes: &[ProcessId]) -> bool {
 }
 
 /// Sends `signal` to the process (and to its group when it leads one), if it still runs.
-pub fn signal_process(process: ProcessId, signal: Signal) {
+pub(crate) fn signal_process(process: ProcessId, signal: Signal) {
     let Some(stat) = read_stat(process.pid) else {
         return;
     };

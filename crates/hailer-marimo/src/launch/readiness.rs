@@ -24,7 +24,7 @@ pub enum Probe {
 }
 
 /// An HTTP client for probing (no proxy, short timeouts).
-pub fn probe_client() -> Option<reqwest::Client> {
+pub(crate) fn probe_client() -> Option<reqwest::Client> {
     reqwest::Client::builder()
         .no_proxy()
         .timeout(PROBE_TIMEOUT)

@@ -25,7 +25,7 @@ pub(super) fn prepare(command: &mut Command) {
 pub(super) struct ServerTree {
     pid: i32,
     #[cfg(windows)]
-    job: Option<hailer_platform::job_object::Job>,
+    job: Option<hailer_platform::Job>,
 }
 
 /// The processes seen before a stop began, to be ended after the server went.
@@ -43,7 +43,7 @@ impl ServerTree {
             .and_then(|id| i32::try_from(id).ok())
             .unwrap_or(0);
         #[cfg(windows)]
-        let job = hailer_platform::job_object::Job::new()
+        let job = hailer_platform::Job::new()
             .and_then(|job| job.assign_child(child).map(|()| job))
             .map_err(|error| tracing::warn!(%error, "cannot put marimo in a job object"))
             .ok();

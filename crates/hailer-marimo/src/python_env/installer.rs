@@ -80,7 +80,7 @@ fn find_on_path(
     search_path: &OsStr,
     exists: &dyn Fn(&Path) -> bool,
 ) -> Option<PathBuf> {
-    let name = hailer_platform::program::executable_name(hailer_platform::Os::CURRENT, name);
+    let name = hailer_platform::executable_name(hailer_platform::Os::CURRENT, name);
     std::env::split_paths(search_path)
         .map(|dir| dir.join(&name))
         .find(|candidate| exists(candidate))

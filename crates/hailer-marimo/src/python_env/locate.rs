@@ -11,7 +11,7 @@ use tokio::process::Command;
 use crate::error::{Error, Result};
 
 /// The oldest Python accepted.
-pub const MIN_VERSION: PythonVersion = PythonVersion {
+pub(super) const MIN_VERSION: PythonVersion = PythonVersion {
     major: 3,
     minor: 11,
     patch: 0,
@@ -60,7 +60,7 @@ impl PythonVersion {
 pub struct Python {
     /// How it was reached: a name on `PATH`, a shim, a link, or the path the user gave.
     pub path: PathBuf,
-    /// The version it reported (`sys.version_info`); at least [`MIN_VERSION`] for one that
+    /// The version it reported (`sys.version_info`); at least `MIN_VERSION` for one that
     /// [`find_python`] returns.
     pub version: PythonVersion,
     /// `sys.implementation.name`, such as `cpython`.
@@ -72,7 +72,7 @@ pub struct Python {
 
 /// Finds a Python >= 3.11: `explicit` if given (and then only it), else the first of the
 /// system's candidates (python3.13, python3.12, python3.11, python3; on Windows the `py`
-/// launcher, then python.exe: `hailer_platform::program::python_candidates`) on `search_path`
+/// launcher, then python.exe: `hailer_platform::python_candidates`) on `search_path`
 /// (a `PATH`-style value; the process's `PATH` when `None`) that runs and is new enough. The
 /// environment is then made from the real interpreter the candidate leads to.
 pub async fn find_python(explicit: Option<&Path>, search_path: Option<&OsStr>) -> Result<Python> {
@@ -98,7 +98,7 @@ pub async fn find_python(explicit: Option<&Path>, search_path: Option<&OsStr>) -
         None => std::env::var_os("PATH").unwrap_or_default(),
     };
     let mut tried = Vec::new();
-    let candidates = hailer_platform::program::python_candidates(hailer_platform::Os::CURRENT);
+    let candidates = hailer_platform::python_candidates(hailer_platform::Os::CURRENT);
     for name in candidates {
         for dir in std::env::split_paths(&path_value) {
             let candidate = dir.join(name);
@@ -130,7 +130,7 @@ const PROBE_CODE: &str = "import os, sys\n\
 async fn probe(path: &Path) -> std::result::Result<Python, String> {
     let mut command = Command::new(path);
     command
-        .args(hailer_platform::program::launcher_args(path))
+        .args(hailer_platform::launcher_args(path))
         .args(["-I", "-c", PROBE_CODE])
         .stdin(Stdio::null())
         .kill_on_drop(true);

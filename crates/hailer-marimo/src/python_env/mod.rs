@@ -7,6 +7,6 @@ mod pip_to_uv;
 mod venv;
 
 pub use installer::{Installer, InstallerChoice, choose_installer};
-pub use locate::{MIN_VERSION, Python, PythonVersion, find_python};
-pub use pip_to_uv::{PipSetting, UvOptions, translate as pip_settings_for_uv};
+pub use locate::{Python, find_python};
+pub use pip_to_uv::{PipSetting, UvOptions};
 pub use venv::{BasePython, ManagedVenv, VenvRequest, ensure_venv};

@@ -83,7 +83,7 @@ fn truth(text: &str) -> Option<bool> {
 
 /// pip's `settings` in uv's terms; `Err` names the first one uv cannot take, as a phrase
 /// (`pip's client-cert (from /etc/pip.conf), which uv has no option for`).
-pub fn translate(settings: &[PipSetting]) -> Result<UvOptions, String> {
+pub(super) fn translate(settings: &[PipSetting]) -> Result<UvOptions, String> {
     let mut options = UvOptions::default();
     let mut extra_indexes: Vec<&str> = Vec::new();
     for setting in settings {

@@ -104,7 +104,7 @@ enum Readiness {
 
 async fn readiness(base: BasePython<'_>, request: &VenvRequest<'_>) -> Result<Readiness> {
     let dir = request.dir;
-    let venv_python = hailer_platform::program::venv_python(hailer_platform::Os::CURRENT, dir);
+    let venv_python = hailer_platform::venv_python(hailer_platform::Os::CURRENT, dir);
     let fingerprint = fingerprint(request);
     let ready = read_marker(dir).filter(|marker| {
         marker.fingerprint == fingerprint
@@ -190,7 +190,7 @@ async fn create(
     progress: Progress<'_>,
 ) -> Result<ManagedVenv> {
     let dir = request.dir;
-    let venv_python = hailer_platform::program::venv_python(hailer_platform::Os::CURRENT, dir);
+    let venv_python = hailer_platform::venv_python(hailer_platform::Os::CURRENT, dir);
     refuse_foreign_folder(dir)?;
     // An interrupted earlier install must never look complete.
     remove_if_present(&dir.join(MARKER_FILE))?;
@@ -231,7 +231,7 @@ async fn create(
     if !finished.status.success() {
         return Err(Error::InstallFailed {
             step: "creating the virtual environment",
-            status: hailer_platform::exit_status::describe(&finished.status),
+            status: hailer_platform::describe_exit(&finished.status),
             tail: finished.tail,
         });
     }
@@ -296,7 +296,7 @@ async fn create(
     if !finished.status.success() {
         return Err(Error::InstallFailed {
             step: install_step,
-            status: hailer_platform::exit_status::describe(&finished.status),
+            status: hailer_platform::describe_exit(&finished.status),
             tail: finished.tail,
         });
     }

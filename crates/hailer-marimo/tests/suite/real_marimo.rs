@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use crate::support::{PLANTED_SECRETS, TestWorkspace, VISIBLE_VAR};
-use hailer_marimo::launch::process_tree::{ProcessId, descendants, is_running, read_stat};
 use hailer_marimo::{CellEdit, Error, KernelState, NewCell};
+use hailer_marimo::{ProcessId, descendants, is_running, read_stat};
 use secrecy::ExposeSecret;
 
 const BUDGET: Duration = Duration::from_secs(90);

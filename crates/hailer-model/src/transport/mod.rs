@@ -11,8 +11,9 @@ use futures_util::TryStreamExt;
 use reqwest::header::HeaderMap;
 use reqwest::{Response, Url};
 
-pub use retry::{RetryPolicy, retry_after};
-pub use sse::{SseEvent, SseReader, error_chain};
+pub use retry::RetryPolicy;
+pub(crate) use retry::retry_after;
+pub(crate) use sse::{SseReader, error_chain};
 
 /// How long to wait for each phase of a request.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,7 +44,7 @@ const MAX_REPLY_BODY: usize = 64 * 1024 * 1024;
 
 /// A failure below the model API.
 #[derive(Debug, thiserror::Error)]
-pub enum TransportError {
+pub(crate) enum TransportError {
     /// The HTTP client or the request could not be built; holds the error with its causes.
     #[error("the request could not be built: {0}")]
     Build(String),
@@ -94,7 +95,7 @@ pub enum TransportError {
 
 /// A POST with a ready body.
 #[derive(Clone, Debug)]
-pub struct PostRequest {
+pub(crate) struct PostRequest {
     /// The full endpoint URL, query parameters included.
     pub url: Url,
     /// Every header to send; `Authorization` and headers from the environment are marked
@@ -106,7 +107,7 @@ pub struct PostRequest {
 
 /// A successful (2xx) response, and when the window for reading a whole reply to it ends.
 #[derive(Debug)]
-pub struct Sent {
+pub(crate) struct Sent {
     /// The response with its body not yet read.
     pub response: Response,
     /// [`Timeouts::response`] after the request that got this response was sent.
@@ -115,7 +116,7 @@ pub struct Sent {
 
 /// The HTTP client with its timeouts and retry policy.
 #[derive(Clone, Debug)]
-pub struct HttpTransport {
+pub(crate) struct HttpTransport {
     client: reqwest::Client,
     retry: RetryPolicy,
     timeouts: Timeouts,
@@ -124,7 +125,7 @@ pub struct HttpTransport {
 impl HttpTransport {
     /// A client honouring the proxy variables (`HTTPS_PROXY`, `NO_PROXY`, ...) and the OS trust
     /// store; `direct` skips proxies, for loopback endpoints.
-    pub fn new(
+    pub(crate) fn new(
         timeouts: Timeouts,
         retry: RetryPolicy,
         direct: bool,
@@ -146,15 +147,10 @@ impl HttpTransport {
         })
     }
 
-    /// The timeouts this transport was made with.
-    pub fn timeouts(&self) -> &Timeouts {
-        &self.timeouts
-    }
-
     /// Sends the request, retrying connection failures and transient statuses per the policy.
     /// Returns the first 2xx response with its body unread; any other status is an error carrying
     /// the (capped) body.
-    pub async fn send(&self, request: &PostRequest) -> Result<Sent, TransportError> {
+    pub(crate) async fn send(&self, request: &PostRequest) -> Result<Sent, TransportError> {
         let mut attempts = 0;
         loop {
             attempts += 1;
@@ -221,7 +217,7 @@ impl HttpTransport {
     }
 
     /// Reads a whole (non-streamed) reply by the end of its response window.
-    pub async fn read_body(&self, sent: Sent) -> Result<Bytes, TransportError> {
+    pub(crate) async fn read_body(&self, sent: Sent) -> Result<Bytes, TransportError> {
         self.read_capped(sent.response, MAX_REPLY_BODY, sent.deadline)
             .await
     }
@@ -252,7 +248,7 @@ impl HttpTransport {
     }
 
     /// The events of a streamed reply.
-    pub fn events(&self, response: Response) -> SseReader {
+    pub(crate) fn events(&self, response: Response) -> SseReader {
         let bytes = response.bytes_stream().map_err(reqwest::Error::without_url);
         SseReader::new(bytes, self.timeouts.stream_idle)
     }

@@ -61,7 +61,7 @@ impl RetryPolicy {
 }
 
 /// Reads `retry-after-ms` or `retry-after` (seconds) from a response.
-pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let text = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
     if let Some(ms) = text("retry-after-ms").and_then(|value| value.trim().parse::<f64>().ok()) {
         return duration_from_secs(ms / 1000.0);

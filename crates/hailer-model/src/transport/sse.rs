@@ -10,7 +10,7 @@ use std::time::Duration;
 use futures_util::{Stream, StreamExt};
 use hailer_sse::{SseLimit, SseParser};
 
-pub use hailer_sse::SseEvent;
+use hailer_sse::SseEvent;
 
 use super::TransportError;
 
@@ -23,7 +23,7 @@ pub(super) const MAX_REPLY_BYTES: usize = 64 * 1024 * 1024;
 type ByteStream = Pin<Box<dyn Stream<Item = Result<Vec<u8>, String>> + Send>>;
 
 /// Events from a byte stream; waiting longer than the idle timeout for the next one is an error.
-pub struct SseReader {
+pub(crate) struct SseReader {
     bytes: ByteStream,
     parser: SseParser,
     ready: VecDeque<SseEvent>,
@@ -34,7 +34,7 @@ pub struct SseReader {
 impl SseReader {
     /// Reads `bytes` with the default limits: 4 MiB for one line, 64 MiB for the whole reply.
     /// Waiting longer than `idle_timeout` for an event yields [`TransportError::IdleTimeout`].
-    pub fn new<S, B, E>(bytes: S, idle_timeout: Duration) -> Self
+    pub(crate) fn new<S, B, E>(bytes: S, idle_timeout: Duration) -> Self
     where
         S: Stream<Item = Result<B, E>> + Send + 'static,
         B: AsRef<[u8]> + Send + 'static,
@@ -44,7 +44,7 @@ impl SseReader {
     }
 
     /// [`Self::new`] with other limits on one line and on the whole reply.
-    pub fn with_limits<S, B, E>(
+    pub(crate) fn with_limits<S, B, E>(
         bytes: S,
         idle_timeout: Duration,
         max_line: usize,
@@ -69,7 +69,7 @@ impl SseReader {
     }
 
     /// The next event; `None` when the body ended.
-    pub async fn next(&mut self) -> Option<Result<SseEvent, TransportError>> {
+    pub(crate) async fn next(&mut self) -> Option<Result<SseEvent, TransportError>> {
         match tokio::time::timeout(self.idle_timeout, self.next_event()).await {
             Ok(next) => next,
             Err(_) => Some(Err(TransportError::IdleTimeout(self.idle_timeout))),
@@ -118,7 +118,7 @@ fn describe(limit: SseLimit) -> String {
 
 /// An error's message followed by its sources', e.g. "error decoding response body: connection
 /// closed before message completed". Messages already contained in the previous one are skipped.
-pub fn error_chain(error: &dyn Error) -> String {
+pub(crate) fn error_chain(error: &dyn Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {

@@ -1,8 +1,8 @@
 //! The SSE and reply parsers never panic, whatever the endpoint sends; well-formed fixtures parse.
 
 use bytes::Bytes;
-use hailer_model::fixture::{events_from_json, events_from_sse};
 use hailer_model::{ModelEvent, Redactor, WireApi, endpoint_words};
+use hailer_model::{events_from_json, events_from_sse};
 use proptest::prelude::*;
 
 fn runtime() -> tokio::runtime::Runtime {

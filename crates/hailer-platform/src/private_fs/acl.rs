@@ -6,7 +6,7 @@ use std::fmt;
 
 /// What an access-list entry does, from its `AceType` byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AceKind {
+pub(crate) enum AceKind {
     /// `ACCESS_ALLOWED_ACE_TYPE`: grants its mask to its SID.
     Allow,
     /// One of the deny types (plain, object, callback, callback object): takes access away.
@@ -18,7 +18,7 @@ pub enum AceKind {
 
 impl AceKind {
     /// The kind of the entry whose `AceType` byte is `ace_type`.
-    pub fn from_type(ace_type: u8) -> Self {
+    pub(crate) fn from_type(ace_type: u8) -> Self {
         match ace_type {
             // ACCESS_ALLOWED_ACE_TYPE
             0 => Self::Allow,
@@ -31,14 +31,14 @@ impl AceKind {
 
     /// Whether an entry of this type lays its SID right after its mask (the plain allow and
     /// deny types and their callback forms); the object types put it elsewhere.
-    pub fn sid_follows_mask(ace_type: u8) -> bool {
+    pub(crate) fn sid_follows_mask(ace_type: u8) -> bool {
         matches!(ace_type, 0 | 1 | 9 | 10)
     }
 }
 
 /// One entry of an access list, as [`owner_only`] reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AclEntry {
+pub(crate) struct AclEntry {
     /// What the entry does.
     pub kind: AceKind,
     /// Whom it names, as a string SID (`S-1-5-21-…`); `None` when it was not read (the rule
@@ -94,7 +94,7 @@ impl fmt::Display for NotOwnerOnly {
 /// string SID) in: every entry that grants something is an allow entry for `owner`, inherited
 /// or not. Deny entries only take access away, and an entry with an empty mask grants nothing;
 /// an empty list lets nobody but the owner (who may always change the list) in.
-pub fn owner_only(owner: &str, dacl: Option<&[AclEntry]>) -> Result<(), NotOwnerOnly> {
+pub(crate) fn owner_only(owner: &str, dacl: Option<&[AclEntry]>) -> Result<(), NotOwnerOnly> {
     let entries = dacl.ok_or(NotOwnerOnly::NoList)?;
     for entry in entries {
         if entry.mask == 0 {

@@ -11,7 +11,8 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
-pub mod acl;
+#[cfg_attr(not(windows), allow(dead_code))]
+mod acl;
 #[cfg(windows)]
 mod windows_acl;
 

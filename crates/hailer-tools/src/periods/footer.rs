@@ -9,7 +9,7 @@ use parquet::schema::types::Type;
 
 /// One column: its name and its type, spelled as Polars spells data types.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Column {
+pub(crate) struct Column {
     /// The column's name.
     pub name: String,
     /// Its type, as Polars spells it (`Int64`, `String`, `Date`).
@@ -18,7 +18,7 @@ pub struct Column {
 
 /// The top-level columns of the Parquet file at `path`, in file order. The error is a short
 /// reason for the user.
-pub fn read_columns(path: &Path) -> Result<Vec<Column>, String> {
+pub(crate) fn read_columns(path: &Path) -> Result<Vec<Column>, String> {
     let file = File::open(path).map_err(|error| error.to_string())?;
     let metadata = ParquetMetaDataReader::new()
         .parse_and_finish(&file)

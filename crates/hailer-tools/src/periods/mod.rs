@@ -8,19 +8,19 @@ mod report;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use footer::{Column, read_columns};
+pub(crate) use footer::read_columns;
 
 use crate::Failure;
 
 /// File suffixes (lower case, without the dot) the kernel's helpers read as data.
-pub const DATA_SUFFIXES: &[&str] = &[
+pub(crate) const DATA_SUFFIXES: &[&str] = &[
     "csv", "tsv", "parquet", "json", "jsonl", "ndjson", "xlsx", "xls", "xlsb", "arrow", "feather",
     "ipc",
 ];
 
 /// One month of one dataset.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct PeriodFile {
+pub(crate) struct PeriodFile {
     /// The dataset's name: the file name without its period.
     pub dataset: String,
     /// `YYYY-MM`.
@@ -34,7 +34,7 @@ pub struct PeriodFile {
 /// `(period, dataset)` for a name such as `25-03 sales.parquet` (March 2025 of `sales`): two
 /// digits of year, a month from 01 to 12, one space, a dataset name that neither starts nor ends
 /// with a space, and `.parquet` in any case.
-pub fn parse_period_name(file_name: &str) -> Option<(String, String)> {
+pub(crate) fn parse_period_name(file_name: &str) -> Option<(String, String)> {
     let stem_len = file_name.len().checked_sub(".parquet".len())?;
     if !file_name.is_char_boundary(stem_len)
         || !file_name[stem_len..].eq_ignore_ascii_case(".parquet")
@@ -69,7 +69,7 @@ pub fn parse_period_name(file_name: &str) -> Option<(String, String)> {
 
 /// What the data folder holds at its top level.
 #[derive(Debug, Default)]
-pub struct DataFolder {
+pub(crate) struct DataFolder {
     /// Period files by dataset, each sorted by month.
     pub datasets: BTreeMap<String, Vec<PeriodFile>>,
     /// Names of the other data files, sorted.
@@ -77,7 +77,7 @@ pub struct DataFolder {
 }
 
 /// Lists the top level of `data_dir`.
-pub fn scan(data_dir: &Path) -> Result<DataFolder, Failure> {
+pub(crate) fn scan(data_dir: &Path) -> Result<DataFolder, Failure> {
     let entries = std::fs::read_dir(data_dir).map_err(|error| {
         if error.kind() == std::io::ErrorKind::NotFound {
             Failure::new(

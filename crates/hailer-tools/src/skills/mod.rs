@@ -7,15 +7,15 @@ mod path;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-pub use path::{PathRefusal, normalise, resolve};
+pub(crate) use path::{PathRefusal, resolve};
 
 use crate::Failure;
 use crate::front_matter;
 
 /// The file that makes a folder a skill.
-pub const SKILL_FILE: &str = "SKILL.md";
+pub(crate) const SKILL_FILE: &str = "SKILL.md";
 /// The most bytes of one skill file handed to the model (results are cut further by the tool cap).
-pub const MAX_SKILL_FILE_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_SKILL_FILE_BYTES: u64 = 1024 * 1024;
 /// Files deeper than this below a skill's folder are not listed.
 const MAX_LIST_DEPTH: usize = 6;
 /// At most this many files of one skill are listed.
@@ -62,7 +62,7 @@ pub fn discover(skills_dir: &Path) -> Vec<Skill> {
 }
 
 /// The skill called `name` (or kept in a folder called `name`), in any case.
-pub fn find(skills_dir: &Path, name: &str) -> Result<Skill, Failure> {
+pub(crate) fn find(skills_dir: &Path, name: &str) -> Result<Skill, Failure> {
     let skills = discover(skills_dir);
     let wanted = name.trim().to_lowercase();
     skills
@@ -87,16 +87,8 @@ fn unknown_skill(name: &str, skills: &[Skill]) -> Failure {
     Failure::new(format!("there is no skill named '{}'", name.trim()), hint)
 }
 
-/// The names of every skill, for error messages and completion.
-pub fn names(skills_dir: &Path) -> Vec<String> {
-    discover(skills_dir)
-        .into_iter()
-        .map(|skill| skill.name)
-        .collect()
-}
-
 /// The text of `SKILL.md` of `skill`.
-pub fn instructions(skill: &Skill) -> Result<String, Failure> {
+pub(crate) fn instructions(skill: &Skill) -> Result<String, Failure> {
     read_text(&skill.dir.join(SKILL_FILE)).map_err(|why| {
         Failure::new(
             format!("cannot read the skill '{}': {why}", skill.name),
@@ -178,7 +170,7 @@ fn read_text(path: &Path) -> Result<String, String> {
 
 /// The files below `dir`, as `/`-separated relative paths, sorted; links are listed only when
 /// they point at a file inside `dir`.
-pub fn list_files(dir: &Path) -> Vec<String> {
+pub(crate) fn list_files(dir: &Path) -> Vec<String> {
     let Ok(root) = dir.canonicalize() else {
         return Vec::new();
     };

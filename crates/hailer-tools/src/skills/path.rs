@@ -7,7 +7,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// Why a requested path cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PathRefusal {
+pub(crate) enum PathRefusal {
     /// No path was given.
     #[error("the path is empty")]
     Empty,
@@ -26,7 +26,7 @@ pub enum PathRefusal {
 }
 
 /// The relative path `requested` names, with `\` read as `/`, `.` dropped and `..` applied.
-pub fn normalise(requested: &str) -> Result<PathBuf, PathRefusal> {
+pub(crate) fn normalise(requested: &str) -> Result<PathBuf, PathRefusal> {
     let text = requested.trim().replace('\\', "/");
     if text.is_empty() {
         return Err(PathRefusal::Empty);
@@ -56,7 +56,7 @@ pub fn normalise(requested: &str) -> Result<PathBuf, PathRefusal> {
 
 /// The file `requested` names inside `folder`, after following links; it must exist, be a file
 /// and stay inside the folder.
-pub fn resolve(folder: &Path, requested: &str) -> Result<PathBuf, PathRefusal> {
+pub(crate) fn resolve(folder: &Path, requested: &str) -> Result<PathBuf, PathRefusal> {
     let relative = normalise(requested)?;
     let shown = relative
         .components()

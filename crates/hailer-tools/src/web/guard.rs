@@ -10,7 +10,7 @@ use reqwest::Url;
 use crate::Failure;
 
 /// Checks a URL before it is requested, and again for every redirect.
-pub fn check_url(url: &Url, allowed: &AllowedDomains) -> Result<(), Failure> {
+pub(crate) fn check_url(url: &Url, allowed: &AllowedDomains) -> Result<(), Failure> {
     if !matches!(url.scheme(), "http" | "https") {
         return Err(Failure::new(
             format!(
@@ -39,7 +39,7 @@ pub fn check_url(url: &Url, allowed: &AllowedDomains) -> Result<(), Failure> {
 }
 
 /// The failure for a host outside the allow list.
-pub fn not_allowed(host: &str, allowed: &AllowedDomains) -> Failure {
+pub(crate) fn not_allowed(host: &str, allowed: &AllowedDomains) -> Failure {
     let hint = if allowed.is_empty() {
         "No site is allowed: [web].allowed_domains in hailer.toml is empty. Do not retry; tell the user.".to_owned()
     } else {
@@ -55,7 +55,7 @@ pub fn not_allowed(host: &str, allowed: &AllowedDomains) -> Failure {
 /// Whether a connection to `address`, found by resolving `host`, may be made: public addresses
 /// always; loopback, private and other special addresses only when the address itself is
 /// listed, or for `localhost` when it is listed by that name.
-pub fn address_allowed(host: &str, address: IpAddr, allowed: &AllowedDomains) -> bool {
+pub(crate) fn address_allowed(host: &str, address: IpAddr, allowed: &AllowedDomains) -> bool {
     if is_public(address) {
         return true;
     }
@@ -68,7 +68,7 @@ pub fn address_allowed(host: &str, address: IpAddr, allowed: &AllowedDomains) ->
 
 /// Whether an address is reachable on the public internet (not loopback, private, link-local,
 /// shared, documentation, multicast or otherwise reserved).
-pub fn is_public(address: IpAddr) -> bool {
+pub(crate) fn is_public(address: IpAddr) -> bool {
     match address {
         IpAddr::V4(v4) => is_public_v4(v4),
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {

@@ -21,17 +21,17 @@ use futures_util::StreamExt;
 use hailer_config::AllowedDomains;
 use reqwest::Url;
 
-pub use guard::{address_allowed, check_url, is_public, not_allowed};
-pub use text::{mask_url, page_text};
+pub(crate) use guard::check_url;
+pub(crate) use text::{mask_url, page_text};
 
 use crate::Failure;
 
 /// The longest a fetch may take, redirects and body included.
-pub const FETCH_TIMEOUT: Duration = Duration::from_secs(20);
+pub(crate) const FETCH_TIMEOUT: Duration = Duration::from_secs(20);
 /// The most redirects followed.
-pub const MAX_REDIRECTS: usize = 5;
+pub(crate) const MAX_REDIRECTS: usize = 5;
 /// The user agent pages see.
-pub const USER_AGENT: &str = concat!(
+pub(crate) const USER_AGENT: &str = concat!(
     "Hailer/",
     env!("CARGO_PKG_VERSION"),
     " (page fetch for a data analyst's agent)"

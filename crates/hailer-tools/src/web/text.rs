@@ -28,7 +28,7 @@ const SECRET_PARAMETERS: &[&str] = &[
 ];
 
 /// The body as text: HTML converted, other text as it is; `None` for anything else.
-pub fn page_text(content_type: &str, body: &[u8]) -> Option<String> {
+pub(crate) fn page_text(content_type: &str, body: &[u8]) -> Option<String> {
     let mime = content_type.split(';').next().unwrap_or("").trim();
     let looks_html = mime.is_empty() && {
         let start = String::from_utf8_lossy(&body[..body.len().min(512)]).to_ascii_lowercase();
@@ -56,7 +56,7 @@ pub fn page_text(content_type: &str, body: &[u8]) -> Option<String> {
 }
 
 /// The URL without user name and password, with secret-looking query values replaced.
-pub fn mask_url(url: &Url) -> String {
+pub(crate) fn mask_url(url: &Url) -> String {
     let mut shown = url.clone();
     let _ = shown.set_username("");
     let _ = shown.set_password(None);

@@ -31,7 +31,7 @@ pub(super) fn find(
         });
     }
     // `ruff.exe` on Windows, in the environment's `Scripts` folder beside its `python.exe`.
-    let file_name = hailer_platform::program::executable_name(hailer_platform::Os::CURRENT, name);
+    let file_name = hailer_platform::executable_name(hailer_platform::Os::CURRENT, name);
     if let Some(beside) = kernel_python
         .and_then(Path::parent)
         .map(|bin| bin.join(&file_name))

@@ -13,7 +13,7 @@ mod script;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use hailer_config::trust::GatedSetting;
+use hailer_config::GatedSetting;
 use hailer_marimo::CellSnapshot;
 
 use report::Finding;

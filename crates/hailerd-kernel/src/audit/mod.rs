@@ -158,7 +158,7 @@ impl Audit {
     }
 
     /// Records a pass that copied notebooks back from a docker kernel (nothing when none was).
-    pub fn copied_back(&self, report: &hailer_docker::notebook_copies::CopyReport) {
+    pub fn copied_back(&self, report: &hailer_docker::CopyReport) {
         if report.copied.is_empty() && report.backups.is_empty() {
             return;
         }

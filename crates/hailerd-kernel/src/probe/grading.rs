@@ -2,7 +2,7 @@
 //! probe process printed) and, for a docker kernel, from what the engine says the kernel
 //! container has: a probe passes only when both agree the protection holds.
 
-use hailer_docker::runtime::{ImageFacts, KernelFacts};
+use hailer_docker::{ImageFacts, KernelFacts};
 use hailer_protocol::ProbeVerdict;
 use serde::Deserialize;
 use serde_json::{Map, Value};

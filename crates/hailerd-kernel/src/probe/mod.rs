@@ -13,7 +13,7 @@ mod grading;
 use std::path::Path;
 use std::time::Duration;
 
-use hailer_docker::runtime::{ImageFacts, KernelFacts};
+use hailer_docker::{ImageFacts, KernelFacts};
 use hailer_protocol::{ProbeImage, ProbeReport};
 
 use super::{Kernel, KernelError, Server};

@@ -105,7 +105,7 @@ impl NotebookState {
 
     /// Writes the state atomically.
     pub fn save(&self, state_dir: &Path) -> std::io::Result<()> {
-        hailer_platform::state_folder::ensure(state_dir)?;
+        hailer_platform::ensure_state_folder(state_dir)?;
         let mut temp = tempfile::NamedTempFile::new_in(state_dir)?;
         serde_json::to_writer_pretty(&mut temp, self)?;
         temp.write_all(b"\n")?;

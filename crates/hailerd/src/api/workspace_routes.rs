@@ -19,7 +19,7 @@ pub(super) async fn skills(
     Path(id): Path<String>,
 ) -> Result<Json<SkillList>, ApiError> {
     let session = daemon.sessions.get(&id).await?;
-    let skills = hailer_tools::skills::discover(&session.loaded().config.hailer.skills_dir)
+    let skills = hailer_tools::discover_skills(&session.loaded().config.hailer.skills_dir)
         .into_iter()
         .map(|skill| SkillEntry {
             name: skill.name,
@@ -41,6 +41,6 @@ pub(super) async fn prompts(
     Path(id): Path<String>,
 ) -> Result<Json<PromptList>, ApiError> {
     let session = daemon.sessions.get(&id).await?;
-    let prompts = hailer_tools::prompts::names(&session.loaded().config.hailer.prompts_dir);
+    let prompts = hailer_tools::prompt_names(&session.loaded().config.hailer.prompts_dir);
     Ok(Json(PromptList { prompts }))
 }

@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use hailer_config::HailerHome;
 use hailer_config::Runtime;
-use hailer_config::home::HailerHome;
 use hailer_protocol::{NotebookChange, NotebookRef};
 
 use super::kernel_ready::{Wait, ctrl_c_presses, wait_for_kernel};

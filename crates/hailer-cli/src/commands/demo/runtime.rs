@@ -2,8 +2,8 @@
 //! kernel image are here; unsafe-local only when the user asks for it. Without either, the demo
 //! says what to do and writes nothing.
 
+use hailer_config::HailerHome;
 use hailer_config::Runtime;
-use hailer_config::home::HailerHome;
 
 use crate::docker_probe::{self, KernelReadiness, kernel_readiness};
 

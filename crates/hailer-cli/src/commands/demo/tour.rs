@@ -3,7 +3,7 @@
 use std::io::Write as _;
 use std::time::Duration;
 
-use hailer_demo::tour::{QUESTION, STEPS};
+use hailer_demo::{TOUR_QUESTION as QUESTION, TOUR_STEPS as STEPS};
 use hailer_protocol::{SessionEvent, StartTurnParams, StartTurnResponse};
 use tokio::sync::watch;
 

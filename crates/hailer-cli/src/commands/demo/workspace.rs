@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use hailer_config::Runtime;
-use hailer_demo::sample::{self, SampleFile};
+use hailer_demo::SampleFile;
 
 /// A demo workspace, ready for a session.
 #[derive(Debug)]
@@ -52,7 +52,7 @@ pub(super) fn create(
     report
         .trust_the_written_config(config_dir)
         .context("cannot record the demo's hailer.toml as trusted")?;
-    let files = sample::write_all(&root.join("data"))?;
+    let files = hailer_demo::write_sample_data(&root.join("data"))?;
     Ok(DemoWorkspace { root, files })
 }
 

@@ -1,6 +1,6 @@
 //! The rows that need no engine: configuration, notebook, credentials, kernel, data folder.
 
-use hailer_config::home::HailerHome;
+use hailer_config::HailerHome;
 use hailer_config::{Area, LoadInputs, Loaded, Problem, Runtime, Severity};
 
 use super::{Row, Verdict, data_access, docker_rows};

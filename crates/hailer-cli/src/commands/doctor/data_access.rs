@@ -94,9 +94,7 @@ pub(super) fn unreadable(_data: &Path, _user: (u32, u32)) -> (Vec<Unreadable>, u
 
 /// The user the docker kernel runs as on this machine.
 pub(super) fn kernel_user() -> (u32, u32) {
-    hailer_kernel_bundle::docker_kernel_user(
-        hailer_platform::container_ids::host_ids_in_containers(),
-    )
+    hailer_kernel_bundle::docker_kernel_user(hailer_platform::host_ids_in_containers())
 }
 
 /// `text` as one word for a POSIX shell: as it is when plain, else in single quotes.

@@ -1,8 +1,8 @@
 //! The rows on Docker, as hailerd finds it: does the engine answer, and is the kernel image of
 //! this contract there?
 
+use hailer_config::HailerHome;
 use hailer_config::Loaded;
-use hailer_config::home::HailerHome;
 use hailer_protocol::{DockerEngine, KernelImageStatus};
 
 use super::{Row, Verdict};

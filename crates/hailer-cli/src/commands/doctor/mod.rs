@@ -9,7 +9,7 @@ mod trust_row;
 
 use std::process::ExitCode;
 
-use hailer_config::home::HailerHome;
+use hailer_config::HailerHome;
 use hailer_config::{LoadInputs, Overrides};
 use serde::Serialize;
 
@@ -82,7 +82,7 @@ pub(crate) async fn run(
     if json {
         outln!(
             "{}",
-            hailer_render::sanitize::escape_json_text(&serde_json::to_string_pretty(&Report {
+            hailer_render::escape_json_text(&serde_json::to_string_pretty(&Report {
                 ok,
                 rows: &rows
             })?)
@@ -90,7 +90,7 @@ pub(crate) async fn run(
     } else {
         // Rows quote the configuration, which may come from someone else: shown as written,
         // with visible escapes.
-        out!("{}", hailer_config::sanitize::escape_visible(&table(&rows)))?;
+        out!("{}", hailer_config::escape_visible(&table(&rows)))?;
     }
     Ok(if ok {
         ExitCode::SUCCESS

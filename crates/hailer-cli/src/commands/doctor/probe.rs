@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use hailer_config::home::HailerHome;
+use hailer_config::HailerHome;
 use hailer_protocol::{ProbeImage, ProbeParams, ProbeReport, ProbeVerdict};
 use serde::Serialize;
 

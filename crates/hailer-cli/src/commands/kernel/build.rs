@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
+use hailer_config::HailerHome;
 use hailer_config::Overrides;
-use hailer_config::home::HailerHome;
 use hailer_protocol::KernelBuildParams;
 
 use super::{Images, effective_images, run_job};

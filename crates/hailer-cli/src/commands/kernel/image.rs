@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use hailer_config::home::HailerHome;
+use hailer_config::HailerHome;
 use hailer_config::{LoadInputs, Overrides};
 use hailer_protocol::{DockerAvailability, KernelPullParams, KernelStopParams, KernelStopResponse};
 

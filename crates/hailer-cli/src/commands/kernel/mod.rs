@@ -7,7 +7,7 @@ mod image;
 pub(crate) mod job_view;
 
 use anyhow::{Context as _, bail};
-use hailer_config::home::HailerHome;
+use hailer_config::HailerHome;
 use hailer_config::{LoadInputs, Overrides};
 use hailer_protocol::{InstallLocalParams, KernelJobLine};
 

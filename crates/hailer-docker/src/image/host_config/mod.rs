@@ -30,7 +30,7 @@ use settings::{Key, Origin, Sourced};
 const MAX_FILE_BYTES: u64 = 1 << 20;
 
 /// Reads a file: `Ok(None)` when it does not exist.
-pub type FileReader = dyn Fn(&Path) -> std::io::Result<Option<Vec<u8>>> + Sync;
+pub(crate) type FileReader = dyn Fn(&Path) -> std::io::Result<Option<Vec<u8>>> + Sync;
 
 /// What discovery looks at.
 pub struct HostInputs<'a> {

@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use hailer_agent::ToolContext;
-use hailer_agent::tool::{cap_output, is_error};
-use hailer_agent::turn::{argument_preview, call_code, result_output, result_preview};
+use hailer_agent::{argument_preview, call_code, result_output, result_preview};
+use hailer_agent::{cap_output, is_error};
 use hailer_model::ToolCall;
 use hailer_protocol::{Chart, SessionEvent};
 use rmcp::model::{
