@@ -41,6 +41,7 @@ pub struct ProcStat {
 }
 
 /// Parses the text of `/proc/<pid>/stat` (the command name may hold spaces and parentheses).
+#[cfg(any(target_os = "linux", test))]
 pub(crate) fn parse_stat(text: &str) -> Option<ProcStat> {
     let after_name = &text[text.rfind(')')? + 1..];
     let fields: Vec<&str> = after_name.split_whitespace().collect();
