@@ -31,7 +31,8 @@ pub enum WorkspaceSource {
     Environment,
     /// The folder holds this marker file.
     Marker {
-        /// The marker found, relative to the workspace: one of [`WORKSPACE_MARKERS`].
+        /// The marker found, relative to the workspace: `pyproject.toml`, [`CONFIG_FILE`] or
+        /// `.config/hailer/hailer.toml`.
         file: PathBuf,
     },
     /// Nothing marked a workspace, so the current folder is used.

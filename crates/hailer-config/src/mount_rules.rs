@@ -88,7 +88,7 @@ impl AppDataDirs {
 /// The credential folders the rules compare, and the folders inside them where data may be.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CredentialFolders {
-    /// Each folder with the name of [`credential_dirs`] it stands for.
+    /// Each folder with the name of the credential folder it stands for.
     pub credentials: Vec<(&'static str, PathBuf)>,
     /// Folders inside them where data may be: the `Temp` folder of each `%LOCALAPPDATA%`.
     pub allowed: Vec<PathBuf>,
@@ -284,7 +284,7 @@ pub struct MountFolders {
     pub config_path: Option<PathBuf>,
     /// The context, skills and prompts folders.
     pub hailer_dirs: Vec<PathBuf>,
-    /// The credential folders of [`credential_folders`], each with its resolved path.
+    /// The credential folders of this machine, each with its resolved path.
     pub credentials: Vec<(&'static str, PathBuf)>,
     /// Folders inside the credential folders where data may be (Windows's temporary folders).
     pub allowed: Vec<PathBuf>,
