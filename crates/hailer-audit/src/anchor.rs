@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::{Error, Result, regular};
 
 /// The folder under Hailer's data folder that holds the anchors.
-pub const ANCHORS_DIR: &str = "audit";
+pub(crate) const ANCHORS_DIR: &str = "audit";
 
 /// The anchor of the workspace at `workspace_root` under Hailer's data folder `data_dir`: named by
 /// the SHA-256 of the root's canonical path, so every client and the daemon find the same one.

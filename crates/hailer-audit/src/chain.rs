@@ -7,10 +7,10 @@ use crate::anchor::Head;
 use crate::trail::{FILE_NAME, Line};
 
 /// The `prev` of the trail's first record.
-pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+pub(crate) const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
 /// The SHA-256 of one line exactly as written (without its newline), in hex.
-pub fn line_hash(line: &str) -> String {
+pub(crate) fn line_hash(line: &str) -> String {
     crate::sha256_hex(line)
 }
 

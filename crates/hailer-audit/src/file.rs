@@ -17,7 +17,7 @@ use crate::{Error, Result, regular};
 pub const ROTATE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// The head file's name beside the trail.
-pub const HEAD_FILE: &str = "audit.head";
+pub(crate) const HEAD_FILE: &str = "audit.head";
 
 /// The trail of one workspace, open for appending.
 #[derive(Debug)]

@@ -17,11 +17,12 @@ mod tests;
 mod time;
 mod trail;
 
-pub use anchor::{ANCHORS_DIR, anchor_path};
-pub use chain::{Break, GENESIS, line_hash};
-pub use file::{AuditFile, HEAD_FILE, ROTATE_BYTES};
+pub use anchor::anchor_path;
+pub use chain::Break;
+use file::HEAD_FILE;
+pub use file::{AuditFile, ROTATE_BYTES};
 pub use time::{format_rfc3339, parse_since, parse_time, unix_millis_now};
-pub use trail::{FILE_NAME, Line, read_trail, trail_files};
+pub use trail::{FILE_NAME, Line, read_trail};
 
 use std::path::PathBuf;
 

@@ -3,6 +3,8 @@
 use hailer_protocol::{AuditEntry, AuditKind, AuditOutcome};
 
 use super::*;
+use crate::chain::line_hash;
+use crate::trail::trail_files;
 
 fn entry(code: &str) -> AuditEntry {
     AuditEntry {

@@ -23,7 +23,7 @@ pub struct Line {
 
 /// The trail's files in `state_dir`, oldest first; those that exist (a link in a file's place
 /// is listed: reading it is refused).
-pub fn trail_files(state_dir: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn trail_files(state_dir: &Path) -> Result<Vec<PathBuf>> {
     let mut rotated: Vec<(u64, PathBuf)> = Vec::new();
     let entries = match std::fs::read_dir(state_dir) {
         Ok(entries) => entries,

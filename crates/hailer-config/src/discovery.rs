@@ -17,9 +17,9 @@ use crate::problem::{Origin, Problem};
 /// The configuration file's name in the workspace.
 pub const CONFIG_FILE: &str = "hailer.toml";
 /// The other place the configuration file may live, relative to the workspace.
-pub const NESTED_CONFIG_FILE: &str = ".config/hailer/hailer.toml";
+pub(crate) const NESTED_CONFIG_FILE: &str = ".config/hailer/hailer.toml";
 /// Files that mark a folder as a workspace.
-pub const WORKSPACE_MARKERS: [&str; 3] = ["pyproject.toml", CONFIG_FILE, NESTED_CONFIG_FILE];
+pub(crate) const WORKSPACE_MARKERS: [&str; 3] = ["pyproject.toml", CONFIG_FILE, NESTED_CONFIG_FILE];
 
 /// How the workspace was found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,7 +31,8 @@ pub enum WorkspaceSource {
     Environment,
     /// The folder holds this marker file.
     Marker {
-        /// The marker found, relative to the workspace: one of [`WORKSPACE_MARKERS`].
+        /// The marker found, relative to the workspace: `pyproject.toml`, [`CONFIG_FILE`] or
+        /// `.config/hailer/hailer.toml`.
         file: PathBuf,
     },
     /// Nothing marked a workspace, so the current folder is used.

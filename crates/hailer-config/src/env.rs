@@ -28,21 +28,8 @@ pub(crate) const HAILER_KERNEL_BASE_IMAGE: &str = "HAILER_KERNEL_BASE_IMAGE";
 /// Overrides `[kernel].exec_timeout_secs`.
 pub(crate) const HAILER_EXEC_TIMEOUT_SECS: &str = "HAILER_EXEC_TIMEOUT_SECS";
 
-/// Every variable the loader reads.
-pub const CONFIG_VARIABLES: [&str; 9] = [
-    HAILER_CONFIG,
-    HAILER_WORKSPACE,
-    HAILER_MODEL,
-    HAILER_MODEL_PROVIDER,
-    HAILER_LOG_LEVEL,
-    HAILER_KERNEL,
-    HAILER_KERNEL_IMAGE,
-    HAILER_KERNEL_BASE_IMAGE,
-    HAILER_EXEC_TIMEOUT_SECS,
-];
-
 /// Variables earlier versions read that no longer do anything.
-pub const RETIRED_VARIABLES: [&str; 5] = [
+pub(crate) const RETIRED_VARIABLES: [&str; 5] = [
     "HAILER_MARIMO_URL",
     "HAILER_MARIMO_TOKEN",
     "HAILER_NOTEBOOK",

@@ -38,15 +38,12 @@ mod trust;
 mod validate;
 
 pub use daemon_env::{daemon_environment, is_daemon_environment};
-pub use discovery::{
-    CONFIG_FILE, NESTED_CONFIG_FILE, WORKSPACE_MARKERS, Workspace, WorkspaceSource,
-    find_config_file, find_workspace,
-};
+pub use discovery::{CONFIG_FILE, Workspace, WorkspaceSource, find_config_file, find_workspace};
 pub use document::MAX_CONFIG_BYTES;
 pub use domains::{AllowedDomains, DomainError, DomainRule};
 pub use env::{
-    CONFIG_VARIABLES, ClientEnv, HAILER_CONFIG, HAILER_KERNEL, HAILER_KERNEL_IMAGE,
-    HAILER_LOG_LEVEL, HAILER_MODEL, HAILER_MODEL_PROVIDER, HAILER_WORKSPACE, RETIRED_VARIABLES,
+    ClientEnv, HAILER_CONFIG, HAILER_KERNEL, HAILER_KERNEL_IMAGE, HAILER_LOG_LEVEL, HAILER_MODEL,
+    HAILER_MODEL_PROVIDER, HAILER_WORKSPACE,
 };
 pub use error::{ConfigError, Error, Result};
 pub use home::HailerHome;
@@ -57,17 +54,16 @@ pub use inputs::{LoadInputs, Overrides, Provenance, Sources};
 pub use keys::SCHEMA as KEY_SCHEMA;
 pub use load::{Loaded, check, load};
 pub use mount_rules::{
-    AppDataDirs, CREDENTIAL_DIRS, CredentialFolders, Exposed, MountFolders, MountReason,
-    MountRefusal, Relation, STATE_DIR, check_data_dir_mount, credential_dirs, credential_folders,
-    judge,
+    AppDataDirs, CredentialFolders, Exposed, MountFolders, MountReason, MountRefusal, Relation,
+    check_data_dir_mount, judge,
 };
 pub use problem::{Area, Origin, Problem, Report, Severity};
 pub use sanitize::{clean as clean_text, escape_visible, has_control, is_control};
 pub use schema::{
     ChecksSettings, Choice, Config, CredentialsStore, DaemonSettings, HailerSettings,
     KERNEL_MINIMUM_BYTES, KernelSettings, LogLevel, MemoryError, MemoryLimit, ModelSettings,
-    OPENAI_BASE_URL, OPENAI_ENV_KEY, OPENAI_PROVIDER, ProviderSettings, ReasoningEffort, Runtime,
-    WebSettings, WireApi, defaults, kernel_line,
+    OPENAI_BASE_URL, ProviderSettings, ReasoningEffort, Runtime, WebSettings, WireApi, defaults,
+    kernel_line,
 };
 pub use trust::{
     GatedSetting, SettingStatus, Trust, TrustDecision, TrustError, TrustState, TrustStore,

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::paths;
 
 /// Folders under the home folder that hold credentials, on every system (`/` separated).
-pub const CREDENTIAL_DIRS: [&str; 7] = [
+pub(crate) const CREDENTIAL_DIRS: [&str; 7] = [
     ".config", ".ssh", ".aws", ".azure", ".gnupg", ".docker", ".kube",
 ];
 /// macOS's folders under `~/Library` that hold keys, tokens and app secrets.
@@ -43,7 +43,7 @@ pub(crate) const WINDOWS_CREDENTIAL_DIRS: [&str; 2] = ["AppData/Roaming", "AppDa
 pub(crate) const WINDOWS_TEMP_DIR: &str = "AppData/Local/Temp";
 
 /// The credential folders of `os`, relative to the home folder.
-pub fn credential_dirs(os: Os) -> Vec<&'static str> {
+pub(crate) fn credential_dirs(os: Os) -> Vec<&'static str> {
     let mut dirs = CREDENTIAL_DIRS.to_vec();
     match os {
         Os::Linux => {}
@@ -88,7 +88,7 @@ impl AppDataDirs {
 /// The credential folders the rules compare, and the folders inside them where data may be.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CredentialFolders {
-    /// Each folder with the name of [`credential_dirs`] it stands for.
+    /// Each folder with the name of the credential folder it stands for.
     pub credentials: Vec<(&'static str, PathBuf)>,
     /// Folders inside them where data may be: the `Temp` folder of each `%LOCALAPPDATA%`.
     pub allowed: Vec<PathBuf>,
@@ -97,7 +97,7 @@ pub struct CredentialFolders {
 /// The credential folders of `os`, written as `os` writes paths: each of [`credential_dirs`]
 /// under `home`, and on Windows also `app_data`'s folders where they are not the profile's own
 /// (redirected), under the same names, with the `Temp` folder of each `%LOCALAPPDATA%` allowed.
-pub fn credential_folders(
+pub(crate) fn credential_folders(
     os: Os,
     home: Option<&Path>,
     app_data: &AppDataDirs,
@@ -143,7 +143,7 @@ pub fn credential_folders(
 }
 
 /// Hailer's own folder in the workspace.
-pub const STATE_DIR: &str = hailer_platform::STATE_FOLDER_NAME;
+pub(crate) const STATE_DIR: &str = hailer_platform::STATE_FOLDER_NAME;
 
 /// What a refused data folder would expose.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -284,7 +284,7 @@ pub struct MountFolders {
     pub config_path: Option<PathBuf>,
     /// The context, skills and prompts folders.
     pub hailer_dirs: Vec<PathBuf>,
-    /// The credential folders of [`credential_folders`], each with its resolved path.
+    /// The credential folders of this machine, each with its resolved path.
     pub credentials: Vec<(&'static str, PathBuf)>,
     /// Folders inside the credential folders where data may be (Windows's temporary folders).
     pub allowed: Vec<PathBuf>,

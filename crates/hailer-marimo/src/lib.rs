@@ -31,8 +31,8 @@ pub use access_token::{generate_token, mask_token};
 pub use cell_snapshot::{CellSnapshot, SnapshotOptions, SyntaxIssue};
 pub use chart_snippet::{DrawnChart, DrawnPicture, PictureFormat};
 pub use client::{
-    CellChange, ClientOptions, ExecChunk, ExecOutcome, ExecOutput, KEPT_CONSOLE_BYTES, KernelState,
-    MarimoClient, SessionHandle, StreamKind,
+    CellChange, ClientOptions, ExecChunk, ExecOutcome, ExecOutput, KernelState, MarimoClient,
+    SessionHandle, StreamKind,
 };
 pub use code_mode::{CellEdit, CellInfo, NewCell, python_string_literal};
 pub use env_scrub::{ScrubbedEnv, scrub_environment};

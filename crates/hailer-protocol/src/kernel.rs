@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 
 /// Exact names of the client's variables a build's host discovery reads, besides every
 /// `PIP_*` and `UV_*` one.
-pub const BUILD_DISCOVERY_VARIABLES: [&str; 6] = [
+pub(crate) const BUILD_DISCOVERY_VARIABLES: [&str; 6] = [
     "HOME",
     "XDG_CONFIG_HOME",
     "XDG_CONFIG_DIRS",

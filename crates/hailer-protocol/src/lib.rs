@@ -35,9 +35,8 @@ pub use error::{ErrorBody, ErrorCode};
 pub use events::{DaemonEvent, EventEnvelope};
 pub use history::{PastToolCall, PastTurn};
 pub use kernel::{
-    BUILD_DISCOVERY_VARIABLES, DockerAvailability, JobStep, KernelBuildParams, KernelJobLine,
-    KernelPullParams, KernelStopFailure, KernelStopParams, KernelStopResponse,
-    is_build_discovery_variable,
+    DockerAvailability, JobStep, KernelBuildParams, KernelJobLine, KernelPullParams,
+    KernelStopFailure, KernelStopParams, KernelStopResponse, is_build_discovery_variable,
 };
 pub use probe::{ProbeImage, ProbeParams, ProbeReport, ProbeVerdict};
 pub use render::{RenderParams, RenderResponse};

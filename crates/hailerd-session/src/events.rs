@@ -16,9 +16,9 @@ use tokio::sync::broadcast;
 /// How many events a daemon subscriber may fall behind before it misses some.
 pub const DAEMON_CAPACITY: usize = 1024;
 /// The same for a session subscriber; a streamed answer is many small events.
-pub const SESSION_CAPACITY: usize = 4096;
+pub(crate) const SESSION_CAPACITY: usize = 4096;
 /// How many of a session's latest events a reconnecting client can catch up on.
-pub const SESSION_BACKLOG: usize = 4096;
+pub(crate) const SESSION_BACKLOG: usize = 4096;
 
 /// An envelope of one of the event streams.
 pub trait Envelope: Serialize + Send + Sync + 'static {

@@ -6,10 +6,7 @@
 mod events;
 mod notebooks;
 
-pub use events::{
-    DAEMON_CAPACITY, Encoded, Envelope, EventBus, SESSION_BACKLOG, SESSION_CAPACITY, SessionBus,
-    Shared, encode,
-};
+pub use events::{DAEMON_CAPACITY, Encoded, Envelope, EventBus, SessionBus, Shared, encode};
 pub use notebooks::{NotebookError, NotebookState};
 
 mod agent_handle;

@@ -16,11 +16,11 @@ pub use memory::{KERNEL_MINIMUM_BYTES, MemoryError, MemoryLimit};
 use crate::domains::AllowedDomains;
 
 /// The id of the provider that is always known.
-pub const OPENAI_PROVIDER: &str = "openai";
+pub(crate) const OPENAI_PROVIDER: &str = "openai";
 /// The built-in provider's endpoint.
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 /// The built-in provider's key variable.
-pub const OPENAI_ENV_KEY: &str = "OPENAI_API_KEY";
+pub(crate) const OPENAI_ENV_KEY: &str = "OPENAI_API_KEY";
 
 /// Defaults, in one place.
 pub mod defaults {

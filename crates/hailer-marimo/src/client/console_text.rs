@@ -4,7 +4,7 @@
 //! error at the end, or the line a caller waits for) is still there.
 
 /// What the client keeps of one stream of a run by default: 16 MiB.
-pub const KEPT_CONSOLE_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const KEPT_CONSOLE_BYTES: usize = 16 * 1024 * 1024;
 
 /// The latest part of a stream kept once it passed its cap: 64 KiB.
 const TAIL_BYTES: usize = 64 * 1024;

@@ -52,7 +52,7 @@ pub struct ExecOutput {
 pub struct ExecOutcome {
     /// Everything written to standard output, the events joined in the order they arrived
     /// (output of cells the code ran through code mode included); past
-    /// [`super::KEPT_CONSOLE_BYTES`], its beginning, a line saying how much was left out, and
+    /// `KEPT_CONSOLE_BYTES`, its beginning, a line saying how much was left out, and
     /// its end.
     pub stdout: String,
     /// Everything written to standard error, joined the same way; order relative to `stdout`

@@ -21,7 +21,6 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 pub use cells::CellChange;
-pub use console_text::KEPT_CONSOLE_BYTES;
 pub use execute::{ExecChunk, ExecOutcome, ExecOutput, StreamKind};
 pub use sessions::{KernelState, SessionHandle};
 
