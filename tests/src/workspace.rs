@@ -330,6 +330,20 @@ impl Drop for TestWorkspace {
     }
 }
 
+/// The unsafe-local marimo servers whose working folder is `root` (a workspace's canonical
+/// path): `marimo edit` with a token on its stdin, as the daemon starts it.
+pub fn marimo_servers_in(root: &Path) -> Vec<u32> {
+    processes_with("--token-password-file - --headless")
+        .into_iter()
+        .filter(|(pid, line)| {
+            line.contains("marimo")
+                && line.contains(" edit ")
+                && std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd == root)
+        })
+        .map(|(pid, _)| pid)
+        .collect()
+}
+
 /// Every process whose command line contains `needle`, with its pid.
 pub fn processes_with(needle: &str) -> Vec<(u32, String)> {
     let mut found = Vec::new();

@@ -42,7 +42,9 @@ pub use launch::process_tree::{
     ProcessId, descendants, end_processes, is_running, kill_now, read_stat, signal_group,
 };
 pub use launch::readiness::{Probe as ReadinessProbe, probe as probe_readiness};
-pub use launch::{LaunchOptions, MarimoServer, PORT_PLACEHOLDER, Wrapper, free_port, launch};
+pub use launch::{
+    LaunchOptions, MARIMO_EDIT_PROGRAM, MarimoServer, PORT_PLACEHOLDER, Wrapper, free_port, launch,
+};
 pub use progress::{Progress, Report};
 pub use python_env::{
     BasePython, Installer, InstallerChoice, ManagedVenv, PipSetting, Python, UvOptions,

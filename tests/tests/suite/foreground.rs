@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use hailer_tests::TestWorkspace;
 use hailer_tests::running::Running;
-use hailer_tests::workspace::processes_with;
 use nix::sys::signal::Signal;
 
 /// How long a kernel may take to start (the docker one includes the copies in).
@@ -19,14 +18,7 @@ fn foreground(workspace: &TestWorkspace) -> Running {
 
 /// The workspace's unsafe-local marimo servers (their working folder is the workspace).
 fn marimo_servers(workspace: &TestWorkspace) -> Vec<u32> {
-    let root = workspace.canonical();
-    processes_with("marimo edit")
-        .into_iter()
-        .filter(|(pid, _)| {
-            std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd == root)
-        })
-        .map(|(pid, _)| pid)
-        .collect()
+    hailer_tests::workspace::marimo_servers_in(&workspace.canonical())
 }
 
 /// The names of the workspace's containers, running or not.

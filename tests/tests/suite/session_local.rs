@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use hailer_tests::TestWorkspace;
-use hailer_tests::workspace::{all_command_lines, children_of, processes_with};
+use hailer_tests::workspace::{all_command_lines, children_of, marimo_servers_in};
 use serde_json::{Value, json};
 
 fn stdout(output: &std::process::Output) -> String {
@@ -402,13 +402,10 @@ async fn hostile_requests_get_clear_errors_and_change_nothing() {
 fn a_killed_kernel_fails_the_run_in_time_and_the_next_run_recovers() {
     let workspace = TestWorkspace::unsafe_local();
     assert!(workspace.hailer(&["exec", "-c", "pass"]).status.success());
-    let server = processes_with("-m marimo edit")
+    let server = marimo_servers_in(&workspace.canonical())
         .into_iter()
-        .find(|(pid, _)| {
-            std::fs::read_link(format!("/proc/{pid}/cwd")).ok() == Some(workspace.canonical())
-        })
-        .expect("the workspace's marimo server")
-        .0;
+        .next()
+        .expect("the workspace's marimo server");
     let kernels = children_of(server);
     assert!(!kernels.is_empty(), "the server has a kernel process");
 
@@ -456,13 +453,7 @@ fn a_session_without_clients_stops_after_its_linger_time() {
     workspace.write("hailer.toml", &toml);
     let ran = workspace.hailer(&["exec", "-c", "pass"]);
     assert!(ran.status.success(), "{ran:?}");
-    let marimo_running = || {
-        processes_with("-m marimo edit")
-            .into_iter()
-            .any(|(pid, _)| {
-                std::fs::read_link(format!("/proc/{pid}/cwd")).ok() == Some(workspace.canonical())
-            })
-    };
+    let marimo_running = || !marimo_servers_in(&workspace.canonical()).is_empty();
     assert!(marimo_running());
     let leftovers = || {
         workspace
@@ -529,14 +520,7 @@ async fn a_kernel_that_ends_on_its_own_says_what_to_do_next() {
     let mut live = hailer_tests::live::LiveSession::start(&workspace).await;
     let (status, body) = live.post("/exec", json!({"code": "pass"})).await;
     assert_eq!(status, 200, "{body}");
-    let root = workspace.canonical();
-    let servers: Vec<u32> = processes_with("-m marimo edit")
-        .into_iter()
-        .filter(|(pid, _)| {
-            std::fs::read_link(format!("/proc/{pid}/cwd")).ok() == Some(root.clone())
-        })
-        .map(|(pid, _)| pid)
-        .collect();
+    let servers = marimo_servers_in(&workspace.canonical());
     assert_eq!(servers.len(), 1, "the workspace's marimo server");
     hailer_tests::daemon::signal(servers[0], nix::sys::signal::Signal::SIGKILL).unwrap();
 

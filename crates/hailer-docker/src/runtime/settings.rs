@@ -52,10 +52,11 @@ pub(super) fn network_body(name: &str, ownership: &Ownership<'_>) -> NetworkCrea
 }
 
 /// marimo's command line: the notebooks folder, all interfaces of the container (only the
-/// forwarder or the loopback publish reach it), the token from the mounted file.
+/// forwarder or the loopback publish reach it), the token from the mounted file. marimo is
+/// started by the image's Python with the program kernels start sooner from
+/// ([`hailer_marimo::MARIMO_EDIT_PROGRAM`]), as on the host.
 pub fn kernel_command() -> Vec<String> {
-    [
-        "marimo",
+    let marimo_arguments = [
         "edit",
         NOTEBOOKS_IN_KERNEL,
         "--headless",
@@ -66,9 +67,12 @@ pub fn kernel_command() -> Vec<String> {
         "--token-password-file",
         TOKEN_IN_KERNEL,
         "--skip-update-check",
-    ]
-    .map(str::to_owned)
-    .to_vec()
+    ];
+    ["python", "-c", hailer_marimo::MARIMO_EDIT_PROGRAM]
+        .into_iter()
+        .chain(marimo_arguments)
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The kernel container.
@@ -250,9 +254,12 @@ mod tests {
         assert_eq!(body.user.as_deref(), Some("1001:1002"));
         assert_eq!(body.env, Some(vec!["HOME=/home/analyst".to_owned()]));
         assert_eq!(body.working_dir.as_deref(), Some("/work"));
-        let command = body.cmd.unwrap().join(" ");
-        assert!(command.contains("--token-password-file /run/secrets/hailer-token"));
-        assert!(command.starts_with("marimo edit /work/notebooks --headless --host 0.0.0.0"));
+        let command = body.cmd.unwrap();
+        assert_eq!(command[..2], ["python", "-c"]);
+        assert_eq!(command[2], hailer_marimo::MARIMO_EDIT_PROGRAM);
+        let arguments = command[3..].join(" ");
+        assert!(arguments.starts_with("edit /work/notebooks --headless --host 0.0.0.0"));
+        assert!(arguments.contains("--token-password-file /run/secrets/hailer-token"));
     }
 
     #[test]

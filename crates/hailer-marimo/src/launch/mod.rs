@@ -27,6 +27,10 @@ use crate::error::{Error, Result};
 use readiness::{Probe, probe, probe_client};
 use server_tree::ServerTree;
 
+/// The program `python -c` runs to start `marimo edit` (the arguments after it are marimo's):
+/// marimo's own command line, with kernels that start sooner (see the file).
+pub const MARIMO_EDIT_PROGRAM: &str = include_str!("start_marimo.py");
+
 /// How often readiness is probed.
 const PROBE_INTERVAL: Duration = Duration::from_millis(20);
 /// How long `stop` waits after SIGTERM before SIGKILL.
@@ -159,7 +163,7 @@ fn spawn_server(
         None => Command::new(&options.python),
     };
     command
-        .args(["-m", "marimo", "edit"])
+        .args(["-c", MARIMO_EDIT_PROGRAM, "edit"])
         .arg(notebooks_argument(workspace, &options.notebooks_dir))
         .args(["--token-password-file", "-", "--headless", "--port"])
         .arg(port.to_string())
