@@ -344,6 +344,32 @@ pub fn marimo_servers_in(root: &Path) -> Vec<u32> {
         .collect()
 }
 
+/// Every process below `pid`, children first.
+pub fn descendants(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    let mut queue = vec![pid];
+    while let Some(parent) = queue.pop() {
+        for child in children_of(parent) {
+            found.push(child);
+            queue.push(child);
+        }
+    }
+    found
+}
+
+/// The notebook kernels below a marimo server: the processes below it that lead a session of
+/// their own, as each marimo kernel does (the fork server and resource tracker beside them
+/// do not).
+pub fn kernels_of(server: u32) -> Vec<u32> {
+    descendants(server)
+        .into_iter()
+        .filter(|&pid| {
+            nix::unistd::getsid(Some(nix::unistd::Pid::from_raw(pid as i32)))
+                .is_ok_and(|sid| sid.as_raw() as u32 == pid)
+        })
+        .collect()
+}
+
 /// Every process whose command line contains `needle`, with its pid.
 pub fn processes_with(needle: &str) -> Vec<(u32, String)> {
     let mut found = Vec::new();

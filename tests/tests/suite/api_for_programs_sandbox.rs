@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use hailer_scripted_model::{Reply, Script, ScriptedModel};
-use hailer_tests::workspace::{SCRIPTED_KEY, SCRIPTED_KEY_VARIABLE, children_of};
+use hailer_tests::workspace::{SCRIPTED_KEY, SCRIPTED_KEY_VARIABLE, descendants};
 use hailer_tests::{TestWorkspace, prereqs};
 use serde_json::{Value, json};
 
@@ -18,19 +18,6 @@ const FUZZED: &[&str] = &["startSession", "execCode", "startTurn", "probe"];
 
 /// Examples per operation.
 const EXAMPLES: &str = "8";
-
-/// Every process below `pid`, children first.
-fn descendants(pid: u32) -> Vec<u32> {
-    let mut found = Vec::new();
-    let mut queue = vec![pid];
-    while let Some(parent) = queue.pop() {
-        for child in children_of(parent) {
-            found.push(child);
-            queue.push(child);
-        }
-    }
-    found
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn schemathesis_starts_sessions_runs_code_and_turns_only_in_a_sandbox() {

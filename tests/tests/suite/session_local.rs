@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use hailer_tests::TestWorkspace;
-use hailer_tests::workspace::{all_command_lines, children_of, marimo_servers_in};
+use hailer_tests::workspace::{all_command_lines, kernels_of, marimo_servers_in};
 use serde_json::{Value, json};
 
 fn stdout(output: &std::process::Output) -> String {
@@ -406,7 +406,7 @@ fn a_killed_kernel_fails_the_run_in_time_and_the_next_run_recovers() {
         .into_iter()
         .next()
         .expect("the workspace's marimo server");
-    let kernels = children_of(server);
+    let kernels = kernels_of(server);
     assert!(!kernels.is_empty(), "the server has a kernel process");
 
     let started = Instant::now();

@@ -28,7 +28,9 @@ use readiness::{Probe, probe, probe_client};
 use server_tree::ServerTree;
 
 /// The program `python -c` runs to start `marimo edit` (the arguments after it are marimo's):
-/// marimo's own command line, with kernels that start sooner (see the file).
+/// marimo's own command line, with kernels that start sooner (see the file): no main module to
+/// import again in a kernel, and on Linux kernels forked from a server that imported marimo's
+/// runtime beside the web server's start.
 pub const MARIMO_EDIT_PROGRAM: &str = include_str!("start_marimo.py");
 
 /// How often readiness is probed.
