@@ -29,7 +29,8 @@ async fn wait_until_clean(engine: &Engine, workspace_id: &str) -> (Vec<String>, 
 async fn a_failed_start_removes_what_it_created_and_the_token() {
     let engine = engine().await;
     let ws = Workspace::new();
-    // The base image has no marimo: the kernel cannot start.
+    // The base image has no kernel environment (no `python` that runs marimo): the kernel
+    // cannot start.
     let spec = ws.spec(&base_image(), "1111111111111111");
     let error = DockerKernel::start(&engine, &spec).await.unwrap_err();
     let text = error.to_string();
@@ -40,7 +41,7 @@ async fn a_failed_start_removes_what_it_created_and_the_token() {
     assert!(text.contains("kernel"), "{text}");
     if let Error::ExitedEarly { log_tail, .. } = &error {
         assert!(
-            log_tail.contains("marimo"),
+            log_tail.contains("python"),
             "the log names what failed: {log_tail}"
         );
     }
