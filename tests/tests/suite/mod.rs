@@ -30,6 +30,7 @@ mod foreground;
 mod gateway_litellm;
 mod kernel_base_image;
 mod kernel_commands;
+mod kernel_fork;
 mod kernel_install_local;
 mod kernel_job_progress;
 mod live_kernel_changes;
