@@ -153,6 +153,8 @@ fn main() {
 
         let workspace = TestWorkspace::docker().answered_by(&model.base_url());
         workspace.write("data/sales.csv", CSV);
+        // The daemon runs before the client attaches, as for the one-shot run.
+        assert!(workspace.hailer(&["daemon", "start"]).status.success());
         let (ready, answer) = runtime.block_on(attached_first_answer(&workspace));
         readies.push(ready);
         attached.push(answer);
